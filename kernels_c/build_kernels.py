@@ -1,0 +1,203 @@
+"""cffi build script: generates the op functions from lazytensor/_ops.py and compiles the
+kernel into ``lazytensor._kernels`` (API mode).  Run by ``pip install`` through
+``cffi_modules`` in setup.py; nothing is compiled at run time.
+
+Every op body of the table is written once in C and instantiated here per dtype; the
+cast table is generated from one rule per (source kind, destination kind).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import sys
+
+from cffi import FFI
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def _load_ops():
+    # Load the table by path: the package itself cannot be imported before it is built.
+    spec = importlib.util.spec_from_file_location(
+        "_lt_ops_for_build", os.path.join(ROOT, "lazytensor", "_ops.py"))
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+ops = _load_ops()
+_ROW = {row[0]: row for row in ops.DTYPES}
+
+# Exact-mode contract: IEEE semantics, no contraction of a*b+c into an FMA, no fast math.
+# -fno-math-errno only lets sqrt become the instruction; it changes no value.
+EXTRA_COMPILE_ARGS = ["-O3", "-std=c11", "-ffp-contract=off", "-fno-math-errno",
+                      "-fexcess-precision=standard", "-pthread",
+                      "-Wall", "-Wno-unused-variable", "-Wno-unused-function",
+                      "-Wno-unused-local-typedefs"]
+
+
+def _limits(name):
+    _, ctype, _, kind, bits = _ROW[name]
+    if kind == "i":
+        return f"(({ctype})(-{2 ** (bits - 1) - 1}LL - 1))", f"(({ctype}){2 ** (bits - 1) - 1}LL)"
+    if kind in "ub":
+        return "0", f"(({ctype}){2 ** bits - 1}ULL)"
+    return "0", "0"
+
+
+def _c_expr(body, dt):
+    _, ctype, utype, kind, bits = _ROW[dt]
+    sfx = "f" if dt == "float32" else ""
+    tmin, tmax = _limits(dt)
+    body = re.sub(r"LT_LIBM\((\w+),\s*F\)", lambda m: m.group(1) + sfx, body)
+    body = re.sub(r"LT_BUILTIN\((\w+),\s*F\)", lambda m: "__builtin_" + m.group(1) + sfx, body)
+    body = body.replace("##F", sfx)
+    body = re.sub(r"\bTMIN\b", tmin, body)
+    body = re.sub(r"\bTMAX\b", tmax, body)
+    body = re.sub(r"\bBITS\b", str(bits), body)
+    return body
+
+
+def _op_function(op, dt):
+    _, ctype, utype, kind, _ = _ROW[dt]
+    body = _c_expr(op.c_body(kind), dt)
+    out_t = "uint8_t" if op.result == "bool" else ctype
+    names = "abc"[: op.arity]
+    loads = " ".join(f"const T {v} = p{v}[i];" for v in names)
+    ptrs = " ".join(f"const T *p{v} = (const T *){v}_;" for v in names)
+    canon = ("lt_canonf" if dt == "float32" else "lt_canon") if (kind == "f" and op.result == "same") else ""
+    exact_loop = f"for (int64_t i = 0; i < n; i++) {{ {loads} o[i] = ({out_t}){canon}({body}); }}"
+    fast_loop = f"for (int64_t i = 0; i < n; i++) {{ {loads} o[i] = ({out_t})({body}); }}"
+    if not canon:
+        loops = fast_loop
+    else:
+        loops = f"if (exact) {{ {exact_loop} }} else {{ {fast_loop} }}"
+    return (
+        f"static void {ops.entry_name(op.name, dt)}(int64_t n, void *o_, const void *a_, "
+        f"const void *b_, const void *c_, const double *p, int exact)\n"
+        f"{{\n    typedef {ctype} T; typedef {utype} UT;\n"
+        f"    {out_t} *restrict o = ({out_t} *)o_; {ptrs}\n"
+        f"    const double p0 = p[0], p1 = p[1]; (void)p0; (void)p1; (void)exact;\n"
+        f"    (void)a_; (void)b_; (void)c_;\n"
+        f"    {loops}\n}}\n"
+    )
+
+
+def _sized_functions():
+    out = []
+    for size in (1, 2, 4, 8):
+        t = f"uint{size * 8}_t"
+        out.append(
+            f"static void {ops.entry_name('copy', f'x{size}')}(int64_t n, void *o_, const void *a_, "
+            f"const void *b_, const void *c_, const double *p, int exact)\n"
+            f"{{ (void)b_; (void)c_; (void)p; (void)exact; memcpy(o_, a_, (size_t)n * {size}); }}\n")
+        out.append(
+            f"static void {ops.entry_name('where', f'x{size}')}(int64_t n, void *o_, const void *a_, "
+            f"const void *b_, const void *c_, const double *p, int exact)\n"
+            f"{{ const uint8_t *pc = (const uint8_t *)a_; const {t} *px = (const {t} *)b_; "
+            f"const {t} *py = (const {t} *)c_; {t} *restrict o = ({t} *)o_; (void)p; (void)exact;\n"
+            f"  for (int64_t i = 0; i < n; i++) o[i] = pc[i] ? px[i] : py[i]; }}\n")
+    return out
+
+
+def _cast_expr(src, dst):
+    """C expression converting `x` (a source element) to the destination type."""
+    _, s_ct, _, s_kind, _ = _ROW[src]
+    _, d_ct, d_ut, d_kind, d_bits = _ROW[dst]
+    # the source as a wide value: double for floats, a 64-bit integer otherwise
+    if s_kind == "h":
+        wide, s_float = "lt_f16_to_f64(x)", True
+    elif s_kind == "f":
+        wide, s_float = "(double)x", True
+    elif s_kind == "u":
+        wide, s_float = "(uint64_t)x", False
+    else:
+        wide, s_float = "(int64_t)x", False
+    if d_kind == "b":
+        return f"(uint8_t)({wide} != 0)"
+    if d_kind == "h":
+        return f"lt_f64_to_f16((double){wide})"
+    if d_kind == "f":
+        # integers convert directly (one rounding); floats through the exact double
+        expr = f"({d_ct})x" if not s_float or s_kind == "f" else f"({d_ct}){wide}"
+        return expr
+    if s_float:  # float -> integer: truncate, saturate, NaN -> 0
+        lo = -(2 ** (d_bits - 1)) if d_kind == "i" else 0
+        hi = 2 ** (d_bits - 1) if d_kind == "i" else 2 ** d_bits
+        tmin, tmax = _limits(dst)
+        return (f"lt_sat_{dst}({wide})", (dst, lo, hi, d_ct, tmin, tmax))
+    return f"({d_ct})({d_ut})(uint64_t){wide}"  # integer -> integer wraps
+
+
+def _cast_functions():
+    out, sat = [], {}
+    for src, s_ct, *_ in ops.DTYPES:
+        for dst, d_ct, _, d_kind, _ in ops.DTYPES:
+            expr = _cast_expr(src, dst)
+            if isinstance(expr, tuple):
+                expr, info = expr
+                sat[dst] = info
+            canon = {"float32": "lt_canonf", "float64": "lt_canon"}.get(dst, "")
+            if src == dst and canon == "":
+                expr_exact = expr_fast = "x"
+            else:
+                expr_fast = expr
+                expr_exact = f"{canon}({expr})" if canon else expr
+            out.append(
+                f"static void {ops.entry_name('cast', f'{src}_{dst}')}(int64_t n, void *o_, "
+                f"const void *a_, const void *b_, const void *c_, const double *p, int exact)\n"
+                f"{{ const {s_ct} *pa = (const {s_ct} *)a_; {d_ct} *restrict o = ({d_ct} *)o_;\n"
+                f"  (void)b_; (void)c_; (void)p;\n"
+                f"  if (exact) {{ for (int64_t i = 0; i < n; i++) {{ const {s_ct} x = pa[i]; o[i] = {expr_exact}; }} }}\n"
+                f"  else {{ for (int64_t i = 0; i < n; i++) {{ const {s_ct} x = pa[i]; o[i] = {expr_fast}; }} }} }}\n")
+    helpers = []
+    for dst, (name, lo, hi, d_ct, tmin, tmax) in sat.items():
+        helpers.append(
+            f"static inline {d_ct} lt_sat_{name}(double d)\n"
+            f"{{ if (d != d) return 0; if (d <= {float(lo)!r}) return {tmin}; "
+            f"if (d >= {float(hi)!r}) return {tmax}; return ({d_ct})d; }}\n")
+    return helpers + out
+
+
+def generate_ops_source() -> str:
+    parts = ['#include <stdint.h>\n#include <string.h>\n#include <math.h>\n#include "lt_math.h"\n'
+             '#include "lt_kernel.h"\n']
+    for op in ops.OPS_LIST:
+        for dt in ops.COMPUTE_DTYPES:
+            if _ROW[dt][3] in op.kinds:
+                parts.append(_op_function(op, dt))
+    parts += _sized_functions()
+    parts += _cast_functions()
+    entries = ops.kernel_entries()
+    parts.append("const lt_opfn lt_op_table[] = {\n" +
+                 ",\n".join(f"    {ops.entry_name(o, s)}" for o, s in entries) + "\n};\n")
+    parts.append("const char *const lt_op_names[] = {\n" +
+                 ",\n".join(f'    "{o}:{s}"' for o, s in entries) + "\n};\n")
+    parts.append(f"const int lt_n_ops = {len(entries)};\n")
+    return "\n".join(parts)
+
+
+def _cdef_text():
+    with open(os.path.join(HERE, "lt_kernel.h")) as f:
+        text = f.read()
+    return re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+
+
+ffibuilder = FFI()
+ffibuilder.cdef(_cdef_text())
+ffibuilder.set_source(
+    "lazytensor._kernels",
+    generate_ops_source(),
+    sources=[os.path.relpath(os.path.join(HERE, "lt_kernel.c"), os.getcwd())],
+    include_dirs=[os.path.relpath(HERE, os.getcwd())],
+    extra_compile_args=EXTRA_COMPILE_ARGS,
+    extra_link_args=["-pthread"],
+    libraries=["m"],
+)
+
+if __name__ == "__main__":
+    ffibuilder.compile(tmpdir=os.path.join(ROOT, "build", "cffi"), verbose=True)

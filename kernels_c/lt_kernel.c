@@ -1,0 +1,196 @@
+/* The fused-program interpreter: runs one kernel group over its output in chunks of
+ * LT_CHUNK elements.
+ *
+ * Each chunk: every LOAD register points at its input in place when the chunk is one
+ * contiguous run of it, or is gathered through the plan's strides otherwise; then the
+ * instructions run over the chunk's registers, writing OUTPUT registers straight into the
+ * outputs.  SCALAR registers (inputs with only zero strides) are filled once per thread.
+ * The full chunk and the tail run the same op functions with a different length, so an
+ * element's result does not depend on its position, and the work is split over threads by
+ * ranges of whole chunks, so it does not depend on the thread count either.
+ *
+ * Python has validated the program and the plan once; nothing here is checked per element.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+
+#include "lt_math.h"
+#include "lt_kernel.h"
+
+/* lt_ops_generated.c (written by build_kernels.py from lazytensor/_ops.py) defines the
+ * op functions and this table. */
+extern const lt_opfn lt_op_table[];
+extern const char *const lt_op_names[];
+extern const int lt_n_ops;
+
+int lt_op_count(void) { return lt_n_ops; }
+const char *lt_op_name(int opcode) { return (opcode >= 0 && opcode < lt_n_ops) ? lt_op_names[opcode] : ""; }
+int lt_chunk_size(void) { return LT_CHUNK; }
+
+#define LT_REG_BYTES (LT_CHUNK * 8)
+#define LT_MAX_DIMS 64
+#define LT_PARALLEL_MIN_CHUNKS 64      /* below 16 Ki elements a thread costs more than it saves */
+
+/* Copy n elements of `size` bytes from src (byte stride) to contiguous dst. */
+static void lt_gather(char *dst, const char *src, int64_t stride, int64_t n, int32_t size)
+{
+    int64_t i;
+    switch (size) {
+    case 1: for (i = 0; i < n; i++) ((uint8_t *)dst)[i] = *(const uint8_t *)(src + i * stride); break;
+    case 2: for (i = 0; i < n; i++) { uint16_t v; memcpy(&v, src + i * stride, 2); ((uint16_t *)dst)[i] = v; } break;
+    case 4: for (i = 0; i < n; i++) { uint32_t v; memcpy(&v, src + i * stride, 4); ((uint32_t *)dst)[i] = v; } break;
+    default: for (i = 0; i < n; i++) { uint64_t v; memcpy(&v, src + i * stride, 8); ((uint64_t *)dst)[i] = v; } break;
+    }
+}
+
+typedef struct {
+    const lt_program *p;
+    int64_t first_chunk, end_chunk;
+    int status;
+} lt_task;
+
+static void lt_run_range(lt_task *task)
+{
+    const lt_program *p = task->p;
+    const int32_t nd = p->ndim, last = nd - 1;
+    const int64_t *shape = p->shape;
+    int64_t idx[LT_MAX_DIMS];
+    int64_t *off = NULL;
+    char *scratch = NULL;
+    void **regp = NULL;
+    int32_t r, k;
+
+    if (task->first_chunk >= task->end_chunk) { task->status = 0; return; }
+    off = (int64_t *)calloc((size_t)(p->n_in ? p->n_in : 1), sizeof(int64_t));
+    regp = (void **)calloc((size_t)p->n_regs + 1, sizeof(void *));
+    if (posix_memalign((void **)&scratch, 64, (size_t)LT_REG_BYTES * ((size_t)p->n_regs + 1)) != 0)
+        scratch = NULL;
+    if (!off || !regp || !scratch) { free(off); free(regp); free(scratch); task->status = -1; return; }
+
+    /* position of the first element of this range, and each input's byte offset there */
+    int64_t pos = task->first_chunk * LT_CHUNK;
+    {
+        int64_t rem = pos;
+        for (int32_t d = last; d >= 0; d--) { idx[d] = rem % shape[d]; rem /= shape[d]; }
+        for (k = 0; k < p->n_in; k++) {
+            int64_t o = 0;
+            for (int32_t d = 0; d < nd; d++) o += idx[d] * p->in_strides[k * nd + d];
+            off[k] = o;
+        }
+    }
+    /* scalar registers hold one value for the whole run */
+    for (r = 0; r < p->n_regs; r++) {
+        char *reg = scratch + (size_t)r * LT_REG_BYTES;
+        regp[r] = reg;
+        if (p->reg_kind[r] == LT_REG_SCALAR) {
+            int32_t size = p->reg_itemsize[r];
+            const char *src = p->in_ptr[p->reg_arg[r]];
+            for (int i = 0; i < LT_CHUNK; i++) memcpy(reg + (size_t)i * size, src, (size_t)size);
+        }
+    }
+
+    const int64_t end = task->end_chunk * LT_CHUNK < p->size ? task->end_chunk * LT_CHUNK : p->size;
+    while (pos < end) {
+        const int64_t n = end - pos < LT_CHUNK ? end - pos : LT_CHUNK;
+        const int64_t seg0 = shape[last] - idx[last] < n ? shape[last] - idx[last] : n;
+        int need_gather = 0;
+
+        /* point loads at their inputs where the chunk is one contiguous run */
+        for (r = 0; r < p->n_regs; r++) {
+            if (p->reg_kind[r] == LT_REG_LOAD) {
+                k = p->reg_arg[r];
+                if (seg0 == n && p->in_strides[k * nd + last] == p->reg_itemsize[r]) {
+                    regp[r] = p->in_ptr[k] + off[k];
+                } else {
+                    regp[r] = scratch + (size_t)r * LT_REG_BYTES;
+                    need_gather = 1;
+                }
+            } else if (p->reg_kind[r] == LT_REG_OUTPUT) {
+                regp[r] = p->out_ptr[p->reg_arg[r]] + pos * p->reg_itemsize[r];
+            }
+        }
+
+        /* walk the chunk's segments once; gather the loads that are not in place */
+        int64_t done = 0;
+        while (done < n) {
+            int64_t seg = shape[last] - idx[last];
+            if (seg > n - done) seg = n - done;
+            if (need_gather) {
+                for (r = 0; r < p->n_regs; r++) {
+                    if (p->reg_kind[r] != LT_REG_LOAD || regp[r] != scratch + (size_t)r * LT_REG_BYTES) continue;
+                    k = p->reg_arg[r];
+                    lt_gather((char *)regp[r] + done * p->reg_itemsize[r], p->in_ptr[k] + off[k],
+                              p->in_strides[k * nd + last], seg, p->reg_itemsize[r]);
+                }
+            }
+            /* advance the index by seg, carrying into outer dimensions */
+            idx[last] += seg;
+            for (k = 0; k < p->n_in; k++) off[k] += seg * p->in_strides[k * nd + last];
+            for (int32_t d = last; d > 0 && idx[d] == shape[d]; d--) {
+                idx[d] = 0;
+                idx[d - 1]++;
+                for (k = 0; k < p->n_in; k++)
+                    off[k] += p->in_strides[k * nd + d - 1] - shape[d] * p->in_strides[k * nd + d];
+            }
+            done += seg;
+        }
+
+        /* run the program over the chunk */
+        for (int32_t i = 0; i < p->n_instr; i++) {
+            const int32_t *ins = p->instr + (size_t)i * LT_INSTR_WORDS;
+            const int32_t dst = ins[LT_I_DST];
+            if (p->reg_kind[dst] == LT_REG_SCRATCH) regp[dst] = scratch + (size_t)dst * LT_REG_BYTES;
+            lt_op_table[ins[LT_I_OP]](n, regp[dst],
+                                      ins[LT_I_A] >= 0 ? regp[ins[LT_I_A]] : NULL,
+                                      ins[LT_I_B] >= 0 ? regp[ins[LT_I_B]] : NULL,
+                                      ins[LT_I_C] >= 0 ? regp[ins[LT_I_C]] : NULL,
+                                      p->params + 2 * (size_t)i, p->exact);
+        }
+        pos += n;
+    }
+    free(off);
+    free(regp);
+    free(scratch);
+    task->status = 0;
+}
+
+static void *lt_thread_main(void *arg)
+{
+    lt_run_range((lt_task *)arg);
+    return NULL;
+}
+
+int lt_run(const lt_program *p)
+{
+    if (p->size <= 0) return 0;
+    if (p->ndim < 1 || p->ndim > LT_MAX_DIMS) return -2;
+    const int64_t n_chunks = (p->size + LT_CHUNK - 1) / LT_CHUNK;
+    int64_t n_threads = p->n_threads < 1 ? 1 : p->n_threads;
+    if (n_threads > n_chunks / LT_PARALLEL_MIN_CHUNKS) n_threads = n_chunks / LT_PARALLEL_MIN_CHUNKS;
+    if (n_threads < 1) n_threads = 1;
+    if (n_threads > 256) n_threads = 256;
+
+    lt_task tasks[256];
+    pthread_t threads[256];
+    int started[256] = {0};
+    /* ranges of whole chunks: results cannot depend on the split */
+    for (int64_t t = 0; t < n_threads; t++) {
+        tasks[t].p = p;
+        tasks[t].first_chunk = n_chunks * t / n_threads;
+        tasks[t].end_chunk = n_chunks * (t + 1) / n_threads;
+        tasks[t].status = 0;
+    }
+    for (int64_t t = 1; t < n_threads; t++)
+        started[t] = pthread_create(&threads[t], NULL, lt_thread_main, &tasks[t]) == 0;
+    lt_run_range(&tasks[0]);
+    for (int64_t t = 1; t < n_threads; t++) {
+        if (started[t]) pthread_join(threads[t], NULL);
+        else lt_run_range(&tasks[t]);   /* could not start a thread: run its range here */
+    }
+    for (int64_t t = 0; t < n_threads; t++)
+        if (tasks[t].status != 0) return tasks[t].status;
+    return 0;
+}

@@ -1,0 +1,39 @@
+/* The interface between the Python lowering (lazytensor/_lower.py) and the C kernel.
+ * This text is also given to cffi's cdef, so it holds plain declarations only. */
+
+typedef void (*lt_opfn)(int64_t n, void *out, const void *a, const void *b,
+                        const void *c, const double *p, int exact);
+
+/* Register kinds. */
+enum { LT_REG_SCRATCH = 0, LT_REG_LOAD = 1, LT_REG_OUTPUT = 2, LT_REG_SCALAR = 3 };
+
+/* Fields of one instruction in lt_program.instr (LT_INSTR_WORDS int32 each). */
+enum { LT_I_OP = 0, LT_I_DST = 1, LT_I_A = 2, LT_I_B = 3, LT_I_C = 4, LT_INSTR_WORDS = 5 };
+
+typedef struct {
+    /* the program: instructions and registers (a register holds one chunk) */
+    int32_t n_instr;
+    const int32_t *instr;        /* n_instr * LT_INSTR_WORDS */
+    const double *params;        /* n_instr * 2 attribute values */
+    int32_t n_regs;
+    const int32_t *reg_kind;     /* LT_REG_* */
+    const int32_t *reg_arg;      /* input index (LOAD, SCALAR) or output index (OUTPUT) */
+    const int32_t *reg_itemsize;
+    /* the broadcast plan: coalesced output shape and each input's byte strides */
+    int32_t ndim;                /* >= 1 */
+    const int64_t *shape;        /* ndim */
+    int64_t size;                /* product of shape; > 0 */
+    int32_t n_in;
+    char *const *in_ptr;         /* n_in base pointers (offset 0 of the plan) */
+    const int64_t *in_strides;   /* n_in * ndim, bytes, 0 on broadcast dimensions */
+    int32_t n_out;
+    char *const *out_ptr;        /* n_out C-contiguous outputs of `size` elements */
+    /* how to run it */
+    int32_t exact;
+    int32_t n_threads;
+} lt_program;
+
+int lt_run(const lt_program *prog);
+int lt_op_count(void);
+const char *lt_op_name(int opcode);
+int lt_chunk_size(void);

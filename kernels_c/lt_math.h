@@ -1,0 +1,203 @@
+/* Scalar helpers used by the op bodies: float16 conversion, rounding, integer division
+ * rules, the float remainder family and the not-yet-exact activations.
+ *
+ * Everything that claims to be exact here is written with + - * /, comparisons and bit
+ * operations only, so it gives the same bits on every machine.  fmod is the one C library
+ * call allowed in exact ops: its result is exactly representable, so every correct
+ * implementation returns the same bits.  Functions marked "not yet exact" call the C
+ * library and are replaced by the library's own implementations later.
+ */
+#ifndef LT_MATH_H
+#define LT_MATH_H
+
+#include <stdint.h>
+#include <string.h>
+#include <math.h>
+
+#if defined(__FAST_MATH__)
+#error "lazytensor kernels must not be built with -ffast-math: exact mode depends on IEEE semantics"
+#endif
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0
+#error "lazytensor kernels need FLT_EVAL_METHOD == 0 (no excess precision)"
+#endif
+
+#define LT_CHUNK 256
+
+static inline uint64_t lt_bits64(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
+static inline double lt_from_bits64(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
+
+/* Canonical quiet NaN with no payload and a positive sign. */
+static inline float lt_canonf(float x) { return x != x ? __builtin_nanf("") : x; }
+static inline double lt_canon(double x) { return x != x ? __builtin_nan("") : x; }
+
+/* ---- float16 <-> double, exact in one direction, round-to-nearest-even in the other. */
+static inline double lt_f16_to_f64(uint16_t h)
+{
+    uint64_t sign = (uint64_t)(h >> 15) << 63;
+    uint32_t e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    if (e == 0) {                      /* zero or subnormal: m * 2^-24 is exact */
+        double v = (double)m * 0x1p-24;
+        return lt_from_bits64(lt_bits64(v) | sign);
+    }
+    if (e == 31)                       /* inf, or NaN keeping its payload, made quiet */
+        return lt_from_bits64(sign | 0x7FF0000000000000ull | ((uint64_t)m << 42) |
+                              (m ? 0x0008000000000000ull : 0));
+    return lt_from_bits64(sign | ((uint64_t)(e - 15 + 1023) << 52) | ((uint64_t)m << 42));
+}
+
+static inline uint16_t lt_f64_to_f16(double x)
+{
+    uint64_t b = lt_bits64(x);
+    uint16_t sign = (uint16_t)((b >> 48) & 0x8000);
+    uint64_t ab = b & 0x7FFFFFFFFFFFFFFFull;
+    if (ab > 0x7FF0000000000000ull)
+        return 0x7E00;                 /* NaN: canonical quiet NaN */
+    if (ab >= 0x40EFFE0000000000ull)   /* >= 65520: rounds to infinity */
+        return sign | 0x7C00;
+    if (ab < 0x3F10000000000000ull) {  /* < 2^-14: float16 subnormal, quantum 2^-24 */
+        double t = lt_from_bits64(ab) * 0x1p24;   /* exact scaling, t < 1024 */
+        t = (t + 0x1p52) - 0x1p52;                /* round to integer, ties to even */
+        return sign | (uint16_t)t;                /* 1024 carries into the exponent */
+    }
+    uint32_t e = (uint32_t)((ab >> 52) - 1023 + 15);
+    uint64_t m = ab & 0x000FFFFFFFFFFFFFull;
+    uint64_t keep = m >> 42, rest = m & ((1ull << 42) - 1), half = 1ull << 41;
+    if (rest > half || (rest == half && (keep & 1)))
+        keep++;
+    return sign | (uint16_t)((e << 10) + (uint32_t)keep);   /* a carry bumps the exponent */
+}
+
+/* ---- rounding to integral values, own code (no libm): identical bits everywhere. */
+#define LT_DEF_ROUNDING(F, T, BIG, ITYPE)                                              \
+    static inline T lt_trunc##F(T x)                                                   \
+    {                                                                                  \
+        if (!(__builtin_fabs##F(x) < BIG)) return x;  /* large, inf or NaN */          \
+        return __builtin_copysign##F((T)(ITYPE)x, x);                                  \
+    }                                                                                  \
+    static inline T lt_floor##F(T x)                                                   \
+    {                                                                                  \
+        T t = lt_trunc##F(x);                                                          \
+        return t > x ? t - (T)1 : t;                                                   \
+    }                                                                                  \
+    static inline T lt_ceil##F(T x)                                                    \
+    {                                                                                  \
+        T t = lt_trunc##F(x);                                                          \
+        return t < x ? t + (T)1 : t;                                                   \
+    }                                                                                  \
+    static inline T lt_round##F(T x)                                                   \
+    {                                                                                  \
+        T ax = __builtin_fabs##F(x);                                                   \
+        if (!(ax < BIG)) return x;                                                     \
+        T r = (ax + BIG) - BIG;          /* the addition rounds half to even */        \
+        return __builtin_copysign##F(r, x);                                            \
+    }                                                                                  \
+    static inline T lt_clamp01##F(T t)   /* min(max(t, 0), 1) with Max/Min's rules */  \
+    {                                                                                  \
+        T u = (t != t) ? t : (t > (T)0 ? t : (T)0);                                    \
+        return (u != u) ? u : (u < (T)1 ? u : (T)1);                                   \
+    }
+
+LT_DEF_ROUNDING(f, float, 0x1p23f, int32_t)
+LT_DEF_ROUNDING(, double, 0x1p52, int64_t)
+
+/* ---- float remainder family, following NumPy's divmod (fmod is exact). */
+#define LT_DEF_DIVMOD(F, T)                                                            \
+    static inline T lt_fmod##F(T a, T b) { return fmod##F(a, b); }                     \
+    static inline T lt_mod_floor##F(T a, T b)                                          \
+    {                                                                                  \
+        T m = fmod##F(a, b);                                                           \
+        if (b == 0) return m;                                                          \
+        if (m != 0) {                                                                  \
+            if ((b < 0) != (m < 0)) m += b;                                            \
+        } else {                                                                       \
+            m = __builtin_copysign##F((T)0, b);                                        \
+        }                                                                              \
+        return m;                                                                      \
+    }                                                                                  \
+    static inline T lt_floordiv##F(T a, T b)                                           \
+    {                                                                                  \
+        if (b == 0) return a / b;                                                      \
+        T m = fmod##F(a, b);                                                           \
+        T d = (a - m) / b;                                                             \
+        if (m != 0 && ((b < 0) != (m < 0))) d -= (T)1;                                 \
+        if (d == 0) return __builtin_copysign##F((T)0, a / b);                         \
+        T f = lt_floor##F(d);                                                          \
+        if (d - f > (T)0.5) f += (T)1;                                                 \
+        return f;                                                                      \
+    }
+
+LT_DEF_DIVMOD(f, float)
+LT_DEF_DIVMOD(, double)
+
+/* ---- not yet exact: activations through the C library, float32 in double. */
+static inline double lt_sigmoid_d(double x)
+{
+    if (x >= 0) return 1.0 / (1.0 + exp(-x));
+    double e = exp(x);
+    return e / (1.0 + e);
+}
+static inline float lt_sigmoidf(float x) { return (float)lt_sigmoid_d(x); }
+static inline double lt_sigmoid(double x) { return lt_sigmoid_d(x); }
+
+static inline double lt_gelu_d(double x)
+{
+    if (x == -INFINITY) return -0.0;
+    if (x < 0) return 0.5 * x * erfc(-x / 1.4142135623730951);  /* no 1 + erf cancellation */
+    return 0.5 * x * (1.0 + erf(x / 1.4142135623730951));
+}
+static inline float lt_geluf(float x) { return (float)lt_gelu_d(x); }
+static inline double lt_gelu(double x) { return lt_gelu_d(x); }
+
+static inline double lt_gelu_tanh_d(double x)
+{
+    if (x == -INFINITY) return -0.0;
+    /* 0.5 x (1 + tanh(u)) = x * sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3) */
+    double u = 0.7978845608028654 * (x + 0.044715 * x * x * x);
+    return x * lt_sigmoid_d(2.0 * u);
+}
+static inline float lt_gelu_tanhf(float x) { return (float)lt_gelu_tanh_d(x); }
+static inline double lt_gelu_tanh(double x) { return lt_gelu_tanh_d(x); }
+
+static inline double lt_logaddexp_d(double a, double b)
+{
+    if (a == b) return a + 0.6931471805599453;   /* also inf + inf */
+    double d = a - b;
+    if (d > 0) return a + log1p(exp(-d));
+    if (d <= 0) return b + log1p(exp(d));
+    return d;                                      /* NaN */
+}
+static inline float lt_logaddexpf(float a, float b) { return (float)lt_logaddexp_d(a, b); }
+static inline double lt_logaddexp(double a, double b) { return lt_logaddexp_d(a, b); }
+
+/* ---- integer division rules: x/0 and x%0 give 0, MIN/-1 wraps to MIN, MIN%-1 is 0. */
+#define LT_SAFE_DEN(b) ((b) == 0 || (b) == -1 ? 1 : (b))
+#define LT_IDIV_TRUNC(T, UT, TMIN, a, b)                                               \
+    ((T)((b) == 0 ? 0 : (b) == -1 ? (T)(0 - (UT)(a)) : (a) / LT_SAFE_DEN(b)))
+#define LT_IMOD_TRUNC(T, a, b) ((T)(((b) == 0 || (b) == -1) ? 0 : (a) % LT_SAFE_DEN(b)))
+#define LT_IDIV_FLOOR(T, UT, TMIN, a, b)                                               \
+    ((T)(LT_IDIV_TRUNC(T, UT, TMIN, a, b) -                                            \
+         (LT_IMOD_TRUNC(T, a, b) != 0 && (((a) < 0) != ((b) < 0)))))
+#define LT_IMOD_FLOOR(T, a, b)                                                         \
+    ((T)(LT_IMOD_TRUNC(T, a, b) +                                                      \
+         ((LT_IMOD_TRUNC(T, a, b) != 0 && ((LT_IMOD_TRUNC(T, a, b) < 0) != ((b) < 0))) \
+              ? (b) : 0)))
+
+/* Integer power by repeated squaring, wrapping; a negative exponent truncates 1/a^|b|. */
+#define LT_IPOW(T, UT, a, b) lt_ipow_u64((uint64_t)(int64_t)(a), (int64_t)(b), (a) < 0)
+static inline uint64_t lt_ipow_u64(uint64_t base, int64_t e, int negative_base)
+{
+    if (e < 0) {
+        if (base == 1) return 1;
+        if (negative_base && base == (uint64_t)-1) return (e & 1) ? (uint64_t)-1 : 1;
+        return 0;
+    }
+    uint64_t r = 1;
+    while (e) {
+        if (e & 1) r *= base;
+        base *= base;
+        e >>= 1;
+    }
+    return r;
+}
+
+#endif

@@ -1,0 +1,73 @@
+"""lazytensor: NumPy-style tensors whose elementwise work is recorded lazily, fused, and run
+by one C loop over chunks of 256 elements, bit-reproducibly by default.
+
+>>> import lazytensor as lt
+>>> x = lt.asarray([1.0, 2.0, 3.0], dtype=lt.float32)
+>>> y = lt.nn.gelu(x) + 1.0      # recorded, not run
+>>> print(lt.explain(y))         # one fused kernel
+>>> y.numpy()                    # runs it
+"""
+
+from ._config import get_mode, get_num_threads, mode, set_mode, set_num_threads
+from ._creation import (arange, asarray, empty, empty_like, eye, from_dlpack, full,
+                        full_like, linspace, ones, ones_like, zeros, zeros_like)
+from ._dtypes import (bool_ as bool, complex64, complex128, float16, float32, float64, int8,
+                      int16, int32, int64, uint8, uint16, uint32, uint64)
+from ._elementwise import FUNCTIONS as _FUNCTIONS
+from ._elementwise import broadcast_shapes_cached as _broadcast_shapes_cached
+from ._errors import Unsupported
+from ._eval import counters as _counters
+from ._eval import evaluate as _evaluate
+from ._explain import Explanation, explain
+from ._kernel import CHUNK as chunk_size
+from ._kernel import KERNEL_PATH as _KERNEL_PATH
+from ._manipulation import (broadcast_to, expand_dims, matrix_transpose, permute_dims,
+                            reshape, squeeze)
+from ._statistical import all, any, matmul, max, mean, min, prod, std, sum, var
+from ._tensor import Tensor
+from . import nn, onnx  # noqa: E402  (after the namespace they build on)
+
+globals().update(_FUNCTIONS)
+
+__version__ = "0.1.0"
+
+import math as _math
+
+e = _math.e
+pi = _math.pi
+inf = _math.inf
+nan = _math.nan
+newaxis = None
+
+
+def eval(*tensors):
+    """Evaluate several tensors together, so work they share runs once.
+
+    Returns the tensors (now holding values), a single tensor if one was given.
+    """
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"eval: expected Tensors, got {type(t).__name__}")
+    _evaluate([t._node for t in tensors])
+    return tensors[0] if len(tensors) == 1 else tensors
+
+
+def kernel_path() -> str:
+    """The C kernel build in use (one portable build for now)."""
+    return _KERNEL_PATH
+
+
+def broadcast_shapes(*shapes):
+    """The shape that ``shapes`` broadcast to; ValueError naming them if they do not."""
+    out = _broadcast_shapes_cached(tuple(tuple(s) for s in shapes))
+    if out is None:
+        raise ValueError(f"broadcast_shapes: shapes {' and '.join(map(str, shapes))} do not "
+                         f"broadcast together")
+    return out
+
+
+def stats():
+    """Counters: evaluation requests, kernel launches, kernel-cache hits and misses."""
+    from ._kernel import cache_stats
+
+    return {**_counters, **cache_stats}

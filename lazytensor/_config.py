@@ -1,0 +1,79 @@
+"""Run-time settings: exact or fast mode, and the number of kernel threads."""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+
+_MODES = ("exact", "fast")
+_mode = contextvars.ContextVar("lazytensor_mode", default="exact")
+
+
+def _default_threads() -> int:
+    env = os.environ.get("LAZYTENSOR_NUM_THREADS")
+    if env:
+        try:
+            n = int(env)
+        except ValueError:
+            raise ValueError(f"LAZYTENSOR_NUM_THREADS must be a positive integer, not {env!r}") from None
+        if n >= 1:
+            return n
+        raise ValueError(f"LAZYTENSOR_NUM_THREADS must be a positive integer, not {env!r}")
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+_num_threads = _default_threads()
+
+
+def set_mode(name: str) -> None:
+    """Set the evaluation mode for this thread/context.
+
+    Parameters
+    ----------
+    name : {"exact", "fast"}
+        ``"exact"`` (the default) gives the same bits on every machine, kernel path and
+        thread count; ``"fast"`` allows FMA and faster polynomials within a few ulp.
+    """
+    if name not in _MODES:
+        raise ValueError(f"mode must be one of {_MODES}, not {name!r}")
+    _mode.set(name)
+
+
+def get_mode() -> str:
+    """Return the current evaluation mode, ``"exact"`` or ``"fast"``."""
+    return _mode.get()
+
+
+@contextlib.contextmanager
+def mode(name: str):
+    """Context manager that evaluates in mode ``name`` and restores the previous mode.
+
+    Examples
+    --------
+    >>> with lt.mode("fast"):
+    ...     b = z.numpy()
+    """
+    if name not in _MODES:
+        raise ValueError(f"mode must be one of {_MODES}, not {name!r}")
+    token = _mode.set(name)
+    try:
+        yield
+    finally:
+        _mode.reset(token)
+
+
+def set_num_threads(n: int) -> None:
+    """Set how many threads a large kernel may be split over (results do not depend on it)."""
+    global _num_threads
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"set_num_threads takes a positive integer, not {n!r}")
+    _num_threads = n
+
+
+def get_num_threads() -> int:
+    """Return how many threads a large kernel may be split over."""
+    return _num_threads

@@ -1,0 +1,340 @@
+"""Elementwise functions and operators, generated from the operator table.
+
+Recording an op checks dtypes and shapes at once (so an error points at the user's line),
+promotes the operands, inserts casts where an operand's dtype differs from the computation
+dtype, and returns a tensor over a new (or shared) node.  Nothing is computed here.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from . import _dtypes, _graph
+from ._errors import Unsupported
+from ._ops import OPS
+from ._tensor import Tensor
+
+_KIND_NAMES = {"b": "bool", "i": "signed integer", "u": "unsigned integer",
+               "f": "real floating-point"}
+
+
+def _kinds_text(kinds: str) -> str:
+    return ", ".join(_KIND_NAMES[k] for k in kinds)
+
+
+@functools.lru_cache(maxsize=4096)
+def broadcast_shapes_cached(shapes: tuple):
+    ndim = max((len(s) for s in shapes), default=0)
+    out = []
+    for d in range(-ndim, 0):
+        n = 1
+        for s in shapes:
+            if len(s) >= -d:
+                m = s[d]
+                if m != 1:
+                    if n != 1 and m != n:
+                        return None
+                    n = m
+        out.append(n)
+    return tuple(out)
+
+
+def broadcast_shapes_or_raise(shapes, what: str) -> tuple:
+    out = broadcast_shapes_cached(tuple(tuple(s) for s in shapes))
+    if out is None:
+        listed = " and ".join(str(tuple(s)) for s in shapes)
+        raise ValueError(f"{what}: shapes {listed} do not broadcast together")
+    return out
+
+
+def _as_tensor(x, what: str):
+    """A Tensor, or a Python scalar kept aside for weak promotion."""
+    if isinstance(x, Tensor):
+        return x
+    if _dtypes.python_scalar_type(x) is not None and np.ndim(x) == 0 and not isinstance(x, np.ndarray):
+        return x
+    if isinstance(x, np.ndarray):
+        from ._creation import asarray
+
+        return asarray(x)
+    raise TypeError(f"{what}: expected a lazytensor Tensor or a Python scalar, got "
+                    f"{type(x).__name__}")
+
+
+def cast_node(node, dtype):
+    """``node`` converted to ``dtype`` (constants are converted now, others lazily)."""
+    if node.dtype == dtype:
+        return node
+    if node.op == "const" and dtype.kind != "c" and node.dtype.kind != "c":
+        # fold: the value is one element, converted by the same kernel rules
+        return _graph.constant(_convert_now(node.value, dtype))
+    return _graph.op_node("cast", (node,), (), dtype, node.shape)
+
+
+def _convert_now(array0d, dtype):
+    t = Tensor._from_node(_graph.op_node("cast", (_graph.leaf(array0d),), (), dtype, ()))
+    return np.array(t._value())
+
+
+def promote(what, args):
+    """Common dtype and broadcast shape of ``args`` (Tensors and Python scalars)."""
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    scalars = [a for a in args if not isinstance(a, Tensor)]
+    dtype = _dtypes.result_type_of([t.dtype for t in tensors],
+                                   [_dtypes.python_scalar_type(s) for s in scalars])
+    shape = broadcast_shapes_or_raise([t.shape for t in tensors], what) if len(tensors) > 1 \
+        else (tensors[0].shape if tensors else ())
+    return dtype, shape
+
+
+def operand_node(x, dtype):
+    if isinstance(x, Tensor):
+        return cast_node(x._node, dtype)
+    return _graph.constant(_dtypes.scalar_to_array(x, dtype))
+
+
+def apply(name: str, *args, attrs: tuple = ()) -> Tensor:
+    """Record the table op ``name`` on ``args`` and return the result tensor."""
+    op = OPS[name]
+    args = [_as_tensor(a, name) for a in args]
+    if not any(isinstance(a, Tensor) for a in args):
+        from ._creation import asarray
+
+        args[0] = asarray(args[0])
+    dtype, shape = promote(name, args)
+    if dtype.kind == "c":
+        raise Unsupported(f"{name} on {dtype.name} is not served yet: complex tensors can be "
+                          f"stored and cast, not computed on")
+    if name == "divide" and dtype.kind != "f":
+        dtype = _dtypes.float64   # true division of integers gives the default float
+    if _dtypes.kind(dtype) not in op.kinds:
+        hint = " (cast with astype first)" if "f" in op.kinds and dtype.kind in "iub" else ""
+        raise TypeError(f"{name} does not take {dtype.name}: it takes "
+                        f"{_kinds_text(op.kinds)} tensors{hint}")
+    inputs = tuple(operand_node(a, dtype) for a in args)
+    out_dtype = _dtypes.bool_ if op.result == "bool" else dtype
+    return Tensor._from_node(_graph.op_node(name, inputs, tuple(attrs), out_dtype, shape))
+
+
+# ---- functions that need more than one table row -----------------------------------
+def astype(x, dtype, /, *, copy=True, device=None):
+    """Copy of ``x`` converted to ``dtype`` (the Cast rules of docs/semantics.md).
+
+    Float to integer truncates toward zero and saturates at the target's range (NaN gives
+    0); integer to integer wraps; anything to bool is ``x != 0``.
+    """
+    from ._tensor import _check_device
+
+    _check_device(device, "astype")
+    if not isinstance(x, Tensor):
+        raise TypeError(f"astype: expected a Tensor, got {type(x).__name__}")
+    dtype = _dtypes.canonical_dtype(dtype, where="astype")
+    if dtype == x.dtype:
+        return x  # values are immutable: sharing the node is a copy
+    if x.dtype.kind == "c" or dtype.kind == "c":
+        if x.dtype.kind == "c" and dtype.kind != "c" and dtype != _dtypes.bool_:
+            raise TypeError(f"astype: casting {x.dtype.name} to {dtype.name} would drop the "
+                            f"imaginary part; take .real or abs() first")
+        src = np.asarray(x._value())
+        with np.errstate(all="ignore"):
+            out = (src != 0) if dtype == _dtypes.bool_ else src.astype(dtype)
+        return Tensor._from_array(out)
+    return Tensor._from_node(cast_node(x._node, dtype))
+
+
+def where(condition, x1, x2, /):
+    """Elements of ``x1`` where ``condition`` is true, else of ``x2`` (broadcast together)."""
+    condition = _as_tensor(condition, "where")
+    if not isinstance(condition, Tensor) or condition.dtype != _dtypes.bool_:
+        got = condition.dtype.name if isinstance(condition, Tensor) else type(condition).__name__
+        raise TypeError(f"where: condition must be a bool tensor, got {got}")
+    x1, x2 = _as_tensor(x1, "where"), _as_tensor(x2, "where")
+    if not isinstance(x1, Tensor) and not isinstance(x2, Tensor):
+        from ._creation import asarray
+
+        x1 = asarray(x1)
+    dtype, _ = promote("where", [x1, x2])
+    shape = broadcast_shapes_or_raise(
+        [condition.shape] + [a.shape for a in (x1, x2) if isinstance(a, Tensor)], "where")
+    if dtype.kind == "c":
+        raise Unsupported(f"where on {dtype.name} is not served yet")
+    inputs = (condition._node, operand_node(x1, dtype), operand_node(x2, dtype))
+    return Tensor._from_node(_graph.op_node("where", inputs, (), dtype, shape))
+
+
+def _bound(x, bound, name):
+    """A clip bound as a tensor or scalar of x's dtype, or None when it cannot bind."""
+    if bound is None:
+        return None
+    if isinstance(bound, Tensor):
+        if bound.dtype != x.dtype:
+            bound = astype(bound, x.dtype)
+        return bound
+    if x.dtype.kind in "iu":
+        if isinstance(bound, float) and not float(bound).is_integer():
+            bound = np.floor(bound) if name == "max" else np.ceil(bound)
+        if isinstance(bound, float) and not np.isfinite(bound):
+            return None if (bound > 0) == (name == "max") else bound
+        info = np.iinfo(x.dtype)
+        b = int(bound)
+        if name == "max" and b >= info.max or name == "min" and b <= info.min:
+            return None   # cannot bind: all values are inside
+        return max(min(b, int(info.max)), int(info.min))
+    return bound
+
+
+def clip(x, /, min=None, max=None):
+    """Clamp ``x`` to ``[min, max]``: ``minimum(maximum(x, min), max)``.
+
+    A bound that is ``None`` does not clamp (the Array API rule; ONNX Clip's finite
+    extremes are ``lazytensor.onnx.Clip``).  If ``min > max`` the upper bound wins.
+    NaN in ``x`` passes through.  The result has ``x``'s dtype.
+    """
+    if not isinstance(x, Tensor):
+        raise TypeError(f"clip: expected a Tensor, got {type(x).__name__}")
+    if _dtypes.kind(x.dtype) not in "iuf":
+        raise TypeError(f"clip does not take {x.dtype.name}: it takes numeric tensors")
+    lo, hi = _bound(x, min, "min"), _bound(x, max, "max")
+    shape = broadcast_shapes_or_raise(
+        [x.shape] + [b.shape for b in (lo, hi) if isinstance(b, Tensor)], "clip")
+    out = x
+    if lo is not None:
+        out = apply("maximum", out, lo)
+    if hi is not None:
+        out = apply("minimum", out, hi)
+    if out.shape != shape:
+        from ._manipulation import broadcast_to
+
+        out = broadcast_to(out, shape)
+    return out
+
+
+def positive(x, /):
+    """+x (a numeric tensor, unchanged)."""
+    x = _as_tensor(x, "positive")
+    if not isinstance(x, Tensor) or _dtypes.kind(x.dtype) not in "iufc":
+        raise TypeError("positive takes a numeric tensor")
+    return x
+
+
+def _integer_identity(name):
+    """floor/ceil/round/trunc: integers are already integral (Array API)."""
+    def fn(x, /):
+        x = _as_tensor(x, name)
+        if isinstance(x, Tensor) and x.dtype.kind in "iu":
+            return x
+        return apply(name, x)
+    fn.__name__ = name
+    fn.__doc__ = OPS[name].doc + " Integer tensors are returned unchanged."
+    return fn
+
+
+def _classify(name, int_value):
+    """isnan/isinf/isfinite: an integer tensor has a known answer everywhere."""
+    def fn(x, /):
+        x = _as_tensor(x, name)
+        if isinstance(x, Tensor) and x.dtype.kind in "iub":
+            from ._creation import full
+
+            return full(x.shape, int_value, dtype=_dtypes.bool_)
+        return apply(name, x)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise {name}; for integer tensors the answer is {int_value}."
+    return fn
+
+
+def _make_function(name):
+    op = OPS[name]
+
+    def fn(*args):
+        if len(args) != op.arity:
+            raise TypeError(f"{name} takes {op.arity} positional argument(s), got {len(args)}")
+        return apply(name, *args)
+
+    fn.__name__ = fn.__qualname__ = name
+    mode = "exact" if op.exact else "not yet exact (platform C library)"
+    fn.__doc__ = (f"Elementwise {name}. {op.doc}\n\nTakes {_kinds_text(op.kinds)} tensors; "
+                  f"mode: {mode}.").strip()
+    return fn
+
+
+# Array API elementwise functions served straight from the table.
+_TABLE_FUNCTIONS = [
+    "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "pow", "maximum",
+    "minimum", "copysign", "atan2", "hypot", "logaddexp", "negative", "abs", "sign",
+    "square", "reciprocal", "sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "sin",
+    "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+    "erf", "signbit", "equal", "not_equal", "less", "less_equal", "greater",
+    "greater_equal", "logical_and", "logical_or", "logical_xor", "logical_not",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "bitwise_left_shift",
+    "bitwise_right_shift",
+]
+FUNCTIONS = {name: _make_function(name) for name in _TABLE_FUNCTIONS}
+for _name in ("floor", "ceil", "round", "trunc"):
+    FUNCTIONS[_name] = _integer_identity(_name)
+FUNCTIONS["isnan"] = _classify("isnan", False)
+FUNCTIONS["isinf"] = _classify("isinf", False)
+FUNCTIONS["isfinite"] = _classify("isfinite", True)
+FUNCTIONS.update(astype=astype, where=where, clip=clip, positive=positive)
+
+
+# ---- operators on Tensor ------------------------------------------------------------
+_BINARY_DUNDERS = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "and": "bitwise_and",
+    "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
+    "rshift": "bitwise_right_shift",
+}
+_COMPARE_DUNDERS = {"lt": "less", "le": "less_equal", "gt": "greater",
+                    "ge": "greater_equal", "eq": "equal", "ne": "not_equal"}
+
+
+def _install_operators():
+    def binary(fname):
+        def forward(self, other):
+            if not _is_operand(other):
+                return NotImplemented
+            return FUNCTIONS[fname](self, other)
+
+        def reflected(self, other):
+            if not _is_operand(other):
+                return NotImplemented
+            return FUNCTIONS[fname](other, self)
+
+        def inplace(self, other):
+            if not _is_operand(other):
+                return NotImplemented
+            result = FUNCTIONS[fname](self, other)
+            if result.dtype != self.dtype:
+                raise TypeError(f"in-place {fname} would change the dtype from "
+                                f"{self.dtype.name} to {result.dtype.name}")
+            if result.shape != self.shape:
+                raise ValueError(f"in-place {fname} would change the shape from "
+                                 f"{self.shape} to {result.shape}")
+            self._node = result._node   # tensors built from the old value keep it
+            return self
+
+        return forward, reflected, inplace
+
+    for dunder, fname in _BINARY_DUNDERS.items():
+        f, r, i = binary(fname)
+        setattr(Tensor, f"__{dunder}__", f)
+        setattr(Tensor, f"__r{dunder}__", r)
+        setattr(Tensor, f"__i{dunder}__", i)
+    for dunder, fname in _COMPARE_DUNDERS.items():
+        setattr(Tensor, f"__{dunder}__", binary(fname)[0])
+    Tensor.__neg__ = lambda self: FUNCTIONS["negative"](self)
+    Tensor.__pos__ = lambda self: positive(self)
+    Tensor.__abs__ = lambda self: FUNCTIONS["abs"](self)
+    Tensor.__invert__ = lambda self: FUNCTIONS["bitwise_invert"](self)
+    Tensor.astype = lambda self, dtype, copy=True, device=None: astype(self, dtype, copy=copy,
+                                                                       device=device)
+
+
+def _is_operand(x) -> bool:
+    return isinstance(x, (Tensor, np.ndarray)) or _dtypes.python_scalar_type(x) is not None
+
+
+_install_operators()

@@ -1,0 +1,94 @@
+"""lt.explain: what evaluating some tensors would run, without running it."""
+
+from __future__ import annotations
+
+from ._fuse import partition
+from ._graph import pending_topo_order
+from ._kernel import CHUNK, contiguous_strides, get_kernel
+from ._ops import OPS
+from ._tensor import Tensor
+
+
+def _layout(node):
+    if node.value is not None:
+        v = node.value
+        return (tuple(v.shape), tuple(v.strides), v.dtype)
+    return (node.shape, contiguous_strides(node.shape, node.dtype.itemsize), node.dtype)
+
+
+def _op_label(node):
+    if node.op == "cast":
+        return f"cast {node.inputs[0].dtype.name}->{node.dtype.name}"
+    return node.op
+
+
+class Explanation:
+    """The kernels that evaluating some tensors runs.
+
+    ``str()`` shows each kernel: its ops, inputs (shape, dtype, byte strides, where they
+    come from), outputs, loop family and program; ``.kernels`` holds the same as a list
+    of dicts.
+    """
+
+    def __init__(self, kernels):
+        self.kernels = kernels
+
+    def __len__(self):
+        return len(self.kernels)
+
+    def __str__(self):
+        if not self.kernels:
+            return "nothing to compute: every tensor already has a value"
+        lines = []
+        for k in self.kernels:
+            lines.append(f"kernel {k['index']}: {len(k['ops'])} ops over shape {k['shape']} in "
+                         f"chunks of {CHUNK}, loop family: {k['family']} "
+                         f"(coalesced shape {k['coalesced_shape']})")
+            for i in k["inputs"]:
+                lines.append(f"  in{i['index']}: {i['dtype']} {i['shape']} strides {i['strides']}"
+                             f"  <- {i['source']}")
+            ops = ", ".join(op + ("*" if op in k["not_exact"] else "") for op in k["ops"])
+            lines.append(f"  ops: {ops}")
+            if k["not_exact"]:
+                lines.append(f"  * not yet exact (platform C library): "
+                             f"{', '.join(sorted(set(k['not_exact'])))}")
+            for o in k["outputs"]:
+                lines.append(f"  out{o['index']}: {o['dtype']} {o['shape']}  -> {o['reason']}")
+            if k["cut"]:
+                lines.append(f"  cut: {k['cut']}")
+            lines.append("  program:")
+            lines.extend(f"    {line}" for line in k["program"])
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+def explain(*tensors) -> Explanation:
+    """Describe the fused kernels that evaluating ``tensors`` would run (runs nothing)."""
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"explain: expected Tensors, got {type(t).__name__}")
+    roots = [t._node for t in tensors]
+    order = pending_topo_order(roots)
+    kernels = []
+    if order:
+        for index, g in enumerate(partition(roots, order)):
+            layouts = [_layout(x) for x in g.inputs]
+            ck = get_kernel(g, layouts)
+            ops = [_op_label(n) for n in g.members]
+            kernels.append({
+                "index": index,
+                "shape": g.shape,
+                "ops": ops,
+                "not_exact": [n.op for n in g.members if n.op in OPS and not OPS[n.op].exact],
+                "inputs": [{"index": i, "shape": lay[0], "strides": lay[1], "dtype": lay[2].name,
+                            "source": reason}
+                           for i, (lay, reason) in enumerate(zip(layouts, g.input_reasons))],
+                "outputs": [{"index": i, "shape": n.shape, "dtype": n.dtype.name, "reason": r}
+                            for i, (n, r) in enumerate(zip(g.outputs, g.output_reasons))],
+                "family": ck.plan.family,
+                "coalesced_shape": ck.plan.shape,
+                "program": list(ck.program.listing),
+                "cut": g.cut,
+            })
+    return Explanation(kernels)

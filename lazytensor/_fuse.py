@@ -1,0 +1,152 @@
+"""Fusion: partition the pending part of the DAG into kernel groups.
+
+Every pending node is elementwise (non-elementwise functions compute their inputs when
+they are called), so a group is a set of pending nodes of one shape joined by edges: each
+group becomes one kernel that reads its inputs once and writes its outputs once.
+A node shared by several consumers inside a group is one register, computed once; a node
+needed by another group becomes an extra output of its own group (a multi-output kernel).
+A node of a smaller shape that feeds a larger one is computed in its own group at its own
+shape and broadcast, rather than recomputed per output element.  Groups are capped in
+size; a cut is a boundary like any other, and every boundary records why it is there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+MAX_GROUP_NODES = 1024   # instructions stay well within one program
+MAX_GROUP_INPUTS = 48    # distinct buffers one kernel reads
+
+
+@dataclass
+class Group:
+    shape: tuple
+    members: list = field(default_factory=list)      # nodes, inputs before consumers
+    inputs: list = field(default_factory=list)       # nodes read (values or other groups)
+    outputs: list = field(default_factory=list)      # members written to memory
+    input_reasons: list = field(default_factory=list)
+    output_reasons: list = field(default_factory=list)
+    cut: str = ""                                    # why the group was closed early
+
+
+def _find(parent, i):
+    root = i
+    while parent[root] != root:
+        root = parent[root]
+    while parent[i] != root:  # path compression
+        parent[i], i = root, parent[i]
+    return root
+
+
+def partition(roots, order) -> list:
+    """Kernel groups computing ``roots`` from the pending nodes ``order`` (topological)."""
+    index = {id(n): i for i, n in enumerate(order)}
+    parent = list(range(len(order)))
+    for i, node in enumerate(order):
+        for inp in node.inputs:
+            j = index.get(id(inp))
+            if j is not None and inp.shape == node.shape:
+                a, b = _find(parent, i), _find(parent, j)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+
+    # walk in topological order, closing a component's current group when it is full
+    group_of = [None] * len(order)
+    open_group = {}
+    groups = []
+    for i, node in enumerate(order):
+        comp = _find(parent, i)
+        g = open_group.get(comp)
+        if g is not None:
+            new_inputs = {id(x) for x in node.inputs
+                          if index.get(id(x)) is None or group_of[index[id(x)]] is not g}
+            n_inputs = len(g._input_ids | new_inputs)
+            if len(g.members) >= MAX_GROUP_NODES:
+                g.cut = f"group cap: {MAX_GROUP_NODES} ops"
+                g = None
+            elif n_inputs > MAX_GROUP_INPUTS:
+                g.cut = f"group cap: {MAX_GROUP_INPUTS} inputs"
+                g = None
+        if g is None:
+            g = Group(shape=node.shape)
+            g._input_ids = set()
+            open_group[comp] = g
+            groups.append(g)
+        g.members.append(node)
+        group_of[i] = g
+        for x in node.inputs:
+            j = index.get(id(x))
+            if j is None or group_of[j] is not g:
+                g._input_ids.add(id(x))
+
+    _connect(groups, roots, order, index, group_of)
+    return _topological(groups, index, group_of)
+
+
+def _connect(groups, roots, order, index, group_of):
+    root_ids = {id(r) for r in roots}
+    consumers_elsewhere = {}
+    for i, node in enumerate(order):
+        g = group_of[i]
+        for x in node.inputs:
+            j = index.get(id(x))
+            if j is not None and group_of[j] is not g:
+                consumers_elsewhere.setdefault(j, group_of[i])
+    for g in groups:
+        seen = set()
+        for node in g.members:
+            for x in node.inputs:
+                j = index.get(id(x))
+                if (j is not None and group_of[j] is g) or id(x) in seen:
+                    continue
+                seen.add(id(x))
+                g.inputs.append(x)
+                if j is None:
+                    g.input_reasons.append("constant" if x.op == "const" else "buffer")
+                else:
+                    src = group_of[j]
+                    if x.shape != g.shape:
+                        g.input_reasons.append(
+                            f"computed once at shape {x.shape} by another kernel, then broadcast")
+                    elif src.cut:
+                        g.input_reasons.append(f"from the previous kernel ({src.cut})")
+                    else:
+                        g.input_reasons.append("from another kernel")
+        del g._input_ids
+        for node in g.members:
+            i = index[id(node)]
+            reasons = []
+            if id(node) in root_ids:
+                reasons.append("requested")
+            if i in consumers_elsewhere:
+                reasons.append("read by another kernel")
+            if reasons:
+                g.outputs.append(node)
+                g.output_reasons.append(" and ".join(reasons))
+
+
+def _topological(groups, index, group_of):
+    """Order groups so that each runs after the groups it reads from (Kahn's algorithm)."""
+    gid = {id(g): k for k, g in enumerate(groups)}
+    deps = [set() for _ in groups]
+    users = [set() for _ in groups]
+    for k, g in enumerate(groups):
+        for x in g.inputs:
+            j = index.get(id(x))
+            if j is not None:
+                src = gid[id(group_of[j])]
+                deps[k].add(src)
+                users[src].add(k)
+    ready = [k for k in range(len(groups)) if not deps[k]]
+    ready.reverse()
+    out = []
+    while ready:
+        k = ready.pop()
+        out.append(groups[k])
+        for u in sorted(users[k], reverse=True):
+            deps[u].discard(k)
+            if not deps[u]:
+                ready.append(u)
+    if len(out) != len(groups):  # cannot happen for a DAG; never run a half-ordered plan
+        raise RuntimeError("lazytensor internal error: kernel groups form a cycle")
+    return out

@@ -1,0 +1,147 @@
+"""The compiled C kernel (built by cffi at install time) and the kernel cache.
+
+A ``CompiledKernel`` is a plan plus a program, packed into the C structures once; running
+it only fills in the buffer pointers.  Compiled kernels live in a small LRU keyed by the
+group's structure, its input dtypes, shapes and byte strides, and the output shape; a miss
+plans and lowers afresh, so stale strides are never reused.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+
+import numpy as np
+
+from . import _ops
+from ._lower import OPCODE, lower
+from ._plan import make_plan
+
+try:
+    from ._kernels import ffi, lib
+except ImportError as exc:  # pragma: no cover - only without a build
+    raise ImportError(
+        "lazytensor's C kernel is not built. Install the package with `pip install .` "
+        "(or `pip install -e .`) from the source tree, which compiles kernels_c/ via cffi."
+    ) from exc
+
+CHUNK = lib.lt_chunk_size()
+KERNEL_PATH = "generic-c"   # one portable build for now; ISA-specific paths come later
+
+
+def _check_opcodes():
+    """The C table and the Python table are generated from one list; prove they agree."""
+    entries = _ops.kernel_entries()
+    if lib.lt_op_count() != len(entries):
+        raise ImportError("lazytensor's compiled kernel does not match lazytensor/_ops.py: "
+                          "rebuild it with `pip install .`")
+    for code in (0, len(entries) // 2, len(entries) - 1):
+        name = ffi.string(lib.lt_op_name(code)).decode()
+        if name != "%s:%s" % entries[code]:
+            raise ImportError(f"lazytensor's compiled kernel is stale (opcode {code} is {name}); "
+                              f"rebuild it with `pip install .`")
+
+
+_check_opcodes()
+
+
+class CompiledKernel:
+    """A planned and lowered group, ready to run on buffers of the planned layout."""
+
+    def __init__(self, plan, program):
+        self.plan = plan
+        self.program = program
+        n_in = len(plan.in_strides)
+        self._keep = [
+            ffi.new("int32_t[]", program.instr or [0]),
+            ffi.new("double[]", program.params or [0.0]),
+            ffi.new("int32_t[]", program.reg_kind or [0]),
+            ffi.new("int32_t[]", program.reg_arg or [0]),
+            ffi.new("int32_t[]", program.reg_itemsize or [0]),
+            ffi.new("int64_t[]", plan.shape),
+            ffi.new("int64_t[]", [s for st in plan.in_strides for s in st] or [0]),
+        ]
+        p = ffi.new("lt_program *")
+        p.n_instr = program.n_instr
+        p.instr, p.params, p.reg_kind, p.reg_arg, p.reg_itemsize = self._keep[:5]
+        p.n_regs = len(program.reg_kind)
+        p.ndim = len(plan.shape)
+        p.shape = self._keep[5]
+        p.size = plan.size
+        p.n_in = n_in
+        p.in_strides = self._keep[6]
+        self._proto = p
+
+    def run(self, in_arrays, out_arrays, exact: bool, n_threads: int) -> None:
+        if self.plan.size == 0:
+            return
+        in_ptr = ffi.new("char *[]", [ffi.cast("char *", a.ctypes.data) for a in in_arrays] or 1)
+        out_ptr = ffi.new("char *[]", [ffi.cast("char *", a.ctypes.data) for a in out_arrays])
+        p = ffi.new("lt_program *")
+        p[0] = self._proto[0]          # copy the shared description; set this call's buffers
+        p.in_ptr = in_ptr
+        p.n_out = len(out_arrays)
+        p.out_ptr = out_ptr
+        p.exact = 1 if exact else 0
+        p.n_threads = n_threads
+        status = lib.lt_run(p)         # cffi releases the GIL for the call
+        if status == -1:
+            raise MemoryError("lazytensor kernel could not allocate its chunk registers")
+        if status != 0:
+            raise RuntimeError(f"lazytensor kernel failed with status {status}")
+
+
+_CACHE_SIZE = 64
+_cache: "collections.OrderedDict[tuple, CompiledKernel]" = collections.OrderedDict()
+_cache_lock = threading.Lock()
+cache_stats = {"hits": 0, "misses": 0}
+
+
+def structure_key(group) -> tuple:
+    """What a group computes, with inputs and members named by position (no values)."""
+    pos = {id(x): ("in", k) for k, x in enumerate(group.inputs)}
+    for m, node in enumerate(group.members):
+        pos[id(node)] = ("m", m)
+    body = tuple((n.op, n.attrs, n.dtype.str, tuple(pos[id(x)] for x in n.inputs))
+                 for n in group.members)
+    outs = tuple(pos[id(n)][1] for n in group.outputs)
+    return body, outs
+
+
+def get_kernel(group, layouts) -> CompiledKernel:
+    """The compiled kernel for ``group`` reading inputs of ``layouts`` (shape, strides, dtype)."""
+    key = (structure_key(group), group.shape, tuple(layouts))
+    with _cache_lock:
+        ck = _cache.get(key)
+        if ck is not None:
+            _cache.move_to_end(key)
+            cache_stats["hits"] += 1
+            return ck
+    plan = make_plan(group.shape, [(s, st, dt.itemsize) for s, st, dt in layouts])
+    ck = CompiledKernel(plan, lower(group, plan))
+    with _cache_lock:
+        cache_stats["misses"] += 1
+        _cache[key] = ck
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return ck
+
+
+def clear_cache() -> None:
+    with _cache_lock:
+        _cache.clear()
+
+
+def contiguous_strides(shape, itemsize) -> tuple:
+    strides, acc = [], itemsize
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def layout_of(array: np.ndarray) -> tuple:
+    return (tuple(array.shape), tuple(array.strides), array.dtype)
+
+
+__all__ = ["CHUNK", "KERNEL_PATH", "CompiledKernel", "get_kernel", "clear_cache", "OPCODE"]

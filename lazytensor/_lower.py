@@ -1,0 +1,123 @@
+"""Lowering: a kernel group becomes a short register program for the C interpreter.
+
+A register holds one chunk (256 elements) of one value.  Inputs get LOAD registers (read
+in place or gathered per chunk) or SCALAR registers (filled once); requested values get
+OUTPUT registers that point into the output buffers; everything else lives in scratch
+registers that are reused once their value is dead.  float16 ops are lowered to a cast to
+float32, the float32 op and one rounding back to float16.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import _ops
+
+REG_SCRATCH, REG_LOAD, REG_OUTPUT, REG_SCALAR = 0, 1, 2, 3
+OPCODE = {entry: code for code, entry in enumerate(_ops.kernel_entries())}
+
+
+@dataclass(frozen=True)
+class Program:
+    instr: tuple        # n_instr * 5 ints: opcode, dst, a, b, c
+    params: tuple       # n_instr * 2 floats
+    reg_kind: tuple
+    reg_arg: tuple
+    reg_itemsize: tuple
+    listing: tuple      # one readable line per instruction, for lt.explain
+
+    @property
+    def n_instr(self) -> int:
+        return len(self.instr) // 5
+
+
+def lower(group, plan) -> Program:
+    vinstr = []            # (entry, dst_vid, src_vids, params)
+    vsize = []             # itemsize of each virtual value
+    vkind = []             # ("in", k) / ("scalar", k) / ("tmp",) / ("out", k)
+    node_vid = {}
+
+    def new_value(itemsize, kind):
+        vsize.append(itemsize)
+        vkind.append(kind)
+        return len(vsize) - 1
+
+    for k, x in enumerate(group.inputs):
+        node_vid[id(x)] = new_value(x.dtype.itemsize,
+                                    ("scalar", k) if plan.is_scalar_input(k) else ("in", k))
+    out_index = {id(n): k for k, n in enumerate(group.outputs)}
+    as_f32 = {}
+
+    def emit(entry, dst_size, srcs, params=(0.0, 0.0), node=None):
+        kind = ("out", out_index[id(node)]) if node is not None and id(node) in out_index else ("tmp",)
+        dst = new_value(dst_size, kind)
+        vinstr.append((entry, dst, tuple(srcs), params))
+        return dst
+
+    def f32_of(vid):
+        if vid not in as_f32:
+            as_f32[vid] = emit(("cast", "float16_float32"), 4, (vid,))
+        return as_f32[vid]
+
+    for node in group.members:
+        srcs = [node_vid[id(x)] for x in node.inputs]
+        if node.op == "cast":
+            entry = ("cast", f"{node.inputs[0].dtype.name}_{node.dtype.name}")
+            node_vid[id(node)] = emit(entry, node.dtype.itemsize, srcs, node=node)
+        elif node.op == "where":
+            entry = ("where", f"x{node.dtype.itemsize}")
+            node_vid[id(node)] = emit(entry, node.dtype.itemsize, srcs, node=node)
+        else:
+            op = _ops.OPS[node.op]
+            params = tuple(float(a) for a in node.attrs) + (0.0, 0.0)
+            params = params[:2]
+            dt = node.inputs[0].dtype.name
+            if dt == "float16":
+                srcs32 = [f32_of(v) for v in srcs]
+                if op.result == "bool":
+                    node_vid[id(node)] = emit((op.name, "float32"), 1, srcs32, params, node)
+                else:
+                    r = emit((op.name, "float32"), 4, srcs32, params)
+                    node_vid[id(node)] = emit(("cast", "float32_float16"), 2, (r,), node=node)
+            else:
+                node_vid[id(node)] = emit((op.name, dt), node.dtype.itemsize, srcs, params, node)
+
+    return _allocate(vinstr, vsize, vkind)
+
+
+def _allocate(vinstr, vsize, vkind) -> Program:
+    last_use = {}
+    for i, (_, _, srcs, _) in enumerate(vinstr):
+        for v in srcs:
+            last_use[v] = i
+    reg_kind, reg_arg, reg_size = [], [], []
+    phys = {}
+
+    def new_reg(kind, arg, size):
+        reg_kind.append(kind)
+        reg_arg.append(arg)
+        reg_size.append(size)
+        return len(reg_kind) - 1
+
+    for v, kind in enumerate(vkind):
+        if kind[0] == "in":
+            phys[v] = new_reg(REG_LOAD, kind[1], vsize[v])
+        elif kind[0] == "scalar":
+            phys[v] = new_reg(REG_SCALAR, kind[1], vsize[v])
+        elif kind[0] == "out":
+            phys[v] = new_reg(REG_OUTPUT, kind[1], vsize[v])
+    free = []
+    instr, params, listing = [], [], []
+    for i, (entry, dst, srcs, p) in enumerate(vinstr):
+        if dst not in phys:  # a temporary: reuse a dead scratch register (never a source)
+            phys[dst] = free.pop() if free else new_reg(REG_SCRATCH, -1, 8)
+        for v in set(srcs):
+            if last_use.get(v) == i and vkind[v][0] == "tmp":
+                free.append(phys[v])
+        regs = [phys[v] for v in srcs] + [-1] * (3 - len(srcs))
+        instr += [OPCODE[entry], phys[dst], *regs]
+        params += list(p)
+        listing.append(f"r{phys[dst]} = {entry[0]}[{entry[1]}]"
+                       f"({', '.join(f'r{phys[v]}' for v in srcs)})")
+    return Program(tuple(instr), tuple(params), tuple(reg_kind), tuple(reg_arg),
+                   tuple(reg_size), tuple(listing))

@@ -1,0 +1,244 @@
+"""The operator table: one row per elementwise operator, the single source of truth.
+
+The Python functions and dunders, the C opcode list (generated at build time by
+``kernels_c/build_kernels.py``), the docs' operator table and the tests are all driven
+from ``OPS``.  This module imports nothing but the standard library, because the build
+script loads it before NumPy or the package exist.
+
+Each row says:
+
+* ``name``: the internal op name (also the Array API function name where one exists);
+* ``arity``: number of tensor inputs;
+* ``kinds``: the dtype kinds the op takes: ``b`` bool, ``i`` signed int, ``u`` unsigned
+  int, ``f`` real float (float16 is computed in float32 and rounded once);
+* ``result``: ``"same"`` (the promoted input dtype) or ``"bool"``;
+* ``c``: the C body per kind group, an expression in ``a``, ``b``, ``c`` (the inputs,
+  of C type ``T``) and ``p0``, ``p1`` (double attributes); ``UT`` is the unsigned type of
+  the same width, ``TMIN``/``TMAX``/``BITS`` its limits, ``F`` is ``f`` or empty for the
+  float helpers (``lt_floor##F``...);
+* ``exact``: ``True`` when every result is one correctly rounded IEEE operation, a
+  comparison, a bit operation or a documented conversion; ``False`` for functions that
+  still call the platform C library ("not yet exact");
+* ``attrs``: names of the op's scalar attributes (passed to C as ``p0``, ``p1``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# C element type of each dtype code.  The order is the dtype code used by C.
+DTYPES = (
+    # name,     C type,     unsigned twin, kind, bits
+    ("bool", "uint8_t", "uint8_t", "b", 8),
+    ("int8", "int8_t", "uint8_t", "i", 8),
+    ("int16", "int16_t", "uint16_t", "i", 16),
+    ("int32", "int32_t", "uint32_t", "i", 32),
+    ("int64", "int64_t", "uint64_t", "i", 64),
+    ("uint8", "uint8_t", "uint8_t", "u", 8),
+    ("uint16", "uint16_t", "uint16_t", "u", 16),
+    ("uint32", "uint32_t", "uint32_t", "u", 32),
+    ("uint64", "uint64_t", "uint64_t", "u", 64),
+    ("float16", "uint16_t", "uint16_t", "h", 16),  # stored as bits; computed in float32
+    ("float32", "float", "uint32_t", "f", 32),
+    ("float64", "double", "uint64_t", "f", 64),
+)
+DTYPE_CODE = {row[0]: code for code, row in enumerate(DTYPES)}
+# dtypes with op bodies in C (float16 only reaches C through casts)
+COMPUTE_DTYPES = tuple(row[0] for row in DTYPES if row[3] != "h")
+
+
+@dataclass(frozen=True)
+class OpDef:
+    name: str
+    arity: int
+    kinds: str
+    c: dict
+    result: str = "same"
+    exact: bool = True
+    attrs: tuple = ()
+    doc: str = ""
+    onnx: str = ""  # the ONNX operator it implements, for the docs
+    extra: dict = field(default_factory=dict)
+
+    def c_body(self, kind: str) -> str:
+        for kinds, body in self.c.items():
+            if kind in kinds:
+                return body
+        raise KeyError(f"{self.name} has no C body for kind {kind!r}")
+
+
+_INT = "iu"
+_NUM = "iuf"
+
+OPS_LIST = [
+    # --- arithmetic --------------------------------------------------------------
+    OpDef("add", 2, _NUM, {_INT: "(T)((UT)a + (UT)b)", "f": "a + b"},
+          doc="Sum; integers wrap around.", onnx="Add"),
+    OpDef("subtract", 2, _NUM, {_INT: "(T)((UT)a - (UT)b)", "f": "a - b"},
+          doc="Difference; integers wrap around.", onnx="Sub"),
+    OpDef("multiply", 2, _NUM, {_INT: "(T)((UT)a * (UT)b)", "f": "a * b"},
+          doc="Product; integers wrap around.", onnx="Mul"),
+    OpDef("divide", 2, "f", {"f": "a / b"},
+          doc="True division (integer inputs are first cast to the default float).",
+          onnx="Div"),
+    OpDef("div_trunc", 2, _NUM, {"i": "LT_IDIV_TRUNC(T, UT, TMIN, a, b)",
+                                 "u": "(T)(b == 0 ? 0 : a / (b == 0 ? 1 : b))",
+                                 "f": "a / b"},
+          doc="ONNX Div: integers truncate toward zero, x/0 is 0, MIN/-1 is MIN.",
+          onnx="Div"),
+    OpDef("floor_divide", 2, _NUM, {"i": "LT_IDIV_FLOOR(T, UT, TMIN, a, b)",
+                                    "u": "(T)(b == 0 ? 0 : a / (b == 0 ? 1 : b))",
+                                    "f": "lt_floordiv##F(a, b)"},
+          doc="Floor division; integer x//0 is 0.", onnx=""),
+    OpDef("remainder", 2, _NUM, {"i": "LT_IMOD_FLOOR(T, a, b)",
+                                 "u": "(T)(b == 0 ? 0 : a % (b == 0 ? 1 : b))",
+                                 "f": "lt_mod_floor##F(a, b)"},
+          doc="Remainder with the sign of the divisor; integer x%0 is 0.",
+          onnx="Mod(fmod=0)"),
+    OpDef("fmod", 2, _NUM, {"i": "LT_IMOD_TRUNC(T, a, b)",
+                            "u": "(T)(b == 0 ? 0 : a % (b == 0 ? 1 : b))",
+                            "f": "lt_fmod##F(a, b)"},
+          doc="Remainder with the sign of the dividend (C fmod); integer x%0 is 0.",
+          onnx="Mod(fmod=1)"),
+    OpDef("pow", 2, _NUM, {"iu": "LT_IPOW(T, UT, a, b)", "f": "LT_LIBM(pow, F)(a, b)"},
+          exact=False, doc="Power; integers by repeated squaring with wrap-around.",
+          onnx="Pow"),
+    OpDef("maximum", 2, _NUM, {_INT: "(a > b ? a : b)",
+                               "f": "(a != a ? a : b != b ? b : a > b ? a : b)"},
+          doc="Larger operand; NaN wins; on a tie the second operand is returned.",
+          onnx="Max"),
+    OpDef("minimum", 2, _NUM, {_INT: "(a < b ? a : b)",
+                               "f": "(a != a ? a : b != b ? b : a < b ? a : b)"},
+          doc="Smaller operand; NaN wins; on a tie the second operand is returned.",
+          onnx="Min"),
+    OpDef("copysign", 2, "f", {"f": "LT_BUILTIN(copysign, F)(a, b)"},
+          doc="Magnitude of a with the sign of b."),
+    OpDef("atan2", 2, "f", {"f": "LT_LIBM(atan2, F)(a, b)"}, exact=False,
+          doc="Four-quadrant arctangent of a/b."),
+    OpDef("hypot", 2, "f", {"f": "LT_LIBM(hypot, F)(a, b)"}, exact=False,
+          doc="sqrt(a*a + b*b) without undue overflow."),
+    OpDef("logaddexp", 2, "f", {"f": "lt_logaddexp##F(a, b)"}, exact=False,
+          doc="log(exp(a) + exp(b))."),
+    # --- unary numeric -----------------------------------------------------------
+    OpDef("negative", 1, _NUM, {_INT: "(T)(0 - (UT)a)", "f": "-a"},
+          doc="Negation; integers wrap around.", onnx="Neg"),
+    OpDef("abs", 1, _NUM, {"i": "(T)(a < 0 ? 0 - (UT)a : (UT)a)", "u": "a",
+                           "f": "LT_BUILTIN(fabs, F)(a)"},
+          doc="Absolute value; abs(MIN) wraps to MIN.", onnx="Abs"),
+    OpDef("sign", 1, _NUM, {"i": "(T)((a > 0) - (a < 0))", "u": "(T)(a > 0)",
+                            "f": "(a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a)"},
+          doc="-1, 0 or +1; both zeros give +0; NaN gives NaN.", onnx="Sign"),
+    OpDef("square", 1, _NUM, {_INT: "(T)((UT)a * (UT)a)", "f": "a * a"},
+          doc="a * a."),
+    OpDef("reciprocal", 1, "f", {"f": "(T)1 / a"}, doc="1 / a.", onnx="Reciprocal"),
+    OpDef("sqrt", 1, "f", {"f": "LT_BUILTIN(sqrt, F)(a)"},
+          doc="Square root (IEEE, correctly rounded).", onnx="Sqrt"),
+    OpDef("floor", 1, "f", {"f": "lt_floor##F(a)"}, doc="Round toward -inf.", onnx="Floor"),
+    OpDef("ceil", 1, "f", {"f": "lt_ceil##F(a)"}, doc="Round toward +inf.", onnx="Ceil"),
+    OpDef("trunc", 1, "f", {"f": "lt_trunc##F(a)"}, doc="Round toward zero."),
+    OpDef("round", 1, "f", {"f": "lt_round##F(a)"},
+          doc="Round half to even; keeps the sign of zero.", onnx="Round"),
+    # --- transcendentals (platform C library for now: not yet exact) -------------
+    OpDef("exp", 1, "f", {"f": "LT_LIBM(exp, F)(a)"}, exact=False, onnx="Exp"),
+    OpDef("expm1", 1, "f", {"f": "LT_LIBM(expm1, F)(a)"}, exact=False),
+    OpDef("log", 1, "f", {"f": "LT_LIBM(log, F)(a)"}, exact=False, onnx="Log"),
+    OpDef("log1p", 1, "f", {"f": "LT_LIBM(log1p, F)(a)"}, exact=False),
+    OpDef("log2", 1, "f", {"f": "LT_LIBM(log2, F)(a)"}, exact=False),
+    OpDef("log10", 1, "f", {"f": "LT_LIBM(log10, F)(a)"}, exact=False),
+    OpDef("sin", 1, "f", {"f": "LT_LIBM(sin, F)(a)"}, exact=False),
+    OpDef("cos", 1, "f", {"f": "LT_LIBM(cos, F)(a)"}, exact=False),
+    OpDef("tan", 1, "f", {"f": "LT_LIBM(tan, F)(a)"}, exact=False),
+    OpDef("asin", 1, "f", {"f": "LT_LIBM(asin, F)(a)"}, exact=False),
+    OpDef("acos", 1, "f", {"f": "LT_LIBM(acos, F)(a)"}, exact=False),
+    OpDef("atan", 1, "f", {"f": "LT_LIBM(atan, F)(a)"}, exact=False),
+    OpDef("sinh", 1, "f", {"f": "LT_LIBM(sinh, F)(a)"}, exact=False),
+    OpDef("cosh", 1, "f", {"f": "LT_LIBM(cosh, F)(a)"}, exact=False),
+    OpDef("tanh", 1, "f", {"f": "LT_LIBM(tanh, F)(a)"}, exact=False, onnx="Tanh"),
+    OpDef("asinh", 1, "f", {"f": "LT_LIBM(asinh, F)(a)"}, exact=False),
+    OpDef("acosh", 1, "f", {"f": "LT_LIBM(acosh, F)(a)"}, exact=False),
+    OpDef("atanh", 1, "f", {"f": "LT_LIBM(atanh, F)(a)"}, exact=False),
+    OpDef("erf", 1, "f", {"f": "LT_LIBM(erf, F)(a)"}, exact=False, onnx="Erf"),
+    # --- activations ---------------------------------------------------------------
+    OpDef("sigmoid", 1, "f", {"f": "lt_sigmoid##F(a)"}, exact=False, onnx="Sigmoid",
+          doc="1 / (1 + exp(-a)), evaluated in double for float32."),
+    OpDef("relu", 1, "if", {"i": "(a < 0 ? (T)0 : a)",
+                            "f": "(a != a ? a : a > (T)0 ? a : (T)0)"},
+          doc="max(a, 0) with Max's rules: relu(-0) is +0, NaN passes.", onnx="Relu"),
+    OpDef("leaky_relu", 1, "f", {"f": "(a < 0 ? (T)p0 * a : a)"}, attrs=("alpha",),
+          doc="a < 0 ? alpha * a : a.", onnx="LeakyRelu"),
+    OpDef("hard_sigmoid", 1, "f", {"f": "lt_clamp01##F((T)p0 * a + (T)p1)"},
+          attrs=("alpha", "beta"), doc="clamp(alpha * a + beta, 0, 1), two roundings.",
+          onnx="HardSigmoid"),
+    OpDef("hardswish", 1, "f", {"f": "a * lt_clamp01##F(a * (T)(1.0 / 6.0) + (T)0.5)"},
+          doc="a * clamp(a / 6 + 1/2, 0, 1) with the constant 1/6 rounded to T.",
+          onnx="HardSwish"),
+    OpDef("gelu", 1, "f", {"f": "lt_gelu##F(a)"}, exact=False, onnx="Gelu",
+          doc="a * Phi(a) (erf form), evaluated in double for float32; gelu(-inf) = -0."),
+    OpDef("gelu_tanh", 1, "f", {"f": "lt_gelu_tanh##F(a)"}, exact=False,
+          onnx="Gelu(approximate=tanh)",
+          doc="Tanh form of Gelu through the sigmoid identity; gelu(-inf) = -0."),
+    # --- classification ------------------------------------------------------------
+    OpDef("isnan", 1, "f", {"f": "(a != a)"}, result="bool"),
+    OpDef("isinf", 1, "f", {"f": "(LT_BUILTIN(fabs, F)(a) == (T)INFINITY)"}, result="bool"),
+    OpDef("isfinite", 1, "f", {"f": "(LT_BUILTIN(fabs, F)(a) < (T)INFINITY)"},
+          result="bool"),
+    OpDef("signbit", 1, "f", {"f": "(LT_BUILTIN(signbit, F)(a) != 0)"}, result="bool"),
+    # --- comparisons ---------------------------------------------------------------
+    OpDef("equal", 2, "b" + _NUM, {"b" + _NUM: "(a == b)"}, result="bool", onnx="Equal"),
+    OpDef("not_equal", 2, "b" + _NUM, {"b" + _NUM: "(a != b)"}, result="bool"),
+    OpDef("less", 2, _NUM, {_NUM: "(a < b)"}, result="bool", onnx="Less"),
+    OpDef("less_equal", 2, _NUM, {_NUM: "(a <= b)"}, result="bool",
+          onnx="LessOrEqual"),
+    OpDef("greater", 2, _NUM, {_NUM: "(a > b)"}, result="bool", onnx="Greater"),
+    OpDef("greater_equal", 2, _NUM, {_NUM: "(a >= b)"}, result="bool",
+          onnx="GreaterOrEqual"),
+    # --- logical and bitwise -------------------------------------------------------
+    OpDef("logical_and", 2, "b", {"b": "(a & b)"}, onnx="And"),
+    OpDef("logical_or", 2, "b", {"b": "(a | b)"}, onnx="Or"),
+    OpDef("logical_xor", 2, "b", {"b": "(a ^ b)"}, onnx="Xor"),
+    OpDef("logical_not", 1, "b", {"b": "(a ^ 1)"}, onnx="Not"),
+    OpDef("bitwise_and", 2, "b" + _INT, {"b" + _INT: "(T)(a & b)"}),
+    OpDef("bitwise_or", 2, "b" + _INT, {"b" + _INT: "(T)(a | b)"}),
+    OpDef("bitwise_xor", 2, "b" + _INT, {"b" + _INT: "(T)(a ^ b)"}),
+    OpDef("bitwise_invert", 1, "b" + _INT, {"b": "(a ^ 1)", _INT: "(T)~a"}),
+    OpDef("bitwise_left_shift", 2, _INT,
+          {_INT: "(T)((b < 0 || (uint64_t)b >= BITS) ? 0 : (UT)a << b)"},
+          doc="Left shift; a shift of the width or more (or negative) gives 0."),
+    OpDef("bitwise_right_shift", 2, _INT,
+          {"i": "(T)((b < 0 || (uint64_t)b >= BITS) ? (a < 0 ? -1 : 0) : a >> b)",
+           "u": "(T)((uint64_t)b >= BITS ? 0 : a >> b)"},
+          doc="Arithmetic right shift; a shift of the width or more gives 0 or -1."),
+]
+
+OPS = {op.name: op for op in OPS_LIST}
+
+# Ops that are not in the per-dtype table: 'cast' (every dtype pair), 'copy' and
+# 'where' (by element size).  Their opcodes follow the table's, in this order.
+SPECIAL_OPS = ("copy", "where", "cast")
+
+
+def kernel_entries():
+    """Every (op, dtype) pair that gets a C function, in opcode order.
+
+    Used by the build script to emit the C function table and by the Python side to
+    find an opcode; both walk this same list, so the numbers agree by construction
+    (and ``_kernel.py`` checks the C names at import).
+    """
+    entries = []
+    for op in OPS_LIST:
+        for dt in COMPUTE_DTYPES:
+            kind = DTYPES[DTYPE_CODE[dt]][3]
+            if kind in op.kinds:
+                entries.append((op.name, dt))
+    for size in (1, 2, 4, 8):
+        entries.append(("copy", f"x{size}"))
+    for size in (1, 2, 4, 8):
+        entries.append(("where", f"x{size}"))
+    for src, *_ in DTYPES:
+        for dst, *_ in DTYPES:
+            entries.append(("cast", f"{src}_{dst}"))
+    return entries
+
+
+def entry_name(op: str, suffix: str) -> str:
+    return f"lt_op_{op}_{suffix}"

@@ -1,0 +1,210 @@
+"""The Tensor: a shape, a dtype and a node of the expression DAG.
+
+Operators and methods only record nodes (their dunders are installed from the operator
+table by ``_elementwise.py``); anything that needs a value evaluates the tensor's node and
+keeps the value on it.  ``shape``, ``dtype``, ``ndim``, ``size`` and ``device`` never
+evaluate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _eval, _graph
+
+
+class Device:
+    """The one device lazytensor runs on: the CPU."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "Device('cpu')"
+
+    def __str__(self):
+        return "cpu"
+
+    def __eq__(self, other):
+        return isinstance(other, Device) or other == "cpu"
+
+    def __hash__(self):
+        return hash("cpu")
+
+
+CPU = Device()
+
+
+def _check_device(device, where):
+    if device is not None and device != CPU:
+        raise ValueError(f"{where}: lazytensor runs on the CPU only; got device {device!r}")
+
+
+class Tensor:
+    """An n-dimensional array whose elementwise work is recorded, fused and run lazily.
+
+    Build tensors with :func:`lazytensor.asarray` and the creation functions; combine them
+    with the operators and the functions of the ``lazytensor`` namespace.  Nothing is
+    computed until a value is needed: ``np.asarray(t)``, :meth:`numpy`, ``bool``/``int``/
+    ``float``, :meth:`tolist`, ``repr`` or a function that is not elementwise.
+    """
+
+    __slots__ = ("_node", "__weakref__")
+    __array_priority__ = 100  # NumPy defers binary operators to us
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("use lazytensor.asarray(...) or a creation function to make a Tensor")
+
+    @classmethod
+    def _from_node(cls, node) -> "Tensor":
+        t = object.__new__(cls)
+        t._node = node
+        return t
+
+    @classmethod
+    def _from_array(cls, array: np.ndarray) -> "Tensor":
+        return cls._from_node(_graph.leaf(array))
+
+    # ---- metadata: never evaluates ------------------------------------------------
+    @property
+    def dtype(self):
+        """The element type (a NumPy dtype object)."""
+        return self._node.dtype
+
+    @property
+    def shape(self) -> tuple:
+        """The shape, a tuple of ints."""
+        return self._node.shape
+
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+        return len(self._node.shape)
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        n = 1
+        for d in self._node.shape:
+            n *= d
+        return n
+
+    @property
+    def device(self) -> Device:
+        """The device holding the tensor (always the CPU)."""
+        return CPU
+
+    def to_device(self, device, /, *, stream=None) -> "Tensor":
+        """Return the tensor on ``device`` (only the CPU exists)."""
+        _check_device(device, "to_device")
+        return self
+
+    @property
+    def is_evaluated(self) -> bool:
+        """Whether the value has been computed (or was given)."""
+        return self._node.value is not None
+
+    # ---- values -----------------------------------------------------------------
+    def _value(self) -> np.ndarray:
+        node = self._node
+        if node.value is None:
+            _eval.evaluate([node])
+        return node.value
+
+    def numpy(self) -> np.ndarray:
+        """The value as a read-only NumPy array (evaluates if needed).
+
+        Use ``np.array(t)`` for a writable copy.
+        """
+        return self._value()
+
+    def __array__(self, dtype=None, copy=None):
+        value = self._value()
+        if dtype is not None and np.dtype(dtype) != value.dtype:
+            if copy is False:
+                raise ValueError(f"converting {value.dtype.name} to {np.dtype(dtype).name} "
+                                 f"needs a copy, but copy=False was given")
+            return value.astype(dtype)
+        if copy:
+            return value.copy()
+        return value
+
+    def tolist(self):
+        """The value as nested Python lists of Python scalars."""
+        return self._value().tolist()
+
+    def _scalar(self, what: str):
+        if self.ndim != 0:
+            raise TypeError(f"only 0-d tensors can be converted to {what}; this one has "
+                            f"shape {self.shape}")
+        return self._value()[()]
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError(f"the truth value of a tensor with {self.size} elements (shape "
+                             f"{self.shape}) is ambiguous; use lt.any() or lt.all()")
+        return bool(self._value().reshape(()))
+
+    def __int__(self):
+        v = self._scalar("int")
+        if np.iscomplexobj(v):
+            raise TypeError("int() of a complex tensor is not defined")
+        return int(v)
+
+    def __float__(self):
+        v = self._scalar("float")
+        if np.iscomplexobj(v):
+            raise TypeError("float() of a complex tensor is not defined; use .real first")
+        return float(v)
+
+    def __complex__(self):
+        return complex(self._scalar("complex"))
+
+    def __index__(self):
+        if self.dtype.kind not in "iu":
+            raise TypeError(f"only integer tensors can be used as an index; this one is "
+                            f"{self.dtype.name}")
+        return int(self._scalar("an index"))
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __repr__(self):
+        body = np.array2string(self._value(), separator=", ", prefix="Tensor(")
+        return f"Tensor({body}, dtype={self.dtype.name})"
+
+    def __str__(self):
+        return str(self._value())
+
+    __hash__ = None  # tensors compare elementwise, so they are not hashable
+
+    def __array_namespace__(self, /, *, api_version=None):
+        if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12", "2025.12"):
+            raise ValueError(f"lazytensor does not serve Array API version {api_version!r}")
+        import lazytensor
+
+        return lazytensor
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        value = self._value()
+        if copy:
+            value = value.copy()
+        kwargs = {}
+        if max_version is not None:
+            kwargs["max_version"] = max_version
+        if dl_device is not None:
+            kwargs["dl_device"] = dl_device
+        if not value.flags.writeable:
+            # NumPy exports read-only arrays only through the versioned protocol
+            if max_version is None or max_version[0] < 1:
+                value = value.copy()
+        return value.__dlpack__(stream=stream, **kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU

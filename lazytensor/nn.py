@@ -1,0 +1,50 @@
+"""Neural-network activations (ONNX semantics, see docs/semantics.md)."""
+
+from __future__ import annotations
+
+from ._elementwise import apply
+
+__all__ = ["relu", "sigmoid", "gelu", "leaky_relu", "hard_sigmoid", "hardswish"]
+
+
+def relu(x, /):
+    """max(x, 0) with Max's rules: ``relu(-0.0)`` is ``+0.0`` and NaN passes through.
+
+    Takes signed integer and floating-point tensors (ONNX Relu-14).
+    """
+    return apply("relu", x)
+
+
+def sigmoid(x, /):
+    """1 / (1 + exp(-x)); float32 is evaluated in double and rounded once."""
+    return apply("sigmoid", x)
+
+
+def gelu(x, /, approximate="none"):
+    """Gaussian error linear unit.
+
+    ``approximate="none"``: ``x * Phi(x)`` through erfc for negative inputs (no
+    cancellation in ``1 + erf``); ``approximate="tanh"``: the tanh form
+    ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`` through the sigmoid identity.
+    ``gelu(-inf)`` is ``-0.0`` in both forms.
+    """
+    if approximate == "none":
+        return apply("gelu", x)
+    if approximate == "tanh":
+        return apply("gelu_tanh", x)
+    raise ValueError(f"gelu: approximate must be 'none' or 'tanh', not {approximate!r}")
+
+
+def leaky_relu(x, /, alpha=0.01):
+    """``x < 0 ? alpha * x : x`` (alpha rounded to x's dtype); NaN passes through."""
+    return apply("leaky_relu", x, attrs=(float(alpha),))
+
+
+def hard_sigmoid(x, /, alpha=0.2, beta=0.5):
+    """``clamp(alpha * x + beta, 0, 1)`` with a rounded product, then a rounded sum."""
+    return apply("hard_sigmoid", x, attrs=(float(alpha), float(beta)))
+
+
+def hardswish(x, /):
+    """``x * clamp(x * (1/6) + 0.5, 0, 1)`` with 1/6 rounded to x's dtype."""
+    return apply("hardswish", x)
