@@ -33,8 +33,10 @@ ops = _load_ops()
 _ROW = {row[0]: row for row in ops.DTYPES}
 
 # Exact-mode contract: IEEE semantics, no contraction of a*b+c into an FMA, no fast math.
-# -fno-math-errno only lets sqrt become the instruction; it changes no value.
+# -fno-math-errno only lets sqrt become the instruction, and -fno-trapping-math lets the
+# compiler turn selects into blends (we never enable FP traps); neither changes a value.
 EXTRA_COMPILE_ARGS = ["-O3", "-std=c11", "-ffp-contract=off", "-fno-math-errno",
+                      "-fno-trapping-math",
                       "-fexcess-precision=standard", "-pthread",
                       "-Wall", "-Wno-unused-variable", "-Wno-unused-function",
                       "-Wno-unused-local-typedefs"]

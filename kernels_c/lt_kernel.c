@@ -46,6 +46,57 @@ static void lt_gather(char *dst, const char *src, int64_t stride, int64_t n, int
     }
 }
 
+/* Point the registers at chunk [pos, pos + n) of a multi-dimensional plan: a load is read
+ * in place when the chunk is one contiguous run of its input, gathered segment by segment
+ * otherwise.  Advances idx/off (the position and each input's byte offset) by n. */
+static void lt_walk_chunk(const lt_program *p, int64_t n, int64_t pos, int64_t *idx,
+                          int64_t *off, char *scratch, void **regp)
+{
+    const int32_t nd = p->ndim, last = nd - 1;
+    const int64_t *shape = p->shape;
+    const int64_t seg0 = shape[last] - idx[last] < n ? shape[last] - idx[last] : n;
+    int need_gather = 0;
+    int32_t r, k;
+
+    for (r = 0; r < p->n_regs; r++) {
+        if (p->reg_kind[r] == LT_REG_LOAD) {
+            k = p->reg_arg[r];
+            if (seg0 == n && p->in_strides[k * nd + last] == p->reg_itemsize[r]) {
+                regp[r] = p->in_ptr[k] + off[k];
+            } else {
+                regp[r] = scratch + (size_t)r * LT_REG_BYTES;
+                need_gather = 1;
+            }
+        } else if (p->reg_kind[r] == LT_REG_OUTPUT) {
+            regp[r] = p->out_ptr[p->reg_arg[r]] + pos * p->reg_itemsize[r];
+        }
+    }
+    /* walk the chunk's segments once; gather the loads that are not in place */
+    int64_t done = 0;
+    while (done < n) {
+        int64_t seg = shape[last] - idx[last];
+        if (seg > n - done) seg = n - done;
+        if (need_gather) {
+            for (r = 0; r < p->n_regs; r++) {
+                if (p->reg_kind[r] != LT_REG_LOAD || regp[r] != scratch + (size_t)r * LT_REG_BYTES) continue;
+                k = p->reg_arg[r];
+                lt_gather((char *)regp[r] + done * p->reg_itemsize[r], p->in_ptr[k] + off[k],
+                          p->in_strides[k * nd + last], seg, p->reg_itemsize[r]);
+            }
+        }
+        /* advance the index by seg, carrying into outer dimensions */
+        idx[last] += seg;
+        for (k = 0; k < p->n_in; k++) off[k] += seg * p->in_strides[k * nd + last];
+        for (int32_t d = last; d > 0 && idx[d] == shape[d]; d--) {
+            idx[d] = 0;
+            idx[d - 1]++;
+            for (k = 0; k < p->n_in; k++)
+                off[k] += p->in_strides[k * nd + d - 1] - shape[d] * p->in_strides[k * nd + d];
+        }
+        done += seg;
+    }
+}
+
 typedef struct {
     const lt_program *p;
     int64_t first_chunk, end_chunk;
@@ -95,47 +146,25 @@ static void lt_run_range(lt_task *task)
     const int64_t end = task->end_chunk * LT_CHUNK < p->size ? task->end_chunk * LT_CHUNK : p->size;
     while (pos < end) {
         const int64_t n = end - pos < LT_CHUNK ? end - pos : LT_CHUNK;
-        const int64_t seg0 = shape[last] - idx[last] < n ? shape[last] - idx[last] : n;
-        int need_gather = 0;
-
-        /* point loads at their inputs where the chunk is one contiguous run */
-        for (r = 0; r < p->n_regs; r++) {
-            if (p->reg_kind[r] == LT_REG_LOAD) {
-                k = p->reg_arg[r];
-                if (seg0 == n && p->in_strides[k * nd + last] == p->reg_itemsize[r]) {
-                    regp[r] = p->in_ptr[k] + off[k];
-                } else {
-                    regp[r] = scratch + (size_t)r * LT_REG_BYTES;
-                    need_gather = 1;
-                }
-            } else if (p->reg_kind[r] == LT_REG_OUTPUT) {
-                regp[r] = p->out_ptr[p->reg_arg[r]] + pos * p->reg_itemsize[r];
-            }
-        }
-
-        /* walk the chunk's segments once; gather the loads that are not in place */
-        int64_t done = 0;
-        while (done < n) {
-            int64_t seg = shape[last] - idx[last];
-            if (seg > n - done) seg = n - done;
-            if (need_gather) {
-                for (r = 0; r < p->n_regs; r++) {
-                    if (p->reg_kind[r] != LT_REG_LOAD || regp[r] != scratch + (size_t)r * LT_REG_BYTES) continue;
+        if (nd == 1) {
+            /* one coalesced dimension: each load is in place or one strided gather */
+            for (r = 0; r < p->n_regs; r++) {
+                if (p->reg_kind[r] == LT_REG_LOAD) {
                     k = p->reg_arg[r];
-                    lt_gather((char *)regp[r] + done * p->reg_itemsize[r], p->in_ptr[k] + off[k],
-                              p->in_strides[k * nd + last], seg, p->reg_itemsize[r]);
+                    const int64_t s = p->in_strides[k];
+                    char *src = p->in_ptr[k] + pos * s;
+                    if (s == p->reg_itemsize[r]) {
+                        regp[r] = src;
+                    } else {
+                        regp[r] = scratch + (size_t)r * LT_REG_BYTES;
+                        lt_gather((char *)regp[r], src, s, n, p->reg_itemsize[r]);
+                    }
+                } else if (p->reg_kind[r] == LT_REG_OUTPUT) {
+                    regp[r] = p->out_ptr[p->reg_arg[r]] + pos * p->reg_itemsize[r];
                 }
             }
-            /* advance the index by seg, carrying into outer dimensions */
-            idx[last] += seg;
-            for (k = 0; k < p->n_in; k++) off[k] += seg * p->in_strides[k * nd + last];
-            for (int32_t d = last; d > 0 && idx[d] == shape[d]; d--) {
-                idx[d] = 0;
-                idx[d - 1]++;
-                for (k = 0; k < p->n_in; k++)
-                    off[k] += p->in_strides[k * nd + d - 1] - shape[d] * p->in_strides[k * nd + d];
-            }
-            done += seg;
+        } else {
+            lt_walk_chunk(p, n, pos, idx, off, scratch, regp);
         }
 
         /* run the program over the chunk */

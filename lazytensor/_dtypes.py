@@ -26,15 +26,14 @@ ALL_DTYPES = KERNEL_DTYPES + (complex64, complex128)
 _BY_NAME = {dt.name: dt for dt in ALL_DTYPES}
 _BY_NAME["bool"] = bool_
 
-# op kind letter of each dtype, as used by the operator table
-_KIND = {row[0]: row[3] for row in _TABLE}
-_KIND["float16"] = "f"  # float16 ops run in float32 (see _lower.py)
+# op kind letter of each dtype, as used by the operator table; float16 ops run in
+# float32 (see _lower.py), so float16 is of kind "f" here
+_KIND = {np.dtype(row[0]): ("f" if row[3] == "h" else row[3]) for row in _TABLE}
 
 
 def kind(dtype: np.dtype) -> str:
     """The operator-table kind of a dtype: b, i, u, f, or c (complex)."""
-    k = _KIND.get(dtype.name)
-    return k if k is not None else "c"
+    return _KIND.get(dtype, "c")
 
 
 def is_float(dtype) -> bool:
@@ -112,7 +111,23 @@ def python_scalar_type(x):
     return None
 
 
+@functools.lru_cache(maxsize=2048)
+def _scalar_array_cached(kind_of_value, value, sign, dtype):
+    return _scalar_to_array(value, dtype)
+
+
 def scalar_to_array(value, dtype: np.dtype) -> np.ndarray:
+    """A 0-d array holding Python scalar ``value`` as ``dtype``; OverflowError if it won't fit."""
+    # cached: the same literal in a loop costs a dict look-up (the key tells -0.0 from 0.0
+    # and 1 from 1.0 and True, which compare equal)
+    t = type(value)
+    try:
+        return _scalar_array_cached(t, value, str(value) if t is float else None, dtype)
+    except TypeError:  # unhashable scalar type
+        return _scalar_to_array(value, dtype)
+
+
+def _scalar_to_array(value, dtype: np.dtype) -> np.ndarray:
     """A 0-d array holding Python scalar ``value`` as ``dtype``; OverflowError if it won't fit."""
     if dtype.kind in "iu" and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         info = np.iinfo(dtype)
@@ -123,4 +138,6 @@ def scalar_to_array(value, dtype: np.dtype) -> np.ndarray:
         raise TypeError(f"cannot use the Python float {value!r} with a {dtype.name} tensor "
                         f"without a cast")
     with np.errstate(over="ignore"):
-        return np.array(value, dtype=dtype)
+        out = np.array(value, dtype=dtype)
+    out.flags.writeable = False
+    return out

@@ -53,7 +53,7 @@ def _as_tensor(x, what: str):
     """A Tensor, or a Python scalar kept aside for weak promotion."""
     if isinstance(x, Tensor):
         return x
-    if _dtypes.python_scalar_type(x) is not None and np.ndim(x) == 0 and not isinstance(x, np.ndarray):
+    if _dtypes.python_scalar_type(x) is not None:
         return x
     if isinstance(x, np.ndarray):
         from ._creation import asarray

@@ -52,10 +52,9 @@ def leaf(array: np.ndarray) -> Node:
 
 def constant(array0d: np.ndarray) -> Node:
     """A 0-d constant leaf; equal constants (same dtype and bits) are one node."""
-    key = ("const", array0d.dtype.str, array0d.tobytes())
+    key = ("const", array0d.dtype, array0d.tobytes())
     node = _INTERN.get(key)
     if node is None:
-        array0d.flags.writeable = False
         node = Node("const", (), (), array0d.dtype, (), value=array0d, key=key)
         _INTERN[key] = node
     return node
@@ -63,7 +62,7 @@ def constant(array0d: np.ndarray) -> Node:
 
 def op_node(op: str, inputs: tuple, attrs: tuple, dtype: np.dtype, shape: tuple) -> Node:
     """The node for ``op(*inputs)``, shared with any equal node built before."""
-    key = (op, tuple(map(id, inputs)), attrs, dtype.str)
+    key = (op, tuple(map(id, inputs)), attrs, dtype)
     node = _INTERN.get(key)
     if node is None:
         node = Node(op, inputs, attrs, dtype, shape, key=key)

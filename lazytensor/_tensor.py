@@ -61,8 +61,8 @@ class Tensor:
         return t
 
     @classmethod
-    def _from_array(cls, array: np.ndarray) -> "Tensor":
-        return cls._from_node(_graph.leaf(array))
+    def _from_array(cls, array) -> "Tensor":
+        return cls._from_node(_graph.leaf(np.asarray(array)))
 
     # ---- metadata: never evaluates ------------------------------------------------
     @property

@@ -1,0 +1,115 @@
+"""Bad input gets a clear error naming what was wrong, when the op is recorded."""
+
+import numpy as np
+import pytest
+
+import lazytensor as lt
+
+
+def f32(shape):
+    return lt.asarray(np.zeros(shape, dtype=np.float32))
+
+
+def test_shapes_that_do_not_broadcast_name_both_shapes():
+    with pytest.raises(ValueError, match=r"add: shapes \(3,\) and \(4,\) do not broadcast"):
+        f32(3) + f32(4)
+    with pytest.raises(ValueError, match=r"\(2, 3\) and \(3, 2\)"):
+        lt.multiply(f32((2, 3)), f32((3, 2)))
+    with pytest.raises(ValueError, match="where"):
+        lt.where(f32(3) > 0, f32(4), 1.0)
+    with pytest.raises(ValueError, match="broadcast_shapes"):
+        lt.broadcast_shapes((2,), (3,))
+    assert lt.broadcast_shapes((2, 1), (3,)) == (2, 3)
+
+
+def test_error_is_raised_when_recording_not_when_evaluating():
+    x = f32(3)
+    with pytest.raises(TypeError):
+        lt.bitwise_and(x, x)      # nothing has been evaluated: the error is at this line
+    assert not (x + 1).is_evaluated
+
+
+@pytest.mark.parametrize("call,op,dtype", [
+    (lambda: lt.exp(lt.asarray(np.arange(3))), "exp", "int64"),
+    (lambda: lt.sqrt(lt.asarray(np.array([True]))), "sqrt", "bool"),
+    (lambda: lt.bitwise_and(f32(2), f32(2)), "bitwise_and", "float32"),
+    (lambda: lt.logical_and(f32(2), f32(2)), "logical_and", "float32"),
+    (lambda: lt.add(lt.asarray([True]), lt.asarray([False])), "add", "bool"),
+    (lambda: lt.nn.relu(lt.asarray(np.array([1], np.uint8))), "relu", "uint8"),
+    (lambda: lt.less(lt.asarray([True]), lt.asarray([True])), "less", "bool"),
+])
+def test_dtype_an_op_does_not_take(call, op, dtype):
+    with pytest.raises(TypeError, match=f"{op} does not take {dtype}"):
+        call()
+
+
+def test_where_condition_must_be_bool():
+    with pytest.raises(TypeError, match="condition must be a bool"):
+        lt.where(f32(2), 1.0, 2.0)
+
+
+@pytest.mark.parametrize("spec,word", [("bfloat16", "bfloat16"), ("float8_e4m3fn", "float8")])
+def test_unserved_dtypes_are_unsupported(spec, word):
+    with pytest.raises(lt.Unsupported, match=word):
+        lt.asarray(np.zeros(2), dtype=spec)
+    with pytest.raises(lt.Unsupported, match=word):
+        f32(2).astype(spec)
+
+
+@pytest.mark.parametrize("array,word", [
+    (np.array(["a", "b"]), "strings"), (np.array([b"a"]), "byte strings"),
+    (np.array([1, "x"], dtype=object), "Python objects"),
+    (np.zeros(2).astype("M8[s]"), "datetimes"),
+])
+def test_unserved_arrays_are_unsupported(array, word):
+    with pytest.raises(lt.Unsupported, match=word):
+        lt.asarray(array)
+
+
+def test_ragged_lists_are_a_clear_value_error():
+    with pytest.raises(ValueError, match="inhomogeneous"):
+        lt.asarray([[1, 2], [3]])
+
+
+def test_complex_is_stored_and_cast_but_not_computed_on():
+    z = lt.asarray(np.array([1 + 2j, 3 - 1j], dtype=np.complex64))
+    np.testing.assert_array_equal(z.astype(lt.complex128).numpy(), [1 + 2j, 3 - 1j])
+    np.testing.assert_array_equal(z.astype(lt.bool).numpy(), [True, True])
+    np.testing.assert_array_equal(lt.asarray([1.5, 2.0]).astype(lt.complex64).numpy(), [1.5, 2])
+    with pytest.raises(TypeError, match="imaginary"):
+        z.astype(lt.float32)
+    with pytest.raises(lt.Unsupported, match="complex64"):
+        z + z
+    assert issubclass(lt.Unsupported, TypeError) and issubclass(lt.Unsupported, NotImplementedError)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="approximate"):
+        lt.nn.gelu(f32(2), approximate="fast")
+    with pytest.raises(TypeError, match="expected a lazytensor Tensor"):
+        lt.add(f32(2), "text")
+    with pytest.raises(TypeError, match="takes 2 positional"):
+        lt.add(f32(2))
+    with pytest.raises(ValueError, match="fmod"):
+        lt.onnx.Mod(f32(2), f32(2), fmod=2)
+    with pytest.raises(TypeError, match="fmod=0 is for integers"):
+        lt.onnx.Mod(f32(2), f32(2))
+    with pytest.raises(TypeError, match="one element type"):
+        lt.onnx.Add(f32(2), lt.asarray(np.zeros(2)))
+    with pytest.raises(IndexError, match="shape"):
+        f32(3)[5]
+    with pytest.raises(ValueError, match="permutation"):
+        lt.permute_dims(f32((2, 3)), (0, 0))
+    with pytest.raises(ValueError, match="align"):
+        f32((2, 3)) @ f32((2, 3))
+    assert (f32(2) == "x") is False
+
+
+def test_integer_division_by_zero_gives_zero_and_no_signal():
+    a = lt.asarray(np.array([7, -7, np.iinfo(np.int32).min], dtype=np.int32))
+    z = lt.zeros_like(a)
+    np.testing.assert_array_equal((a // z).numpy(), [0, 0, 0])
+    np.testing.assert_array_equal((a % z).numpy(), [0, 0, 0])
+    m1 = lt.full_like(a, -1)
+    np.testing.assert_array_equal((a // m1).numpy(), [-7, 7, np.iinfo(np.int32).min])
+    np.testing.assert_array_equal((a % m1).numpy(), [0, 0, 0])

@@ -1,0 +1,159 @@
+"""Fusion: one kernel per elementwise chain, no full-size temporaries, honest boundaries."""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+from scipy import special
+
+import lazytensor as lt
+from lazytensor import _fuse
+
+
+@pytest.fixture
+def x():
+    return lt.asarray(np.random.default_rng(0).standard_normal(10_000).astype(np.float32))
+
+
+def kernels_run(fn):
+    before = lt.stats()["kernels"]
+    fn()
+    return lt.stats()["kernels"] - before
+
+
+def test_gelu_from_primitives_is_one_kernel(x):
+    y = 0.5 * x * (1 + lt.erf(x / 2 ** 0.5))
+    info = lt.explain(y)
+    assert len(info.kernels) == 1
+    k = info.kernels[0]
+    assert k["ops"] == ["multiply", "divide", "erf", "add", "multiply"]
+    assert [i["source"] for i in k["inputs"]].count("buffer") == 1   # x is read once
+    assert len(k["outputs"]) == 1 and "erf" in k["not_exact"]
+    assert kernels_run(y.numpy) == 1
+    xs = np.asarray(x).astype(np.float64)
+    np.testing.assert_allclose(y.numpy(), 0.5 * xs * (1 + special.erf(xs / 2 ** 0.5)),
+                               rtol=2e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("build", [
+    lambda x: lt.nn.hardswish(x),
+    lambda x: x * lt.clip(x / 6 + 0.5, 0, 1),
+    lambda x: lt.where(x < 0.5, 2 * x, x - 1) + lt.where(x > 0, 1.0, -1.0),
+    lambda x: (x * 100).astype(lt.int32).astype(lt.float16) * 2,
+    lambda x: lt.nn.gelu(x, approximate="tanh") + lt.nn.sigmoid(x) * x,
+])
+def test_elementwise_chains_are_one_kernel(x, build):
+    y = build(x)
+    assert len(lt.explain(y)) == 1
+    assert kernels_run(y.numpy) == 1
+
+
+def test_a_times_b_plus_c_with_broadcasting():
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((300, 1000)).astype(np.float32)
+    b = rng.standard_normal(1000).astype(np.float32)
+    c = rng.standard_normal((300, 1000)).astype(np.float32)
+    y = lt.asarray(a) * lt.asarray(b) + lt.asarray(c)
+    info = lt.explain(y)
+    assert len(info) == 1 and info.kernels[0]["family"] == "inner-vector/outer-broadcast"
+    assert info.kernels[0]["inputs"][1]["strides"] == (4,)
+    np.testing.assert_array_equal(y.numpy(), a * b + c)   # two roundings, as NumPy
+
+
+def test_no_output_sized_temporary_is_allocated():
+    xs = np.random.default_rng(3).standard_normal(1_000_000).astype(np.float32)
+    x = lt.asarray(xs)
+    y = 0.5 * x * (1 + lt.erf(x / 2 ** 0.5))
+    tracemalloc.start()
+    try:
+        out = y.numpy()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1.5 * out.nbytes, (peak, out.nbytes)
+
+
+def test_shared_node_is_computed_once_inside_a_kernel(x):
+    u = lt.exp(x)
+    y = u * u + u
+    k = lt.explain(y).kernels[0]
+    assert k["ops"].count("exp") == 1
+    xs = np.asarray(x)
+    e = np.exp(xs)
+    np.testing.assert_allclose(y.numpy(), e * e + e, rtol=1e-6)
+
+
+def test_several_outputs_are_one_multi_output_kernel(x):
+    u = lt.tanh(x)
+    p, q = u + 1, u * 3
+    info = lt.explain(p, q)
+    assert len(info) == 1
+    assert [o["reason"] for o in info.kernels[0]["outputs"]] == ["requested", "requested"]
+    assert kernels_run(lambda: lt.eval(p, q)) == 1
+
+
+def test_smaller_shape_node_is_computed_once_then_broadcast():
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((50, 40))
+    b = rng.standard_normal(40)
+    s = lt.exp(lt.asarray(b))            # shape (40,) feeding a (50, 40) expression
+    y = lt.asarray(X) + s
+    info = lt.explain(y)
+    assert len(info) == 2
+    first, second = info.kernels
+    assert first["shape"] == (40,) and first["outputs"][0]["reason"] == "read by another kernel"
+    assert "computed once at shape (40,)" in second["inputs"][1]["source"]
+    assert second["inputs"][1]["strides"] == (8,)
+    np.testing.assert_allclose(y.numpy(), X + np.exp(b), rtol=1e-15)
+    assert s.is_evaluated is False or s.is_evaluated  # the intermediate may be kept
+
+
+def test_requested_and_consumed_elsewhere():
+    b = lt.asarray(np.arange(4.0))
+    s = b * 2.0
+    y = lt.asarray(np.ones((3, 4))) + s
+    info = lt.explain(s, y)
+    assert info.kernels[0]["outputs"][0]["reason"] == "requested and read by another kernel"
+    lt.eval(s, y)
+    np.testing.assert_array_equal(y.numpy(), np.ones((3, 4)) + np.arange(4.0) * 2)
+
+
+def test_group_cap_cuts_and_says_so(monkeypatch):
+    monkeypatch.setattr(_fuse, "MAX_GROUP_NODES", 10)
+    x = lt.asarray(np.zeros(5))
+    y = x
+    for _ in range(25):
+        y = y + 1.0
+    info = lt.explain(y)
+    assert len(info) == 3
+    assert info.kernels[0]["cut"] == "group cap: 10 ops"
+    assert "group cap" in info.kernels[1]["inputs"][0]["source"]
+    np.testing.assert_array_equal(y.numpy(), np.full(5, 25.0))
+
+
+def test_input_cap(monkeypatch):
+    monkeypatch.setattr(_fuse, "MAX_GROUP_INPUTS", 4)
+    arrays = [np.full(3, float(i)) for i in range(10)]
+    y = lt.asarray(arrays[0])
+    for a in arrays[1:]:
+        y = y + lt.asarray(a)
+    assert len(lt.explain(y)) > 1
+    np.testing.assert_array_equal(y.numpy(), sum(arrays))
+
+
+def test_non_elementwise_op_is_a_boundary(x):
+    s = lt.sum(x * 2.0)        # evaluates x * 2.0 as its own kernel, then NumPy sums
+    assert s.is_evaluated
+    assert str(lt.explain(s)) == "nothing to compute: every tensor already has a value"
+    np.testing.assert_allclose(float(s), float(np.sum(np.asarray(x) * 2)), rtol=1e-5)
+
+
+def test_explain_text_names_everything():
+    X = lt.asarray(np.ones((6, 5), dtype=np.float32)).T      # a transposed input
+    y = lt.nn.relu(X + lt.asarray(np.ones(6, dtype=np.float32)))
+    text = str(lt.explain(y))
+    for part in ("kernel 0", "loop family: general strided", "strides (4, 20)", "buffer",
+                 "relu", "requested", "program:", "chunks of 256"):
+        assert part in text, part
+    k = lt.explain(y).kernels[0]
+    assert set(k) >= {"ops", "inputs", "outputs", "family", "program", "shape"}
