@@ -1,0 +1,68 @@
+"""Write the operator table of docs/semantics.md from lazytensor/_ops.py.
+
+    python tools/gen_op_table.py          # rewrite the table in place
+    python tools/gen_op_table.py --check  # exit 1 if the docs are out of date
+
+The table sits between the markers ``<!-- ops-table:begin -->`` and ``<!-- ops-table:end -->``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "semantics.md"
+BEGIN, END = "<!-- ops-table:begin -->", "<!-- ops-table:end -->"
+
+_KINDS = {"b": "bool", "i": "int8-int64", "u": "uint8-uint64", "f": "float16/32/64"}
+# where each table op is reachable, beyond lt.<name>
+_WHERE = {"div_trunc": "lt.onnx.Div", "fmod": "lt.onnx.Mod(fmod=1)", "gelu": "lt.nn.gelu",
+          "gelu_tanh": 'lt.nn.gelu(approximate="tanh")', "sigmoid": "lt.nn.sigmoid",
+          "relu": "lt.nn.relu", "leaky_relu": "lt.nn.leaky_relu",
+          "hard_sigmoid": "lt.nn.hard_sigmoid", "hardswish": "lt.nn.hardswish"}
+
+
+def _load_ops():
+    spec = importlib.util.spec_from_file_location("_lt_ops_doc", ROOT / "lazytensor" / "_ops.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def table() -> str:
+    ops = _load_ops()
+    lines = ["| op | call | ONNX | element types | result | mode | rule |",
+             "|---|---|---|---|---|---|---|"]
+    for op in ops.OPS_LIST:
+        call = _WHERE.get(op.name, f"lt.{op.name}")
+        types = ", ".join(_KINDS[k] for k in op.kinds)
+        result = "bool" if op.result == "bool" else "input dtype"
+        mode = "exact" if op.exact else "not yet exact"
+        lines.append(f"| {op.name} | `{call}` | {op.onnx} | {types} | {result} | {mode} | "
+                     f"{op.doc} |")
+    return "\n".join(lines)
+
+
+def render(text: str) -> str:
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    return f"{head}{BEGIN}\n{table()}\n{END}{tail}"
+
+
+def main(argv):
+    text = DOC.read_text()
+    new = render(text)
+    if "--check" in argv:
+        if new != text:
+            print("docs/semantics.md is out of date: run python tools/gen_op_table.py")
+            return 1
+        return 0
+    DOC.write_text(new)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
