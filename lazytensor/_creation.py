@@ -128,6 +128,10 @@ def full(shape, fill_value, *, dtype=None, device=None) -> Tensor:
     shape = _shape_arg(shape, "full")
     if isinstance(fill_value, Tensor):
         fill_value = fill_value._value()[()]
+    if isinstance(fill_value, np.generic):   # a NumPy scalar keeps its dtype
+        if dtype is None:
+            dtype = fill_value.dtype
+        fill_value = fill_value.item()
     if dtype is None:
         kind = _dtypes.python_scalar_type(fill_value)
         if kind is None:

@@ -99,14 +99,20 @@ def result_type_of(dtypes, scalar_types=()) -> np.dtype:
 
 
 def python_scalar_type(x):
-    """bool/int/float/complex for a Python (or NumPy) scalar, else None."""
-    if isinstance(x, (bool, np.bool_)):
+    """bool/int/float/complex for a Python scalar, else None.
+
+    NumPy scalars are not Python scalars here: like 0-d arrays they keep their dtype in
+    promotion (as in NumPy), so ``float32_tensor * np.float64(2)`` is float64.
+    """
+    if isinstance(x, np.generic):
+        return None
+    if isinstance(x, bool):
         return bool
-    if isinstance(x, (int, np.integer)):
+    if isinstance(x, int):
         return int
-    if isinstance(x, (float, np.floating)):
+    if isinstance(x, float):
         return float
-    if isinstance(x, (complex, np.complexfloating)):
+    if isinstance(x, complex):
         return complex
     return None
 

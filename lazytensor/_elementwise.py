@@ -55,7 +55,7 @@ def _as_tensor(x, what: str):
         return x
     if _dtypes.python_scalar_type(x) is not None:
         return x
-    if isinstance(x, np.ndarray):
+    if isinstance(x, (np.ndarray, np.generic)):
         from ._creation import asarray
 
         return asarray(x)
@@ -168,6 +168,8 @@ def _bound(x, bound, name):
     """A clip bound as a tensor or scalar of x's dtype, or None when it cannot bind."""
     if bound is None:
         return None
+    if isinstance(bound, np.generic):   # the bound takes x's dtype, whatever its own
+        bound = bound.item()
     if isinstance(bound, Tensor):
         if bound.dtype != x.dtype:
             bound = astype(bound, x.dtype)
@@ -334,7 +336,7 @@ def _install_operators():
 
 
 def _is_operand(x) -> bool:
-    return isinstance(x, (Tensor, np.ndarray)) or _dtypes.python_scalar_type(x) is not None
+    return isinstance(x, (Tensor, np.ndarray, np.generic)) or _dtypes.python_scalar_type(x) is not None
 
 
 _install_operators()

@@ -23,7 +23,9 @@ def evaluate(nodes) -> None:
     exact = _config.get_mode() == "exact"
     n_threads = _config.get_num_threads()
     for group in partition(nodes, order):
-        in_arrays = [x.value for x in group.inputs]
+        # misaligned views (e.g. np.frombuffer at an odd offset) are copied once: the kernel
+        # reads elements through typed pointers
+        in_arrays = [x.value if x.value.flags.aligned else x.value.copy() for x in group.inputs]
         kernel = get_kernel(group, [layout_of(a) for a in in_arrays])
         out_arrays = [np.empty(group.shape, dtype=n.dtype) for n in group.outputs]
         kernel.run(in_arrays, out_arrays, exact, n_threads)
