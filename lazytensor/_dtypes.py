@@ -117,23 +117,8 @@ def python_scalar_type(x):
     return None
 
 
-@functools.lru_cache(maxsize=2048)
-def _scalar_array_cached(kind_of_value, value, sign, dtype):
-    return _scalar_to_array(value, dtype)
-
-
 def scalar_to_array(value, dtype: np.dtype) -> np.ndarray:
     """A 0-d array holding Python scalar ``value`` as ``dtype``; OverflowError if it won't fit."""
-    # cached: the same literal in a loop costs a dict look-up (the key tells -0.0 from 0.0
-    # and 1 from 1.0 and True, which compare equal)
-    t = type(value)
-    try:
-        return _scalar_array_cached(t, value, str(value) if t is float else None, dtype)
-    except TypeError:  # unhashable scalar type
-        return _scalar_to_array(value, dtype)
-
-
-def _scalar_to_array(value, dtype: np.dtype) -> np.ndarray:
     """A 0-d array holding Python scalar ``value`` as ``dtype``; OverflowError if it won't fit."""
     if dtype.kind in "iu" and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         info = np.iinfo(dtype)

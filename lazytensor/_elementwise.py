@@ -91,19 +91,29 @@ def promote(what, args):
 
 def operand_node(x, dtype):
     if isinstance(x, Tensor):
-        return cast_node(x._node, dtype)
-    return _graph.constant(_dtypes.scalar_to_array(x, dtype))
+        node = x._node
+        return node if node.dtype == dtype else cast_node(node, dtype)
+    return _constant_node(type(x), x, repr(x) if type(x) is float else None, dtype)
 
 
-def apply(name: str, *args, attrs: tuple = ()) -> Tensor:
-    """Record the table op ``name`` on ``args`` and return the result tensor."""
+@functools.lru_cache(maxsize=2048)
+def _constant_node(kind, value, spelling, dtype):
+    # keyed by type and spelling too: 1 == 1.0 == True and 0.0 == -0.0 compare equal
+    return _graph.constant(_dtypes.scalar_to_array(value, dtype))
+
+
+@functools.lru_cache(maxsize=8192)
+def _signature(name: str, operand_types: tuple, shapes: tuple):
+    """Compute dtype, result dtype and shape of op ``name`` on operands of these types.
+
+    ``operand_types`` holds a dtype per tensor operand and a Python type per scalar; the
+    answer (or the error) depends on nothing else, so it is cached.
+    """
     op = OPS[name]
-    args = [_as_tensor(a, name) for a in args]
-    if not any(isinstance(a, Tensor) for a in args):
-        from ._creation import asarray
-
-        args[0] = asarray(args[0])
-    dtype, shape = promote(name, args)
+    dtypes = [t for t in operand_types if isinstance(t, np.dtype)]
+    scalars = [t for t in operand_types if not isinstance(t, np.dtype)]
+    dtype = _dtypes.result_type_of(dtypes, scalars)
+    shape = broadcast_shapes_or_raise(shapes, name) if len(shapes) > 1 else shapes[0]
     if dtype.kind == "c":
         raise Unsupported(f"{name} on {dtype.name} is not served yet: complex tensors can be "
                           f"stored and cast, not computed on")
@@ -113,9 +123,32 @@ def apply(name: str, *args, attrs: tuple = ()) -> Tensor:
         hint = " (cast with astype first)" if "f" in op.kinds and dtype.kind in "iub" else ""
         raise TypeError(f"{name} does not take {dtype.name}: it takes "
                         f"{_kinds_text(op.kinds)} tensors{hint}")
+    return dtype, (_dtypes.bool_ if op.result == "bool" else dtype), shape
+
+
+def apply(name: str, *args, attrs: tuple = ()) -> Tensor:
+    """Record the table op ``name`` on ``args`` and return the result tensor."""
+    types, shapes = [], []
+    for i, a in enumerate(args):
+        if type(a) is not Tensor:
+            if type(a) not in (float, int, bool):
+                a = _as_tensor(a, name)
+                if not isinstance(a, Tensor):
+                    types.append(type(a))
+                    continue
+                args = args[:i] + (a,) + args[i + 1:]
+            else:
+                types.append(type(a))
+                continue
+        types.append(a._node.dtype)
+        shapes.append(a._node.shape)
+    if not shapes:   # only Python scalars: the first one becomes a 0-d tensor
+        from ._creation import asarray
+
+        return apply(name, asarray(args[0]), *args[1:], attrs=attrs)
+    dtype, out_dtype, shape = _signature(name, tuple(types), tuple(shapes))
     inputs = tuple(operand_node(a, dtype) for a in args)
-    out_dtype = _dtypes.bool_ if op.result == "bool" else dtype
-    return Tensor._from_node(_graph.op_node(name, inputs, tuple(attrs), out_dtype, shape))
+    return Tensor._from_node(_graph.op_node(name, inputs, attrs, out_dtype, shape))
 
 
 # ---- functions that need more than one table row -----------------------------------

@@ -34,15 +34,40 @@ class Node:
         """Keep a computed value and let go of what it was computed from."""
         array.flags.writeable = False
         self.value = array
-        if self.key is not None:
-            _INTERN.pop(self.key, None)  # its inputs may now die; their ids may be reused
+        if self.key is not None:   # its inputs may now die and their ids be reused
+            ref = _INTERN.get(self.key)
+            if ref is not None and ref() is self:
+                del _INTERN[self.key]
             self.key = None
         self.inputs = ()
 
 
-# Hash-consing table.  A key holds the ids of the inputs; that is safe because a live node
-# keeps its inputs alive, and a node drops its key before it drops its inputs.
-_INTERN: "weakref.WeakValueDictionary[tuple, Node]" = weakref.WeakValueDictionary()
+# Hash-consing table: key -> weak reference to the node.  A key holds the ids of the
+# inputs; that is safe because a live node keeps its inputs alive, and a node leaves the
+# table (set_value, or its death) before its inputs can die.  (A plain dict with weakref
+# callbacks: WeakValueDictionary costs several microseconds per op.)
+_INTERN: dict = {}
+
+
+def _forget(ref, _table=_INTERN):
+    key = getattr(ref, "key", None)
+    if key is not None and _table.get(key) is ref:
+        del _table[key]
+
+
+class _Ref(weakref.ref):
+    __slots__ = ("key",)
+
+
+def _lookup(key):
+    ref = _INTERN.get(key)
+    return ref() if ref is not None else None
+
+
+def _remember(key, node):
+    ref = _Ref(node, _forget)
+    ref.key = key
+    _INTERN[key] = ref
 
 
 def leaf(array: np.ndarray) -> Node:
@@ -53,20 +78,20 @@ def leaf(array: np.ndarray) -> Node:
 def constant(array0d: np.ndarray) -> Node:
     """A 0-d constant leaf; equal constants (same dtype and bits) are one node."""
     key = ("const", array0d.dtype, array0d.tobytes())
-    node = _INTERN.get(key)
+    node = _lookup(key)
     if node is None:
         node = Node("const", (), (), array0d.dtype, (), value=array0d, key=key)
-        _INTERN[key] = node
+        _remember(key, node)
     return node
 
 
 def op_node(op: str, inputs: tuple, attrs: tuple, dtype: np.dtype, shape: tuple) -> Node:
     """The node for ``op(*inputs)``, shared with any equal node built before."""
     key = (op, tuple(map(id, inputs)), attrs, dtype)
-    node = _INTERN.get(key)
+    node = _lookup(key)
     if node is None:
         node = Node(op, inputs, attrs, dtype, shape, key=key)
-        _INTERN[key] = node
+        _remember(key, node)
     return node
 
 

@@ -71,24 +71,46 @@ class CompiledKernel:
         p.n_in = n_in
         p.in_strides = self._keep[6]
         self._proto = p
+        self._busy = threading.Lock()
+        self._call = self._fresh_call()
+
+    def _fresh_call(self):
+        p = ffi.new("lt_program *")
+        p[0] = self._proto[0]          # the shared description; buffers are set per call
+        in_ptr = ffi.new("char *[]", max(len(self.plan.in_strides), 1))
+        out_ptr = ffi.new("char *[]", max(len(self.program.reg_kind), 1))
+        p.in_ptr, p.out_ptr = in_ptr, out_ptr
+        return p, in_ptr, out_ptr
 
     def run(self, in_arrays, out_arrays, exact: bool, n_threads: int) -> None:
         if self.plan.size == 0:
             return
-        in_ptr = ffi.new("char *[]", [ffi.cast("char *", a.ctypes.data) for a in in_arrays] or 1)
-        out_ptr = ffi.new("char *[]", [ffi.cast("char *", a.ctypes.data) for a in out_arrays])
-        p = ffi.new("lt_program *")
-        p[0] = self._proto[0]          # copy the shared description; set this call's buffers
-        p.in_ptr = in_ptr
-        p.n_out = len(out_arrays)
-        p.out_ptr = out_ptr
-        p.exact = 1 if exact else 0
-        p.n_threads = n_threads
-        status = lib.lt_run(p)         # cffi releases the GIL for the call
+        # one call structure per kernel, reused when no other thread is running this kernel
+        reuse = self._busy.acquire(blocking=False)
+        try:
+            p, in_ptr, out_ptr = self._call if reuse else self._fresh_call()
+            for i, a in enumerate(in_arrays):
+                in_ptr[i] = _address(a)
+            for i, a in enumerate(out_arrays):
+                out_ptr[i] = _address(a)
+            p.n_out = len(out_arrays)
+            p.exact = 1 if exact else 0
+            p.n_threads = n_threads
+            status = lib.lt_run(p)     # cffi releases the GIL for the call
+        finally:
+            if reuse:
+                self._busy.release()
         if status == -1:
             raise MemoryError("lazytensor kernel could not allocate its chunk registers")
         if status != 0:
             raise RuntimeError(f"lazytensor kernel failed with status {status}")
+
+
+def _address(a: np.ndarray):
+    """Pointer to element 0 of ``a`` (from_buffer is the cheap way, for C-contiguous arrays)."""
+    if a.flags.c_contiguous:
+        return ffi.from_buffer(a)
+    return ffi.cast("char *", a.__array_interface__["data"][0])
 
 
 _CACHE_SIZE = 64
