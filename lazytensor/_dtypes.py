@@ -119,7 +119,6 @@ def python_scalar_type(x):
 
 def scalar_to_array(value, dtype: np.dtype) -> np.ndarray:
     """A 0-d array holding Python scalar ``value`` as ``dtype``; OverflowError if it won't fit."""
-    """A 0-d array holding Python scalar ``value`` as ``dtype``; OverflowError if it won't fit."""
     if dtype.kind in "iu" and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         info = np.iinfo(dtype)
         if not info.min <= int(value) <= info.max:
