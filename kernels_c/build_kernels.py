@@ -162,6 +162,12 @@ def _cast_functions():
             f"static inline {d_ct} lt_sat_{name}(double d)\n"
             f"{{ if (d != d) return 0; if (d <= {float(lo)!r}) return {tmin}; "
             f"if (d >= {float(hi)!r}) return {tmax}; return ({d_ct})d; }}\n")
+    out.append(
+        f"static void {ops.entry_name('widen', 'float16')}(int64_t n, void *o_, const void *a_, "
+        f"const void *b_, const void *c_, const double *p, int exact)\n"
+        f"{{ const uint16_t *pa = (const uint16_t *)a_; float *restrict o = (float *)o_;\n"
+        f"  (void)b_; (void)c_; (void)p; (void)exact;\n"
+        f"  for (int64_t i = 0; i < n; i++) o[i] = (float)lt_f16_to_f64(pa[i]); }}\n")
     return helpers + out
 
 

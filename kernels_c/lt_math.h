@@ -183,14 +183,8 @@ static inline double lt_logaddexp(double a, double b) { return lt_logaddexp_d(a,
               ? (b) : 0)))
 
 /* Integer power by repeated squaring, wrapping; a negative exponent truncates 1/a^|b|. */
-#define LT_IPOW(T, UT, a, b) lt_ipow_u64((uint64_t)(int64_t)(a), (int64_t)(b), (a) < 0)
-static inline uint64_t lt_ipow_u64(uint64_t base, int64_t e, int negative_base)
+static inline uint64_t lt_ipow_u64(uint64_t base, uint64_t e)
 {
-    if (e < 0) {
-        if (base == 1) return 1;
-        if (negative_base && base == (uint64_t)-1) return (e & 1) ? (uint64_t)-1 : 1;
-        return 0;
-    }
     uint64_t r = 1;
     while (e) {
         if (e & 1) r *= base;
@@ -198,6 +192,15 @@ static inline uint64_t lt_ipow_u64(uint64_t base, int64_t e, int negative_base)
         e >>= 1;
     }
     return r;
+}
+static inline int64_t lt_ipow_i64(int64_t base, int64_t e)
+{
+    if (e < 0) {
+        if (base == 1) return 1;
+        if (base == -1) return (e & 1) ? -1 : 1;
+        return 0;
+    }
+    return (int64_t)lt_ipow_u64((uint64_t)base, (uint64_t)e);
 }
 
 #endif

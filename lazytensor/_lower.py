@@ -56,7 +56,7 @@ def lower(group, plan) -> Program:
 
     def f32_of(vid):
         if vid not in as_f32:
-            as_f32[vid] = emit(("cast", "float16_float32"), 4, (vid,))
+            as_f32[vid] = emit(("widen", "float16"), 4, (vid,))
         return as_f32[vid]
 
     for node in group.members:

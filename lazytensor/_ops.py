@@ -100,7 +100,9 @@ OPS_LIST = [
                             "f": "lt_fmod##F(a, b)"},
           doc="Remainder with the sign of the dividend (C fmod); integer x%0 is 0.",
           onnx="Mod(fmod=1)"),
-    OpDef("pow", 2, _NUM, {"iu": "LT_IPOW(T, UT, a, b)", "f": "LT_LIBM(pow, F)(a, b)"},
+    OpDef("pow", 2, _NUM, {"i": "(T)lt_ipow_i64((int64_t)a, (int64_t)b)",
+                           "u": "(T)lt_ipow_u64((uint64_t)a, (uint64_t)b)",
+                           "f": "LT_LIBM(pow, F)(a, b)"},
           exact=False, doc="Power; integers by repeated squaring with wrap-around.",
           onnx="Pow"),
     OpDef("maximum", 2, _NUM, {_INT: "(a > b ? a : b)",
@@ -213,8 +215,9 @@ OPS_LIST = [
 OPS = {op.name: op for op in OPS_LIST}
 
 # Ops that are not in the per-dtype table: 'cast' (every dtype pair), 'copy' and
-# 'where' (by element size).  Their opcodes follow the table's, in this order.
-SPECIAL_OPS = ("copy", "where", "cast")
+# 'where' (by element size), and 'widen' (float16 to float32 inside a float16 op, which
+# keeps a NaN's sign and payload: only op results are made canonical).  Their opcodes
+# follow the table's, in kernel_entries() order.
 
 
 def kernel_entries():
@@ -237,6 +240,7 @@ def kernel_entries():
     for src, *_ in DTYPES:
         for dst, *_ in DTYPES:
             entries.append(("cast", f"{src}_{dst}"))
+    entries.append(("widen", "float16"))
     return entries
 
 
