@@ -38,11 +38,15 @@ int lt_chunk_size(void) { return LT_CHUNK; }
 static void lt_gather(char *dst, const char *src, int64_t stride, int64_t n, int32_t size)
 {
     int64_t i;
+    if (stride == size) {               /* a contiguous run: one copy */
+        memcpy(dst, src, (size_t)(n * size));
+        return;
+    }
     switch (size) {
     case 1: for (i = 0; i < n; i++) ((uint8_t *)dst)[i] = *(const uint8_t *)(src + i * stride); break;
-    case 2: for (i = 0; i < n; i++) { uint16_t v; memcpy(&v, src + i * stride, 2); ((uint16_t *)dst)[i] = v; } break;
-    case 4: for (i = 0; i < n; i++) { uint32_t v; memcpy(&v, src + i * stride, 4); ((uint32_t *)dst)[i] = v; } break;
-    default: for (i = 0; i < n; i++) { uint64_t v; memcpy(&v, src + i * stride, 8); ((uint64_t *)dst)[i] = v; } break;
+    case 2: { uint16_t v; for (i = 0; i < n; i++) { memcpy(&v, src + i * stride, 2); ((uint16_t *)dst)[i] = v; } } break;
+    case 4: { uint32_t v; for (i = 0; i < n; i++) { memcpy(&v, src + i * stride, 4); ((uint32_t *)dst)[i] = v; } } break;
+    default: { uint64_t v; for (i = 0; i < n; i++) { memcpy(&v, src + i * stride, 8); ((uint64_t *)dst)[i] = v; } } break;
     }
 }
 
