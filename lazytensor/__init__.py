@@ -9,8 +9,7 @@ by one C loop over chunks of 256 elements, bit-reproducibly by default.
 """
 
 from ._config import get_mode, get_num_threads, mode, set_mode, set_num_threads
-from ._creation import (arange, asarray, empty, empty_like, eye, from_dlpack, full,
-                        full_like, linspace, ones, ones_like, zeros, zeros_like)
+from ._creation import *  # noqa: F401,F403
 from ._dtypes import (bool_ as bool, complex64, complex128, float16, float32, float64, int8,
                       int16, int32, int64, uint8, uint16, uint32, uint64)
 from ._elementwise import FUNCTIONS as _FUNCTIONS
@@ -21,10 +20,19 @@ from ._eval import evaluate as _evaluate
 from ._explain import Explanation, explain
 from ._kernel import CHUNK as chunk_size
 from ._kernel import KERNEL_PATH as _KERNEL_PATH
-from ._manipulation import (broadcast_to, expand_dims, matrix_transpose, permute_dims,
-                            reshape, squeeze)
-from ._statistical import all, any, matmul, max, mean, min, prod, std, sum, var
+from ._manipulation import *  # noqa: F401,F403
+from ._statistical import *  # noqa: F401,F403
 from ._tensor import Tensor
+from . import _indexing  # noqa: F401  (installs Tensor.__getitem__/__setitem__)
+# Array API chapters: each module lists its public names in __all__
+from ._indexing import *  # noqa: F401,F403
+from ._searching import *  # noqa: F401,F403
+from ._sorting import *  # noqa: F401,F403
+from ._sets import *  # noqa: F401,F403
+from ._utility import *  # noqa: F401,F403
+from ._data_types import *  # noqa: F401,F403
+from ._info import *  # noqa: F401,F403
+from ._linalg_functions import *  # noqa: F401,F403
 from . import nn, onnx  # noqa: E402  (after the namespace they build on)
 
 globals().update(_FUNCTIONS)

@@ -14,6 +14,8 @@ from . import _dtypes
 from ._errors import Unsupported
 from ._tensor import Tensor, _check_device
 
+__all__ = ['arange', 'asarray', 'empty', 'empty_like', 'eye', 'from_dlpack', 'full', 'full_like', 'linspace', 'ones', 'ones_like', 'zeros', 'zeros_like']
+
 _INT64 = np.iinfo(np.int64)
 
 

@@ -11,6 +11,8 @@ import numpy as np
 from ._tensor import Tensor
 
 
+__all__ = ['all', 'any', 'max', 'mean', 'min', 'prod', 'std', 'sum', 'var', 'matmul']
+
 def _reduction(name, np_fn, kinds):
     def fn(x, /, *, axis=None, keepdims=False, **kwargs):
         if not isinstance(x, Tensor):
