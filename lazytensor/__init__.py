@@ -33,7 +33,7 @@ from ._utility import *  # noqa: F401,F403
 from ._data_types import *  # noqa: F401,F403
 from ._info import *  # noqa: F401,F403
 from ._linalg_functions import *  # noqa: F401,F403
-from . import nn, onnx  # noqa: E402  (after the namespace they build on)
+from . import fft, linalg, nn, onnx  # noqa: E402  (after the namespace they build on)
 
 globals().update(_FUNCTIONS)
 

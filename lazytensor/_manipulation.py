@@ -73,15 +73,3 @@ def squeeze(x, /, axis):
         return Tensor._from_array(np.squeeze(v, axis))
     except ValueError:
         raise ValueError(f"squeeze: axis {axis} of shape {x.shape} does not have length 1") from None
-
-
-def _install():
-    Tensor.T = property(lambda self: permute_dims(self, tuple(reversed(range(self.ndim))))
-                        if self.ndim != 2 else matrix_transpose(self),
-                        doc="The tensor with its axes reversed.")
-    Tensor.mT = property(matrix_transpose, doc="Transpose of the last two axes.")
-    Tensor.reshape = lambda self, *shape: reshape(
-        self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
-
-
-_install()

@@ -103,6 +103,29 @@ class Tensor:
         """Whether the value has been computed (or was given)."""
         return self._node.value is not None
 
+    @property
+    def T(self) -> "Tensor":
+        """The transpose of a 2-d tensor."""
+        from ._manipulation import permute_dims
+
+        if self.ndim != 2:
+            raise ValueError(f"T is defined for 2-d tensors (this one has shape {self.shape}); "
+                             f"use mT or permute_dims")
+        return permute_dims(self, (1, 0))
+
+    @property
+    def mT(self) -> "Tensor":
+        """Transpose of the last two axes."""
+        from ._manipulation import matrix_transpose
+
+        return matrix_transpose(self)
+
+    def reshape(self, *shape) -> "Tensor":
+        """``reshape(self, shape)``; the shape may be given as one tuple or as ints."""
+        from ._manipulation import reshape
+
+        return reshape(self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
+
     # ---- values -----------------------------------------------------------------
     def _value(self) -> np.ndarray:
         node = self._node
