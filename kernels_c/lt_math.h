@@ -100,6 +100,37 @@ static inline uint16_t lt_f64_to_f16(double x)
 LT_DEF_ROUNDING(f, float, 0x1p23f, int32_t)
 LT_DEF_ROUNDING(, double, 0x1p52, int64_t)
 
+/* ---- nextafter by stepping the bit pattern (no libm): exact everywhere. */
+static inline double lt_nextafter(double x, double y)
+{
+    if (x != x || y != y) return x + y;          /* NaN */
+    if (x == y) return y;                         /* also gives y's sign for zeros */
+    if (x == 0) return y > 0 ? 0x1p-1074 : -0x1p-1074;
+    uint64_t u = lt_bits64(x);
+    u = ((x < y) == (x > 0)) ? u + 1 : u - 1;     /* away from zero, or toward it */
+    return lt_from_bits64(u);
+}
+static inline float lt_nextafterf(float x, float y)
+{
+    if (x != x || y != y) return x + y;
+    if (x == y) return y;
+    if (x == 0) return y > 0 ? 0x1p-149f : -0x1p-149f;
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    u = ((x < y) == (x > 0)) ? u + 1 : u - 1;
+    memcpy(&x, &u, 4);
+    return x;
+}
+
+static inline uint16_t lt_nextafter_f16(uint16_t x, uint16_t y)
+{
+    double dx = lt_f16_to_f64(x), dy = lt_f16_to_f64(y);
+    if (dx != dx || dy != dy) return 0x7E00;
+    if (dx == dy) return y;
+    if (dx == 0) return dy > 0 ? 0x0001 : 0x8001;
+    return ((dx < dy) == (dx > 0)) ? (uint16_t)(x + 1) : (uint16_t)(x - 1);
+}
+
 /* ---- float remainder family, following NumPy's divmod (fmod is exact). */
 #define LT_DEF_DIVMOD(F, T)                                                            \
     static inline T lt_fmod##F(T a, T b) { return fmod##F(a, b); }                     \

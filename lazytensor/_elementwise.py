@@ -12,7 +12,6 @@ import functools
 import numpy as np
 
 from . import _dtypes, _graph
-from ._errors import Unsupported
 from ._ops import OPS
 from ._tensor import Tensor
 
@@ -21,7 +20,7 @@ _KIND_NAMES = {"b": "bool", "i": "signed integer", "u": "unsigned integer",
 
 
 def _kinds_text(kinds: str) -> str:
-    return ", ".join(_KIND_NAMES[k] for k in kinds)
+    return ", ".join(_KIND_NAMES[k] for k in kinds if k in _KIND_NAMES)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -115,8 +114,12 @@ def _signature(name: str, operand_types: tuple, shapes: tuple):
     dtype = _dtypes.result_type_of(dtypes, scalars)
     shape = broadcast_shapes_or_raise(shapes, name) if len(shapes) > 1 else shapes[0]
     if dtype.kind == "c":
-        raise Unsupported(f"{name} on {dtype.name} is not served yet: complex tensors can be "
-                          f"stored and cast, not computed on")
+        if not op.cplx:
+            raise TypeError(f"{name} does not take {dtype.name}: it takes "
+                            f"{_kinds_text(op.kinds)} tensors")
+        out = {"same": dtype, "bool": _dtypes.bool_,
+               "real": np.dtype(dtype.char.lower())}[op.cplx_result]
+        return dtype, out, shape
     if name == "divide" and dtype.kind != "f":
         dtype = _dtypes.float64   # true division of integers gives the default float
     if _dtypes.kind(dtype) not in op.kinds:
@@ -147,8 +150,56 @@ def apply(name: str, *args, attrs: tuple = ()) -> Tensor:
 
         return apply(name, asarray(args[0]), *args[1:], attrs=attrs)
     dtype, out_dtype, shape = _signature(name, tuple(types), tuple(shapes))
+    if dtype.kind == "c":
+        return _complex_now(getattr(np, OPS[name].cplx), args, dtype, out_dtype)
     inputs = tuple(operand_node(a, dtype) for a in args)
     return Tensor._from_node(_graph.op_node(name, inputs, attrs, out_dtype, shape))
+
+
+def _complex_now(np_fn, args, dtype, out_dtype) -> Tensor:
+    """Complex operands are computed now by NumPy (the kernel has no complex types yet)."""
+    arrays = [np.asarray(a._value()).astype(dtype, copy=False) if isinstance(a, Tensor)
+              else np.asarray(a, dtype=dtype) for a in args]
+    with np.errstate(all="ignore"):
+        out = np_fn(*arrays)
+    return Tensor._from_array(np.asarray(out).astype(out_dtype, copy=False))
+
+
+def conj(x, /):
+    """Complex conjugate (real tensors are returned unchanged)."""
+    x = _as_tensor(x, "conj")
+    if not isinstance(x, Tensor):
+        raise TypeError("conj: expected a Tensor")
+    if x.dtype.kind == "c":
+        return _complex_now(np.conj, [x], x.dtype, x.dtype)
+    if _dtypes.kind(x.dtype) not in "iuf":
+        raise TypeError(f"conj does not take {x.dtype.name}: it takes numeric tensors")
+    return x
+
+
+def _component(name, np_fn):
+    def fn(x, /):
+        x = _as_tensor(x, name)
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{name}: expected a Tensor")
+        if x.dtype.kind == "c":
+            return _complex_now(np_fn, [x], x.dtype, np.dtype(x.dtype.char.lower()))
+        if _dtypes.kind(x.dtype) not in "iuf":
+            raise TypeError(f"{name} does not take {x.dtype.name}: it takes numeric tensors")
+        if name == "real":
+            return x
+        from ._creation import zeros_like
+
+        return zeros_like(x)
+    fn.__name__ = name
+    fn.__doc__ = (f"The {name} part of a complex tensor (a tensor of the matching real "
+                  f"dtype); a real tensor's {name} part is " + ("itself." if name == "real"
+                                                                 else "zero."))
+    return fn
+
+
+real = _component("real", np.real)
+imag = _component("imag", np.imag)
 
 
 # ---- functions that need more than one table row -----------------------------------
@@ -192,7 +243,9 @@ def where(condition, x1, x2, /):
     shape = broadcast_shapes_or_raise(
         [condition.shape] + [a.shape for a in (x1, x2) if isinstance(a, Tensor)], "where")
     if dtype.kind == "c":
-        raise Unsupported(f"where on {dtype.name} is not served yet")
+        a1, a2 = (np.asarray(a._value() if isinstance(a, Tensor) else a).astype(dtype)
+                  for a in (x1, x2))
+        return Tensor._from_array(np.where(condition._value(), a1, a2))
     inputs = (condition._node, operand_node(x1, dtype), operand_node(x2, dtype))
     return Tensor._from_node(_graph.op_node("where", inputs, (), dtype, shape))
 
@@ -298,7 +351,7 @@ def _make_function(name):
 # Array API elementwise functions served straight from the table.
 _TABLE_FUNCTIONS = [
     "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "pow", "maximum",
-    "minimum", "copysign", "atan2", "hypot", "logaddexp", "negative", "abs", "sign",
+    "minimum", "copysign", "nextafter", "atan2", "hypot", "logaddexp", "negative", "abs", "sign",
     "square", "reciprocal", "sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "sin",
     "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
     "erf", "signbit", "equal", "not_equal", "less", "less_equal", "greater",
@@ -312,7 +365,8 @@ for _name in ("floor", "ceil", "round", "trunc"):
 FUNCTIONS["isnan"] = _classify("isnan", False)
 FUNCTIONS["isinf"] = _classify("isinf", False)
 FUNCTIONS["isfinite"] = _classify("isfinite", True)
-FUNCTIONS.update(astype=astype, where=where, clip=clip, positive=positive)
+FUNCTIONS.update(astype=astype, where=where, clip=clip, positive=positive, conj=conj,
+                 real=real, imag=imag)
 
 
 # ---- operators on Tensor ------------------------------------------------------------

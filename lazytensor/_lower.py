@@ -72,7 +72,7 @@ def lower(group, plan) -> Program:
             params = tuple(float(a) for a in node.attrs) + (0.0, 0.0)
             params = params[:2]
             dt = node.inputs[0].dtype.name
-            if dt == "float16":
+            if dt == "float16" and "h" not in op.kinds:   # computed in float32
                 srcs32 = [f32_of(v) for v in srcs]
                 if op.result == "bool":
                     node_vid[id(node)] = emit((op.name, "float32"), 1, srcs32, params, node)

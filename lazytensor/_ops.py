@@ -10,7 +10,8 @@ Each row says:
 * ``name``: the internal op name (also the Array API function name where one exists);
 * ``arity``: number of tensor inputs;
 * ``kinds``: the dtype kinds the op takes: ``b`` bool, ``i`` signed int, ``u`` unsigned
-  int, ``f`` real float (float16 is computed in float32 and rounded once);
+  int, ``f`` real float (float16 is computed in float32 and rounded once, unless ``h`` is
+  there too: then the op has a float16 body of its own, on the bits);
 * ``result``: ``"same"`` (the promoted input dtype) or ``"bool"``;
 * ``c``: the C body per kind group, an expression in ``a``, ``b``, ``c`` (the inputs,
   of C type ``T``) and ``p0``, ``p1`` (double attributes); ``UT`` is the unsigned type of
@@ -24,7 +25,7 @@ Each row says:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 # C element type of each dtype code.  The order is the dtype code used by C.
 DTYPES = (
@@ -43,8 +44,8 @@ DTYPES = (
     ("float64", "double", "uint64_t", "f", 64),
 )
 DTYPE_CODE = {row[0]: code for code, row in enumerate(DTYPES)}
-# dtypes with op bodies in C (float16 only reaches C through casts)
-COMPUTE_DTYPES = tuple(row[0] for row in DTYPES if row[3] != "h")
+# dtypes with op bodies in C (float16 only where an op has an "h" body of its own)
+COMPUTE_DTYPES = tuple(row[0] for row in DTYPES)
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,10 @@ class OpDef:
     attrs: tuple = ()
     doc: str = ""
     onnx: str = ""  # the ONNX operator it implements, for the docs
-    extra: dict = field(default_factory=dict)
+    # complex operands: the NumPy function that computes the op for them (eagerly, not
+    # fused yet), and the result dtype rule ("same", "real" or "bool"); "" if not served
+    cplx: str = ""
+    cplx_result: str = "same"
 
     def c_body(self, kind: str) -> str:
         for kinds, body in self.c.items():
@@ -73,14 +77,14 @@ _NUM = "iuf"
 OPS_LIST = [
     # --- arithmetic --------------------------------------------------------------
     OpDef("add", 2, _NUM, {_INT: "(T)((UT)a + (UT)b)", "f": "a + b"},
-          doc="Sum; integers wrap around.", onnx="Add"),
+          doc="Sum; integers wrap around.", onnx="Add", cplx="add"),
     OpDef("subtract", 2, _NUM, {_INT: "(T)((UT)a - (UT)b)", "f": "a - b"},
-          doc="Difference; integers wrap around.", onnx="Sub"),
+          doc="Difference; integers wrap around.", onnx="Sub", cplx="subtract"),
     OpDef("multiply", 2, _NUM, {_INT: "(T)((UT)a * (UT)b)", "f": "a * b"},
-          doc="Product; integers wrap around.", onnx="Mul"),
+          doc="Product; integers wrap around.", onnx="Mul", cplx="multiply"),
     OpDef("divide", 2, "f", {"f": "a / b"},
           doc="True division (integer inputs are first cast to the default float).",
-          onnx="Div"),
+          onnx="Div", cplx="divide"),
     OpDef("div_trunc", 2, _NUM, {"i": "LT_IDIV_TRUNC(T, UT, TMIN, a, b)",
                                  "u": "(T)(b == 0 ? 0 : a / (b == 0 ? 1 : b))",
                                  "f": "a / b"},
@@ -104,7 +108,7 @@ OPS_LIST = [
                            "u": "(T)lt_ipow_u64((uint64_t)a, (uint64_t)b)",
                            "f": "LT_LIBM(pow, F)(a, b)"},
           exact=False, doc="Power; integers by repeated squaring with wrap-around.",
-          onnx="Pow"),
+          onnx="Pow", cplx="power"),
     OpDef("maximum", 2, _NUM, {_INT: "(a > b ? a : b)",
                                "f": "(a != a ? a : b != b ? b : a > b ? a : b)"},
           doc="Larger operand; NaN wins; on a tie the second operand is returned.",
@@ -115,6 +119,8 @@ OPS_LIST = [
           onnx="Min"),
     OpDef("copysign", 2, "f", {"f": "LT_BUILTIN(copysign, F)(a, b)"},
           doc="Magnitude of a with the sign of b."),
+    OpDef("nextafter", 2, "fh", {"f": "lt_nextafter##F(a, b)", "h": "lt_nextafter_f16(a, b)"},
+          doc="The next representable value after a toward b (float16 steps in float16)."),
     OpDef("atan2", 2, "f", {"f": "LT_LIBM(atan2, F)(a, b)"}, exact=False,
           doc="Four-quadrant arctangent of a/b."),
     OpDef("hypot", 2, "f", {"f": "LT_LIBM(hypot, F)(a, b)"}, exact=False,
@@ -123,42 +129,42 @@ OPS_LIST = [
           doc="log(exp(a) + exp(b))."),
     # --- unary numeric -----------------------------------------------------------
     OpDef("negative", 1, _NUM, {_INT: "(T)(0 - (UT)a)", "f": "-a"},
-          doc="Negation; integers wrap around.", onnx="Neg"),
+          doc="Negation; integers wrap around.", onnx="Neg", cplx="negative"),
     OpDef("abs", 1, _NUM, {"i": "(T)(a < 0 ? 0 - (UT)a : (UT)a)", "u": "a",
                            "f": "LT_BUILTIN(fabs, F)(a)"},
-          doc="Absolute value; abs(MIN) wraps to MIN.", onnx="Abs"),
+          doc="Absolute value; abs(MIN) wraps to MIN.", onnx="Abs", cplx="abs", cplx_result="real"),
     OpDef("sign", 1, _NUM, {"i": "(T)((a > 0) - (a < 0))", "u": "(T)(a > 0)",
                             "f": "(a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a)"},
-          doc="-1, 0 or +1; both zeros give +0; NaN gives NaN.", onnx="Sign"),
+          doc="-1, 0 or +1; both zeros give +0; NaN gives NaN.", onnx="Sign", cplx="sign"),
     OpDef("square", 1, _NUM, {_INT: "(T)((UT)a * (UT)a)", "f": "a * a"},
-          doc="a * a."),
-    OpDef("reciprocal", 1, "f", {"f": "(T)1 / a"}, doc="1 / a.", onnx="Reciprocal"),
+          doc="a * a.", cplx="square"),
+    OpDef("reciprocal", 1, "f", {"f": "(T)1 / a"}, doc="1 / a.", onnx="Reciprocal", cplx="reciprocal"),
     OpDef("sqrt", 1, "f", {"f": "LT_BUILTIN(sqrt, F)(a)"},
-          doc="Square root (IEEE, correctly rounded).", onnx="Sqrt"),
+          doc="Square root (IEEE, correctly rounded).", onnx="Sqrt", cplx="sqrt"),
     OpDef("floor", 1, "f", {"f": "lt_floor##F(a)"}, doc="Round toward -inf.", onnx="Floor"),
     OpDef("ceil", 1, "f", {"f": "lt_ceil##F(a)"}, doc="Round toward +inf.", onnx="Ceil"),
     OpDef("trunc", 1, "f", {"f": "lt_trunc##F(a)"}, doc="Round toward zero."),
     OpDef("round", 1, "f", {"f": "lt_round##F(a)"},
-          doc="Round half to even; keeps the sign of zero.", onnx="Round"),
+          doc="Round half to even; keeps the sign of zero.", onnx="Round", cplx="round"),
     # --- transcendentals (platform C library for now: not yet exact) -------------
-    OpDef("exp", 1, "f", {"f": "LT_LIBM(exp, F)(a)"}, exact=False, onnx="Exp"),
-    OpDef("expm1", 1, "f", {"f": "LT_LIBM(expm1, F)(a)"}, exact=False),
-    OpDef("log", 1, "f", {"f": "LT_LIBM(log, F)(a)"}, exact=False, onnx="Log"),
-    OpDef("log1p", 1, "f", {"f": "LT_LIBM(log1p, F)(a)"}, exact=False),
-    OpDef("log2", 1, "f", {"f": "LT_LIBM(log2, F)(a)"}, exact=False),
-    OpDef("log10", 1, "f", {"f": "LT_LIBM(log10, F)(a)"}, exact=False),
-    OpDef("sin", 1, "f", {"f": "LT_LIBM(sin, F)(a)"}, exact=False),
-    OpDef("cos", 1, "f", {"f": "LT_LIBM(cos, F)(a)"}, exact=False),
-    OpDef("tan", 1, "f", {"f": "LT_LIBM(tan, F)(a)"}, exact=False),
-    OpDef("asin", 1, "f", {"f": "LT_LIBM(asin, F)(a)"}, exact=False),
-    OpDef("acos", 1, "f", {"f": "LT_LIBM(acos, F)(a)"}, exact=False),
-    OpDef("atan", 1, "f", {"f": "LT_LIBM(atan, F)(a)"}, exact=False),
-    OpDef("sinh", 1, "f", {"f": "LT_LIBM(sinh, F)(a)"}, exact=False),
-    OpDef("cosh", 1, "f", {"f": "LT_LIBM(cosh, F)(a)"}, exact=False),
-    OpDef("tanh", 1, "f", {"f": "LT_LIBM(tanh, F)(a)"}, exact=False, onnx="Tanh"),
-    OpDef("asinh", 1, "f", {"f": "LT_LIBM(asinh, F)(a)"}, exact=False),
-    OpDef("acosh", 1, "f", {"f": "LT_LIBM(acosh, F)(a)"}, exact=False),
-    OpDef("atanh", 1, "f", {"f": "LT_LIBM(atanh, F)(a)"}, exact=False),
+    OpDef("exp", 1, "f", {"f": "LT_LIBM(exp, F)(a)"}, exact=False, onnx="Exp", cplx="exp"),
+    OpDef("expm1", 1, "f", {"f": "LT_LIBM(expm1, F)(a)"}, exact=False, cplx="expm1"),
+    OpDef("log", 1, "f", {"f": "LT_LIBM(log, F)(a)"}, exact=False, onnx="Log", cplx="log"),
+    OpDef("log1p", 1, "f", {"f": "LT_LIBM(log1p, F)(a)"}, exact=False, cplx="log1p"),
+    OpDef("log2", 1, "f", {"f": "LT_LIBM(log2, F)(a)"}, exact=False, cplx="log2"),
+    OpDef("log10", 1, "f", {"f": "LT_LIBM(log10, F)(a)"}, exact=False, cplx="log10"),
+    OpDef("sin", 1, "f", {"f": "LT_LIBM(sin, F)(a)"}, exact=False, cplx="sin"),
+    OpDef("cos", 1, "f", {"f": "LT_LIBM(cos, F)(a)"}, exact=False, cplx="cos"),
+    OpDef("tan", 1, "f", {"f": "LT_LIBM(tan, F)(a)"}, exact=False, cplx="tan"),
+    OpDef("asin", 1, "f", {"f": "LT_LIBM(asin, F)(a)"}, exact=False, cplx="arcsin"),
+    OpDef("acos", 1, "f", {"f": "LT_LIBM(acos, F)(a)"}, exact=False, cplx="arccos"),
+    OpDef("atan", 1, "f", {"f": "LT_LIBM(atan, F)(a)"}, exact=False, cplx="arctan"),
+    OpDef("sinh", 1, "f", {"f": "LT_LIBM(sinh, F)(a)"}, exact=False, cplx="sinh"),
+    OpDef("cosh", 1, "f", {"f": "LT_LIBM(cosh, F)(a)"}, exact=False, cplx="cosh"),
+    OpDef("tanh", 1, "f", {"f": "LT_LIBM(tanh, F)(a)"}, exact=False, onnx="Tanh", cplx="tanh"),
+    OpDef("asinh", 1, "f", {"f": "LT_LIBM(asinh, F)(a)"}, exact=False, cplx="arcsinh"),
+    OpDef("acosh", 1, "f", {"f": "LT_LIBM(acosh, F)(a)"}, exact=False, cplx="arccosh"),
+    OpDef("atanh", 1, "f", {"f": "LT_LIBM(atanh, F)(a)"}, exact=False, cplx="arctanh"),
     OpDef("erf", 1, "f", {"f": "LT_LIBM(erf, F)(a)"}, exact=False, onnx="Erf"),
     # --- activations ---------------------------------------------------------------
     OpDef("sigmoid", 1, "f", {"f": "lt_sigmoid##F(a)"}, exact=False, onnx="Sigmoid",
@@ -180,14 +186,14 @@ OPS_LIST = [
           onnx="Gelu(approximate=tanh)",
           doc="Tanh form of Gelu through the sigmoid identity; gelu(-inf) = -0."),
     # --- classification ------------------------------------------------------------
-    OpDef("isnan", 1, "f", {"f": "(a != a)"}, result="bool"),
-    OpDef("isinf", 1, "f", {"f": "(LT_BUILTIN(fabs, F)(a) == (T)INFINITY)"}, result="bool"),
+    OpDef("isnan", 1, "f", {"f": "(a != a)"}, result="bool", cplx="isnan", cplx_result="bool"),
+    OpDef("isinf", 1, "f", {"f": "(LT_BUILTIN(fabs, F)(a) == (T)INFINITY)"}, result="bool", cplx="isinf", cplx_result="bool"),
     OpDef("isfinite", 1, "f", {"f": "(LT_BUILTIN(fabs, F)(a) < (T)INFINITY)"},
-          result="bool"),
+          result="bool", cplx="isfinite", cplx_result="bool"),
     OpDef("signbit", 1, "f", {"f": "(LT_BUILTIN(signbit, F)(a) != 0)"}, result="bool"),
     # --- comparisons ---------------------------------------------------------------
-    OpDef("equal", 2, "b" + _NUM, {"b" + _NUM: "(a == b)"}, result="bool", onnx="Equal"),
-    OpDef("not_equal", 2, "b" + _NUM, {"b" + _NUM: "(a != b)"}, result="bool"),
+    OpDef("equal", 2, "b" + _NUM, {"b" + _NUM: "(a == b)"}, result="bool", onnx="Equal", cplx="equal", cplx_result="bool"),
+    OpDef("not_equal", 2, "b" + _NUM, {"b" + _NUM: "(a != b)"}, result="bool", cplx="not_equal", cplx_result="bool"),
     OpDef("less", 2, _NUM, {_NUM: "(a < b)"}, result="bool", onnx="Less"),
     OpDef("less_equal", 2, _NUM, {_NUM: "(a <= b)"}, result="bool",
           onnx="LessOrEqual"),

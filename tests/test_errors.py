@@ -71,15 +71,22 @@ def test_ragged_lists_are_a_clear_value_error():
         lt.asarray([[1, 2], [3]])
 
 
-def test_complex_is_stored_and_cast_but_not_computed_on():
+def test_complex_is_stored_cast_and_computed_by_numpy():
     z = lt.asarray(np.array([1 + 2j, 3 - 1j], dtype=np.complex64))
     np.testing.assert_array_equal(z.astype(lt.complex128).numpy(), [1 + 2j, 3 - 1j])
     np.testing.assert_array_equal(z.astype(lt.bool).numpy(), [True, True])
     np.testing.assert_array_equal(lt.asarray([1.5, 2.0]).astype(lt.complex64).numpy(), [1.5, 2])
     with pytest.raises(TypeError, match="imaginary"):
         z.astype(lt.float32)
-    with pytest.raises(lt.Unsupported, match="complex64"):
-        z + z
+    zs = np.array([1 + 2j, 3 - 1j], dtype=np.complex64)
+    np.testing.assert_allclose((z * z + 1).numpy(), zs * zs + 1, rtol=1e-6)
+    assert (z * z).dtype == lt.complex64 and lt.abs(z).dtype == lt.float32
+    np.testing.assert_allclose(lt.exp(z).numpy(), np.exp(zs), rtol=1e-6)
+    np.testing.assert_array_equal(lt.real(z).numpy(), zs.real)
+    np.testing.assert_array_equal(lt.imag(z).numpy(), zs.imag)
+    np.testing.assert_array_equal(lt.conj(z).numpy(), np.conj(zs))
+    with pytest.raises(TypeError, match="maximum does not take complex64"):
+        lt.maximum(z, z)
     assert issubclass(lt.Unsupported, TypeError) and issubclass(lt.Unsupported, NotImplementedError)
 
 

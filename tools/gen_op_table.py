@@ -38,7 +38,7 @@ def table() -> str:
              "|---|---|---|---|---|---|---|"]
     for op in ops.OPS_LIST:
         call = _WHERE.get(op.name, f"lt.{op.name}")
-        types = ", ".join(_KINDS[k] for k in op.kinds)
+        types = ", ".join(_KINDS[k] for k in op.kinds if k != "h") + (", complex*" if op.cplx else "")
         result = "bool" if op.result == "bool" else "input dtype"
         mode = "exact" if op.exact else "not yet exact"
         lines.append(f"| {op.name} | `{call}` | {op.onnx} | {types} | {result} | {mode} | "
