@@ -1,5 +1,8 @@
 import os
 
+# Array-API consumers (SciPy, scikit-learn) read this when SciPy is first imported.
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
