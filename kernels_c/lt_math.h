@@ -131,7 +131,8 @@ static inline uint16_t lt_nextafter_f16(uint16_t x, uint16_t y)
     return ((dx < dy) == (dx > 0)) ? (uint16_t)(x + 1) : (uint16_t)(x - 1);
 }
 
-/* ---- float remainder family, following NumPy's divmod (fmod is exact). */
+/* ---- float remainder family, following NumPy's divmod (fmod is exact) except for the
+ * infinite operands of floor division (see lt_floordiv). */
 #define LT_DEF_DIVMOD(F, T)                                                            \
     static inline T lt_fmod##F(T a, T b) { return fmod##F(a, b); }                     \
     static inline T lt_mod_floor##F(T a, T b)                                          \
@@ -147,7 +148,9 @@ static inline uint16_t lt_nextafter_f16(uint16_t x, uint16_t y)
     }                                                                                  \
     static inline T lt_floordiv##F(T a, T b)                                           \
     {                                                                                  \
-        if (b == 0) return a / b;                                                      \
+        /* floor(a / b) where an operand is infinite or b is zero (the Array API's     \
+           choice; NumPy gives NaN for inf // 1 and -1 for -1 // inf) */               \
+        if (b == 0 || __builtin_isinf(a) || __builtin_isinf(b)) return a / b;          \
         T m = fmod##F(a, b);                                                           \
         T d = (a - m) / b;                                                             \
         if (m != 0 && ((b < 0) != (m < 0))) d -= (T)1;                                 \

@@ -373,7 +373,10 @@ REFERENCES = {
     "multiply": Ref(_by_kind(f=_f64(np.multiply), i=_modular(np.multiply))),
     "divide": Ref(_f64(np.divide)),
     "div_trunc": Ref(_by_kind(f=_f64(np.divide), i=lambda a, b: _int_div_parts(a, b)[2])),
-    "floor_divide": Ref(_by_kind(f=_native(np.floor_divide),
+    # floats: NumPy's floor division, except floor(a / b) = a / b where an operand is
+    # infinite (the Array API special cases; NumPy gives NaN and -1 there)
+    "floor_divide": Ref(_by_kind(f=_native(lambda a, b: np.where(np.isinf(a) | np.isinf(b),
+                                                                a / b, np.floor_divide(a, b))),
                                  i=lambda a, b: _int_div_parts(a, b)[0])),
     "remainder": Ref(_by_kind(f=_native(np.remainder), i=lambda a, b: _int_div_parts(a, b)[1])),
     "fmod": Ref(_by_kind(f=_f64(np.fmod), i=lambda a, b: _int_div_parts(a, b)[3])),
