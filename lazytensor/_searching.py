@@ -11,7 +11,7 @@ import numpy as np
 
 from ._dtypes import int64, python_scalar_type
 from ._tensor import Tensor
-from ._utility import (check_kind, normalize_axis, quiet, reduce, reduced_size,
+from ._utility import (check_kind, normalize_axis, quiet, reduced_size, reduction,
                        tensor_value, wrap)
 
 __all__ = ['argmax', 'argmin', 'count_nonzero', 'nonzero', 'searchsorted']
@@ -74,7 +74,7 @@ def count_nonzero(x, /, *, axis=None, keepdims=False):
     Tensor
         int64 counts.
     """
-    return reduce("count_nonzero", x, axis, keepdims,
+    return reduction("count_nonzero", x, axis, keepdims,
                   lambda v, axes: np.count_nonzero(v, axis=axes, keepdims=bool(keepdims)),
                   int64)
 

@@ -12,7 +12,7 @@ import numpy as np
 from ._dtypes import canonical_dtype, float64, int64, uint64
 from ._elementwise import astype
 from ._tensor import Tensor
-from ._utility import check_kind, normalize_axis, reduce, reduced_size, quiet, wrap
+from ._utility import check_kind, normalize_axis, quiet, reduced_size, reduction, wrap
 
 __all__ = ['cumulative_prod', 'cumulative_sum', 'max', 'mean', 'min', 'prod', 'std', 'sum',
            'var']
@@ -41,6 +41,9 @@ def _accumulation_input(x, dtype, what):
         dt = uint64
     else:
         dt = x.dtype
+    if x.dtype.kind == "c" and dt.kind != "c":
+        raise TypeError(f"{what}: cannot compute the {what} of a {x.dtype.name} tensor in "
+                        f"{dt.name}: that would drop the imaginary part; take real() first")
     if not np.can_cast(x.dtype, dt, "safe"):
         x = astype(x, dt)
     return x, dt
@@ -67,7 +70,7 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False):
         The sums; an empty sum is 0.  Integer sums wrap around on overflow.
     """
     x, dt = _accumulation_input(x, dtype, "sum")
-    return reduce("sum", x, axis, keepdims,
+    return reduction("sum", x, axis, keepdims,
                   lambda v, axes: np.sum(v, axis=axes, dtype=dt, keepdims=keepdims), dt)
 
 
@@ -91,7 +94,7 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False):
         The products; an empty product is 1.  Integer products wrap around on overflow.
     """
     x, dt = _accumulation_input(x, dtype, "prod")
-    return reduce("prod", x, axis, keepdims,
+    return reduction("prod", x, axis, keepdims,
                   lambda v, axes: np.prod(v, axis=axes, dtype=dt, keepdims=keepdims), dt)
 
 
@@ -102,7 +105,7 @@ def _cumulative(name, np_fn, identity):
             raise ValueError(f"{name}: axis is required for a tensor of more than one "
                              f"dimension (shape {x.shape})")
         # a 0-d tensor is taken as one element (as NumPy does): axis 0 or -1 or None
-        ax = 0 if axis is None else normalize_axis(axis, max(x.ndim, 1), name, x.shape)
+        ax = 0 if axis is None else normalize_axis(axis, x.ndim or 1, name, x.shape)
         v = x._value()
         with quiet():
             out = np_fn(v if x.ndim else v.reshape(1), axis=ax, dtype=dt,
@@ -143,7 +146,7 @@ def _extremum(name, np_fn):
                                  f"(tensor shape {x.shape}, axis {axis})")
             return np_fn(v, axis=axes, keepdims=keepdims)
 
-        return reduce(name, x, axis, keepdims, compute)
+        return reduction(name, x, axis, keepdims, compute)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"""{name.capitalize()}imum of the elements of ``x`` along ``axis``.
@@ -203,7 +206,7 @@ def mean(x, /, *, axis=None, keepdims=False):
         (NaN + NaN j for complex input).
     """
     dt = _float_result(x, "mean")
-    return reduce("mean", x, axis, keepdims,
+    return reduction("mean", x, axis, keepdims,
                   lambda v, axes: np.mean(v, axis=axes, keepdims=keepdims), dt)
 
 
@@ -223,7 +226,7 @@ def _spread(name, np_fn):
                 out = np.full_like(out, np.nan)
             return out
 
-        return reduce(name, x, axis, keepdims, compute, dt)
+        return reduction(name, x, axis, keepdims, compute, dt)
 
     what = "variance" if name == "var" else "standard deviation"
     fn.__name__ = fn.__qualname__ = name

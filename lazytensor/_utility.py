@@ -49,21 +49,21 @@ def integer_arg(value, what: str, name: str) -> int:
     raise TypeError(f"{what}: {name} must be an integer, got {value!r}")
 
 
-def normalize_axis(axis, ndim: int, what: str, shape=None) -> int:
-    """``axis`` as an int in ``[0, ndim)``.
+def normalize_axis(axis, ndim: int, what: str, shape) -> int:
+    """``axis`` as an int in ``[0, ndim)`` (``shape`` is named in the error).
 
     A non-integer raises TypeError; an integer outside ``[-ndim, ndim)`` raises NumPy's
     ``AxisError``, which is both a ValueError and an IndexError (as in NumPy).
     """
     a = integer_arg(axis, what, "axis")
     if not -ndim <= a < ndim:
-        where = f"shape {tuple(shape)}" if shape is not None else f"{ndim} dimension(s)"
-        raise _AxisError(f"{what}: axis {a} is out of bounds for a tensor of {where} "
-                         f"(valid axes are {-ndim} to {ndim - 1})")
-    return a % ndim if ndim else a
+        valid = f"valid axes are {-ndim} to {ndim - 1}" if ndim else "a 0-d tensor has no axes"
+        raise _AxisError(f"{what}: axis {a} is out of bounds for a tensor of shape "
+                         f"{tuple(shape)} ({valid})")
+    return a % ndim
 
 
-def normalize_axes(axis, ndim: int, what: str, shape=None) -> tuple:
+def normalize_axes(axis, ndim: int, what: str, shape) -> tuple:
     """``axis`` (None, an int or a sequence of ints) as a sorted tuple of axes in
     ``[0, ndim)``; None means all axes.  Repeated axes raise ValueError."""
     if axis is None:
@@ -91,14 +91,18 @@ def quiet():
 
 
 def wrap(array, dtype=None) -> Tensor:
-    """A Tensor around a NumPy result (a scalar becomes a 0-d tensor), as ``dtype``."""
+    """A Tensor around a NumPy result (a scalar becomes a 0-d tensor), as ``dtype``.
+
+    The array is made read-only: a tensor's value never changes under it.
+    """
     out = np.asarray(array)
     if dtype is not None and out.dtype != dtype:
         out = out.astype(dtype)
+    out.flags.writeable = False
     return Tensor._from_array(out)
 
 
-def reduce(what: str, x, axis, keepdims: bool, compute, dtype=None) -> Tensor:
+def reduction(what: str, x, axis, keepdims: bool, compute, dtype=None) -> Tensor:
     """The common frame of a reduction: check ``x``, normalize ``axis`` and run
     ``compute(value, axes)`` (a NumPy reduction taking an axis tuple) quietly."""
     v = tensor_value(x, what)
@@ -126,7 +130,7 @@ def all(x, /, *, axis=None, keepdims=False):
     Tensor
         A bool tensor; an empty reduction gives True.
     """
-    return reduce("all", x, axis, keepdims,
+    return reduction("all", x, axis, keepdims,
                   lambda v, axes: np.all(v, axis=axes, keepdims=keepdims))
 
 
@@ -147,7 +151,7 @@ def any(x, /, *, axis=None, keepdims=False):
     Tensor
         A bool tensor; an empty reduction gives False.
     """
-    return reduce("any", x, axis, keepdims,
+    return reduction("any", x, axis, keepdims,
                   lambda v, axes: np.any(v, axis=axes, keepdims=keepdims))
 
 
