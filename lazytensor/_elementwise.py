@@ -11,7 +11,7 @@ import functools
 
 import numpy as np
 
-from . import _dtypes, _graph
+from . import _complex, _dtypes, _graph
 from ._ops import OPS
 from ._tensor import Tensor
 
@@ -151,7 +151,9 @@ def apply(name: str, *args, attrs: tuple = ()) -> Tensor:
         return apply(name, asarray(args[0]), *args[1:], attrs=attrs)
     dtype, out_dtype, shape = _signature(name, tuple(types), tuple(shapes))
     if dtype.kind == "c":
-        return _complex_now(getattr(np, OPS[name].cplx), args, dtype, out_dtype)
+        fn_name = OPS[name].cplx
+        return _complex_now(getattr(_complex, fn_name, None) or getattr(np, fn_name), args,
+                            dtype, out_dtype)
     inputs = tuple(operand_node(a, dtype) for a in args)
     return Tensor._from_node(_graph.op_node(name, inputs, attrs, out_dtype, shape))
 
