@@ -4,9 +4,21 @@ The transforms are not elementwise: each evaluates its input and runs NumPy's po
 on the value.  Results keep the input's precision (complex64 in, complex64 out; float32
 into ``rfft`` gives complex64; complex64 into ``irfft`` gives float32).
 
-``norm`` selects where the ``1/n`` factor goes: ``"backward"`` (default) puts it on the
-inverse transforms, ``"forward"`` on the forward ones, ``"ortho"`` puts ``1/sqrt(n)`` on
-both.
+Arguments shared by the transforms:
+
+n : int, optional
+    Transform length along ``axis``; the input is trimmed or zero-padded to it.  For
+    ``irfft`` and ``hfft`` it is the output length (``n//2 + 1`` input points are used).
+axis : int
+    The axis to transform (default the last).
+s : sequence of ints, optional
+    ``n`` for each of ``axes`` (-1 keeps the input's length); needs ``axes``.
+axes : sequence of ints, optional
+    The axes to transform (default all).
+norm : {"backward", "ortho", "forward"}
+    Where the ``1/n`` factor goes (``n = prod(s)`` for the n-d transforms):
+    ``"backward"`` (default) puts it on the inverse transforms, ``"forward"`` on the
+    forward ones, ``"ortho"`` puts ``1/sqrt(n)`` on both.
 """
 
 from __future__ import annotations
@@ -17,6 +29,7 @@ import numpy as np
 
 from ._dtypes import canonical_dtype
 from ._tensor import Tensor, _check_device
+from .linalg import _complex, _real   # the result dtypes: same precision, other kind
 
 __all__ = ['fft', 'ifft', 'fftn', 'ifftn', 'rfft', 'irfft', 'rfftn', 'irfftn', 'hfft', 'ihfft',
            'fftfreq', 'rfftfreq', 'fftshift', 'ifftshift']
@@ -34,16 +47,6 @@ def _value(x, name: str, kinds: str) -> np.ndarray:
         what = "a real floating-point" if kinds == "f" else "a floating-point"
         raise TypeError(f"fft.{name} needs {what} tensor, got {x.dtype.name}")
     return x._value()
-
-
-def _complex(dtype) -> np.dtype:
-    """The complex dtype of ``dtype``'s precision (float32 -> complex64)."""
-    return np.result_type(dtype, np.complex64)
-
-
-def _real(dtype) -> np.dtype:
-    """The real dtype of ``dtype``'s precision (complex64 -> float32)."""
-    return np.dtype(dtype).type(0).real.dtype
 
 
 def _axis(axis, ndim: int, name: str) -> int:
@@ -87,131 +90,152 @@ def _run(name: str, np_fn, v, dtype, **kwargs) -> Tensor:
     return Tensor._from_array(np.asarray(out).astype(dtype, copy=False))
 
 
-def _one_d(name, np_fn, kinds, out_dtype, doc):
-    def transform(x, /, *, n=None, axis=-1, norm="backward"):
-        v = _value(x, name, kinds)
-        return _run(name, np_fn, v, out_dtype(x.dtype), n=_size(n, name),
-                    axis=_axis(axis, v.ndim, name), norm=_norm(norm, name))
-    transform.__name__ = transform.__qualname__ = name
-    transform.__doc__ = doc
-    return transform
+def _transform(name, np_fn, kinds, out_dtype, x, n, axis, norm) -> Tensor:
+    """A one-dimensional transform: ``x`` checked, then ``np_fn`` along ``axis``."""
+    v = _value(x, name, kinds)
+    axis, n = _axis(axis, v.ndim, name), _size(n, name)
+    if n is None and name in ("irfft", "hfft") and v.shape[axis] == 1:
+        raise ValueError(f"fft.{name}: the default output length 2*(m - 1) is 0 for an input "
+                         f"of length m = 1 along axis {axis}; give n")
+    return _run(name, np_fn, v, out_dtype(x.dtype), n=n, axis=axis, norm=_norm(norm, name))
 
 
-def _n_d(name, np_fn, kinds, out_dtype, doc):
-    def transform(x, /, *, s=None, axes=None, norm="backward"):
-        v = _value(x, name, kinds)
-        if axes is None:
-            if s is not None:
-                raise ValueError(f"fft.{name}: s was given without axes; give the axes "
-                                 f"that s applies to")
-            axes = range(v.ndim)
-        if isinstance(axes, int):
-            raise TypeError(f"fft.{name}: axes must be a sequence of integers, got {axes!r}")
-        axes = [_axis(a, v.ndim, name) for a in axes]
+def _transform_nd(name, np_fn, kinds, out_dtype, x, s, axes, norm) -> Tensor:
+    """An n-dimensional transform: ``s`` and ``axes`` checked, then ``np_fn``."""
+    v = _value(x, name, kinds)
+    if axes is None:
         if s is not None:
-            s = [-1 if d == -1 else _size(d, name, "each entry of s") for d in s]
-            if len(s) != len(axes):
-                raise ValueError(f"fft.{name}: s {tuple(s)} and axes {tuple(axes)} have "
-                                 f"different lengths")
-        if name.startswith(("rfft", "irfft")) and not axes:
-            raise ValueError(f"fft.{name} needs at least one axis to transform")
-        return _run(name, np_fn, v, out_dtype(x.dtype), s=s, axes=axes,
-                    norm=_norm(norm, name))
-    transform.__name__ = transform.__qualname__ = name
-    transform.__doc__ = doc
-    return transform
+            raise ValueError(f"fft.{name}: s was given without axes; give the axes that s "
+                             f"applies to")
+        axes = range(v.ndim)
+    if isinstance(axes, int):
+        raise TypeError(f"fft.{name}: axes must be a sequence of integers, got {axes!r}")
+    axes = [_axis(a, v.ndim, name) for a in axes]
+    if s is not None:
+        s = [-1 if d == -1 else _size(d, name, "each entry of s") for d in s]
+        if len(s) != len(axes):
+            raise ValueError(f"fft.{name}: s {tuple(s)} and axes {tuple(axes)} have different "
+                             f"lengths")
+    if not axes and name in ("rfftn", "irfftn"):
+        raise ValueError(f"fft.{name} needs at least one axis to transform")
+    return _run(name, np_fn, v, out_dtype(x.dtype), s=s, axes=axes, norm=_norm(norm, name))
 
 
-_ONE_D_ARGS = """
-    Parameters
-    ----------
-    x : Tensor
-        {input}
-    n : int, optional
-        Length of the transform along ``axis``{n_note}; the input is trimmed or
-        zero-padded to it.  Default: {n_default}.
-    axis : int
-        The axis to transform (default the last).
-    norm : {{"backward", "ortho", "forward"}}
-        Normalisation mode (see the module docstring).
+# ---- transforms ------------------------------------------------------------------------
+
+def fft(x, /, *, n=None, axis=-1, norm="backward"):
+    """One-dimensional discrete Fourier transform along ``axis``.
+
+    Real input is transformed as complex.
 
     Returns
     -------
     Tensor
-        {output}
-"""
+        Complex of ``x``'s precision; ``axis`` has length ``n`` (default: unchanged).
+    """
+    return _transform("fft", np.fft.fft, "fc", _complex, x, n, axis, norm)
 
-_N_D_ARGS = """
-    Parameters
-    ----------
-    x : Tensor
-        {input}
-    s : sequence of ints, optional
-        Transform length along each of ``axes``{n_note} (-1 keeps the input's length);
-        the input is trimmed or zero-padded.  Needs ``axes``.
-    axes : sequence of ints, optional
-        The axes to transform (default all).
-    norm : {{"backward", "ortho", "forward"}}
-        Normalisation mode, with ``n = prod(s)``.
+
+def ifft(x, /, *, n=None, axis=-1, norm="backward"):
+    """One-dimensional inverse discrete Fourier transform along ``axis``.
 
     Returns
     -------
     Tensor
-        {output}
-"""
+        Complex of ``x``'s precision; ``axis`` has length ``n`` (default: unchanged).
+    """
+    return _transform("ifft", np.fft.ifft, "fc", _complex, x, n, axis, norm)
 
-_COMPLEX_IN = "Floating-point; real input is transformed as complex."
-_REAL_IN = "Real floating-point."
-_SAME = "Complex of ``x``'s precision; the transformed axis has length ``n``."
-_SAME_N = "Complex of ``x``'s precision; axis ``axes[i]`` has length ``s[i]``."
 
-fft = _one_d("fft", np.fft.fft, "fc", _complex, "One-dimensional discrete Fourier transform.\n"
-             + _ONE_D_ARGS.format(input=_COMPLEX_IN, n_note="", n_default="the input's length",
-                                  output=_SAME))
-ifft = _one_d("ifft", np.fft.ifft, "fc", _complex,
-              "One-dimensional inverse discrete Fourier transform.\n"
-              + _ONE_D_ARGS.format(input=_COMPLEX_IN, n_note="",
-                                   n_default="the input's length", output=_SAME))
-fftn = _n_d("fftn", np.fft.fftn, "fc", _complex, "N-dimensional discrete Fourier transform.\n"
-            + _N_D_ARGS.format(input=_COMPLEX_IN, n_note="", output=_SAME_N))
-ifftn = _n_d("ifftn", np.fft.ifftn, "fc", _complex,
-             "N-dimensional inverse discrete Fourier transform.\n"
-             + _N_D_ARGS.format(input=_COMPLEX_IN, n_note="", output=_SAME_N))
-rfft = _one_d("rfft", np.fft.rfft, "f", _complex,
-              "One-dimensional discrete Fourier transform of real input (the non-negative "
-              "frequencies).\n"
-              + _ONE_D_ARGS.format(input=_REAL_IN, n_note="", n_default="the input's length",
-                                   output="Complex of ``x``'s precision; the transformed axis "
-                                          "has length ``n//2 + 1``."))
-irfft = _one_d("irfft", np.fft.irfft, "fc", _real, "Inverse of :func:`rfft`.\n"
-               + _ONE_D_ARGS.format(input=_COMPLEX_IN, n_note=" in the output (``n//2 + 1`` "
-                                    "input points are used)", n_default="``2*(m - 1)`` for "
-                                    "an input of length ``m``",
-                                    output="Real of ``x``'s precision; the transformed axis "
-                                           "has length ``n``."))
-rfftn = _n_d("rfftn", np.fft.rfftn, "f", _complex,
-             "N-dimensional discrete Fourier transform of real input.\n"
-             + _N_D_ARGS.format(input=_REAL_IN, n_note="",
-                                output="Complex of ``x``'s precision; the last transformed "
-                                       "axis has length ``s[-1]//2 + 1``, the others "
-                                       "``s[i]``."))
-irfftn = _n_d("irfftn", np.fft.irfftn, "fc", _real, "Inverse of :func:`rfftn`.\n"
-              + _N_D_ARGS.format(input=_COMPLEX_IN, n_note=" in the output (default: the "
-                                 "input's lengths, ``2*(m - 1)`` for the last axis)",
-                                 output="Real of ``x``'s precision; axis ``axes[i]`` has "
-                                        "length ``s[i]``."))
-hfft = _one_d("hfft", np.fft.hfft, "fc", _real,
-              "Discrete Fourier transform of a signal with Hermitian symmetry (given by its "
-              "first half).\n"
-              + _ONE_D_ARGS.format(input=_COMPLEX_IN, n_note=" in the output (``n//2 + 1`` "
-                                   "input points are used)", n_default="``2*(m - 1)`` for an "
-                                   "input of length ``m``",
-                                   output="Real of ``x``'s precision; the transformed axis "
-                                          "has length ``n``."))
-ihfft = _one_d("ihfft", np.fft.ihfft, "f", _complex, "Inverse of :func:`hfft`.\n"
-               + _ONE_D_ARGS.format(input=_REAL_IN, n_note="", n_default="the input's length",
-                                    output="Complex of ``x``'s precision; the transformed "
-                                           "axis has length ``n//2 + 1``."))
+def fftn(x, /, *, s=None, axes=None, norm="backward"):
+    """N-dimensional discrete Fourier transform over ``axes`` (default all).
+
+    Returns
+    -------
+    Tensor
+        Complex of ``x``'s precision; axis ``axes[i]`` has length ``s[i]``.
+    """
+    return _transform_nd("fftn", np.fft.fftn, "fc", _complex, x, s, axes, norm)
+
+
+def ifftn(x, /, *, s=None, axes=None, norm="backward"):
+    """N-dimensional inverse discrete Fourier transform over ``axes`` (default all).
+
+    Returns
+    -------
+    Tensor
+        Complex of ``x``'s precision; axis ``axes[i]`` has length ``s[i]``.
+    """
+    return _transform_nd("ifftn", np.fft.ifftn, "fc", _complex, x, s, axes, norm)
+
+
+def rfft(x, /, *, n=None, axis=-1, norm="backward"):
+    """Discrete Fourier transform of real ``x`` along ``axis``: the non-negative frequencies.
+
+    Returns
+    -------
+    Tensor
+        Complex of ``x``'s precision; ``axis`` has length ``n//2 + 1``.
+    """
+    return _transform("rfft", np.fft.rfft, "f", _complex, x, n, axis, norm)
+
+
+def irfft(x, /, *, n=None, axis=-1, norm="backward"):
+    """Inverse of :func:`rfft`: ``n`` real outputs from ``n//2 + 1`` input points.
+
+    Returns
+    -------
+    Tensor
+        Real of ``x``'s precision; ``axis`` has length ``n`` (default ``2*(m - 1)`` for an
+        input of length ``m``).
+    """
+    return _transform("irfft", np.fft.irfft, "fc", _real, x, n, axis, norm)
+
+
+def rfftn(x, /, *, s=None, axes=None, norm="backward"):
+    """N-dimensional discrete Fourier transform of real ``x`` over ``axes`` (default all).
+
+    Returns
+    -------
+    Tensor
+        Complex of ``x``'s precision; the last transformed axis has length
+        ``s[-1]//2 + 1``, the others ``s[i]``.
+    """
+    return _transform_nd("rfftn", np.fft.rfftn, "f", _complex, x, s, axes, norm)
+
+
+def irfftn(x, /, *, s=None, axes=None, norm="backward"):
+    """Inverse of :func:`rfftn`; ``s`` gives the output lengths.
+
+    Returns
+    -------
+    Tensor
+        Real of ``x``'s precision; axis ``axes[i]`` has length ``s[i]`` (default: the
+        input's, ``2*(m - 1)`` for the last axis).
+    """
+    return _transform_nd("irfftn", np.fft.irfftn, "fc", _real, x, s, axes, norm)
+
+
+def hfft(x, /, *, n=None, axis=-1, norm="backward"):
+    """Discrete Fourier transform of a Hermitian-symmetric signal given by its first half.
+
+    Returns
+    -------
+    Tensor
+        Real of ``x``'s precision; ``axis`` has length ``n`` (default ``2*(m - 1)``).
+    """
+    return _transform("hfft", np.fft.hfft, "fc", _real, x, n, axis, norm)
+
+
+def ihfft(x, /, *, n=None, axis=-1, norm="backward"):
+    """Inverse of :func:`hfft`, for real ``x``.
+
+    Returns
+    -------
+    Tensor
+        Complex of ``x``'s precision; ``axis`` has length ``n//2 + 1``.
+    """
+    return _transform("ihfft", np.fft.ihfft, "f", _complex, x, n, axis, norm)
 
 
 # ---- sample frequencies and shifts ---------------------------------------------------
@@ -252,9 +276,12 @@ def _shift(name, np_fn, x, axes) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"fft.{name}: expected a Tensor, got {type(x).__name__}")
     v = x._value()
-    if axes is not None:
-        axes = (_axis(axes, v.ndim, name) if isinstance(axes, int)
-                else [_axis(a, v.ndim, name) for a in axes])
+    if axes is None:
+        axes = range(v.ndim)
+    axes = ([_axis(axes, v.ndim, name)] if isinstance(axes, int)
+            else [_axis(a, v.ndim, name) for a in axes])
+    if not axes:   # nothing to shift (NumPy's roll fails on a 0-d array)
+        return Tensor._from_array(v)
     return Tensor._from_array(np_fn(v, axes=axes))
 
 

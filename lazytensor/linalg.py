@@ -12,6 +12,7 @@ functions of the same names.
 from __future__ import annotations
 
 import contextlib
+import numbers
 import operator
 from typing import NamedTuple
 
@@ -114,11 +115,17 @@ def _lapack(name: str):
         raise np.linalg.LinAlgError(f"linalg.{name}: {exc}") from None
 
 
-def _rtol(rtol, x, v, name: str):
-    """``rtol`` for matrix_rank/pinv as NumPy takes it: a float or a real floating array
-    broadcasting against the stack shape; by default ``max(M, N) * eps`` of ``x``'s dtype."""
+def _is_real_number(value) -> bool:
+    """A Python or NumPy int or float, not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _rtol(rtol, x, name: str):
+    """``rtol`` of matrix_rank/pinv as NumPy takes it: a float, or a real floating array
+    broadcasting against the stack shape.  Default: ``max(M, N) * eps`` of ``x``'s dtype.
+    """
     if rtol is None:
-        return max(v.shape[-2:]) * float(np.finfo(x.dtype).eps)
+        return max(x.shape[-2:]) * float(np.finfo(x.dtype).eps)
     if isinstance(rtol, Tensor):
         if rtol.dtype.kind != "f":
             raise TypeError(f"linalg.{name}: rtol must have a real floating-point dtype, "
@@ -130,7 +137,7 @@ def _rtol(rtol, x, v, name: str):
             raise ValueError(f"linalg.{name}: rtol of shape {rtol.shape} does not broadcast "
                              f"against the stack shape {x.shape[:-2]}") from None
         return rtol
-    if isinstance(rtol, bool) or not isinstance(rtol, (int, float)):
+    if not _is_real_number(rtol):
         raise TypeError(f"linalg.{name}: rtol must be None, a float or a Tensor, "
                         f"got {type(rtol).__name__}")
     return float(rtol)
@@ -344,7 +351,7 @@ def matrix_rank(x, /, *, rtol=None):
         int64 ranks of shape ``x.shape[:-2]``.
     """
     v = _floating(x, "matrix_rank")
-    rtol = np.asarray(_rtol(rtol, x, v, "matrix_rank"))
+    rtol = np.asarray(_rtol(rtol, x, "matrix_rank"))
     with _lapack("matrix_rank"):
         s = np.linalg.svd(v, compute_uv=False)
     # initial=0: a matrix with no singular values (an M x 0 matrix) has rank 0
@@ -359,7 +366,7 @@ def pinv(x, /, *, rtol=None):
     :func:`matrix_rank`.  The result has the dtype of ``x``.
     """
     v = _floating(x, "pinv")
-    rtol = _rtol(rtol, x, v, "pinv")
+    rtol = _rtol(rtol, x, "pinv")
     with _lapack("pinv"):
         return _wrap(np.linalg.pinv(v, rtol=rtol), x.dtype)
 
@@ -385,8 +392,7 @@ def matrix_power(x, n, /):
 def _is_matrix_ord(ord) -> bool:
     if isinstance(ord, str):
         return ord in ("fro", "nuc")
-    return (isinstance(ord, (int, float)) and not isinstance(ord, bool)
-            and ord in (1, -1, 2, -2, np.inf, -np.inf))
+    return _is_real_number(ord) and ord in (1, -1, 2, -2, np.inf, -np.inf)
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
@@ -436,7 +442,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     Tensor
         Real dtype of ``x``'s precision.
     """
-    if isinstance(ord, bool) or not isinstance(ord, (int, float)):
+    if not _is_real_number(ord):
         raise TypeError(f"linalg.vector_norm: ord must be an int or float, got {ord!r}")
     v = _floating(x, "vector_norm", matrices=False)
     if isinstance(axis, list):
