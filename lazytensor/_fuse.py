@@ -38,8 +38,35 @@ def _find(parent, i):
     return root
 
 
+def _single_group(roots, order):
+    """The common case, without the general machinery: every pending node has one shape
+    and fits in one group.  None when that is not so."""
+    shape = order[0].shape
+    if len(order) > MAX_GROUP_NODES or any(n.shape != shape for n in order):
+        return None
+    members = {id(n) for n in order}
+    g = Group(shape=shape, members=list(order))
+    seen = set()
+    for node in order:
+        for x in node.inputs:
+            if id(x) not in members and id(x) not in seen:
+                seen.add(id(x))
+                g.inputs.append(x)
+                g.input_reasons.append("constant" if x.op == "const" else "buffer")
+    if len(g.inputs) > MAX_GROUP_INPUTS:
+        return None
+    for r in roots:
+        if id(r) in members and r not in g.outputs:
+            g.outputs.append(r)
+            g.output_reasons.append("requested")
+    return [g]
+
+
 def partition(roots, order) -> list:
     """Kernel groups computing ``roots`` from the pending nodes ``order`` (topological)."""
+    simple = _single_group(roots, order)
+    if simple is not None:
+        return simple
     index = {id(n): i for i, n in enumerate(order)}
     parent = list(range(len(order)))
     for i, node in enumerate(order):

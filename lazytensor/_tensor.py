@@ -94,8 +94,14 @@ class Tensor:
         return CPU
 
     def to_device(self, device, /, *, stream=None) -> "Tensor":
-        """Return the tensor on ``device`` (only the CPU exists)."""
+        """The tensor on ``device``: itself, as the CPU is the only device.
+
+        ``ValueError`` for any other device, or for a ``stream`` (the CPU has none).
+        """
         _check_device(device, "to_device")
+        if stream is not None:
+            raise ValueError(f"to_device: the CPU has no streams; stream must be None, got "
+                             f"{stream!r}")
         return self
 
     @property
@@ -162,27 +168,36 @@ class Tensor:
         return self._value()[()]
 
     def __bool__(self):
+        """The truth of a one-element tensor (NaN is true; complex: real or imag nonzero)."""
         if self.size != 1:
             raise ValueError(f"the truth value of a tensor with {self.size} elements (shape "
                              f"{self.shape}) is ambiguous; use lt.any() or lt.all()")
         return bool(self._value().reshape(()))
 
     def __int__(self):
+        """The 0-d value as a Python int, truncating floats (NaN: ValueError; inf:
+        OverflowError; complex: TypeError)."""
         v = self._scalar("int")
         if np.iscomplexobj(v):
             raise TypeError("int() of a complex tensor is not defined")
         return int(v)
 
     def __float__(self):
+        """The 0-d value as a Python float (complex: TypeError)."""
         v = self._scalar("float")
         if np.iscomplexobj(v):
             raise TypeError("float() of a complex tensor is not defined; use .real first")
         return float(v)
 
     def __complex__(self):
-        return complex(self._scalar("complex"))
+        """The 0-d value as a Python complex (a real NaN gives NaN + NaN j)."""
+        v = self._scalar("complex")
+        if v.dtype.kind == "f" and np.isnan(v):
+            return complex(np.nan, np.nan)   # the Array API's rule: NaN gives NaN + NaN j
+        return complex(v)
 
     def __index__(self):
+        """The 0-d value of an integer tensor as a Python int (other dtypes: TypeError)."""
         if self.dtype.kind not in "iu":
             raise TypeError(f"only integer tensors can be used as an index; this one is "
                             f"{self.dtype.name}")
@@ -194,13 +209,17 @@ class Tensor:
         return self.shape[0]
 
     def __iter__(self):
+        """``self[0]``, ``self[1]``, ...: 0-d tensors for a 1-d tensor, rows for a 2-d one."""
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self.shape[0]))
 
     def __repr__(self):
-        body = np.array2string(self._value(), separator=", ", prefix="Tensor(")
-        return f"Tensor({body}, dtype={self.dtype.name})"
+        value = self._value()
+        body = np.array2string(value, separator=", ", prefix="Tensor(")
+        # as NumPy does, say the shape where the printed value does not show it
+        shape = f", shape={self.shape}" if value.size == 0 and self.ndim != 1 else ""
+        return f"Tensor({body}{shape}, dtype={self.dtype.name})"
 
     def __str__(self):
         return str(self._value())
@@ -208,26 +227,68 @@ class Tensor:
     __hash__ = None  # tensors compare elementwise, so they are not hashable
 
     def __array_namespace__(self, /, *, api_version=None):
-        if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12", "2025.12"):
-            raise ValueError(f"lazytensor does not serve Array API version {api_version!r}")
+        """The ``lazytensor`` module, which serves every Array API version up to 2025.12.
+
+        ``ValueError`` if ``api_version`` is not ``None`` or one of those versions.
+        """
+        if api_version is not None and api_version not in _API_VERSIONS:
+            raise ValueError(f"lazytensor does not serve Array API version {api_version!r}; "
+                             f"it serves {', '.join(_API_VERSIONS)}")
         import lazytensor
 
         return lazytensor
 
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        value = self._value()
-        if copy:
-            value = value.copy()
-        kwargs = {}
-        if max_version is not None:
-            kwargs["max_version"] = max_version
-        if dl_device is not None:
-            kwargs["dl_device"] = dl_device
-        if not value.flags.writeable:
-            # NumPy exports read-only arrays only through the versioned protocol
-            if max_version is None or max_version[0] < 1:
-                value = value.copy()
-        return value.__dlpack__(stream=stream, **kwargs)
+    def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Export the value as a DLPack capsule (see :func:`lazytensor.from_dlpack`).
 
-    def __dlpack_device__(self):
-        return (1, 0)  # kDLCPU
+        A consumer that passes ``max_version >= (1, 0)`` gets a versioned capsule that
+        shares the value's memory and is flagged read-only.  The legacy (0.x) protocol
+        cannot say "read-only", so it gets a copy, unless ``copy=False`` asks for the
+        memory itself: then the consumer must not write to it.
+
+        ``BufferError`` for a device other than the CPU (``dl_device``); ``ValueError``
+        for a ``stream`` (the CPU has none).
+        """
+        if stream is not None:
+            raise ValueError(f"__dlpack__: the CPU has no streams; stream must be None, got "
+                             f"{stream!r}")
+        if dl_device is not None:
+            if tuple(getattr(d, "value", d) for d in dl_device) != _DLPACK_CPU:
+                raise BufferError(f"__dlpack__: lazytensor cannot export to DLPack device "
+                                  f"{tuple(dl_device)!r}; only the CPU {_DLPACK_CPU} exists")
+        value = self._value()
+        if max_version is not None and max_version[0] >= 1:
+            # NumPy's versioned export: read-only flag, and the IS_COPIED flag on a copy
+            return value.__dlpack__(max_version=max_version, copy=copy)
+        if copy is False:
+            value = _writable_alias(value)
+        elif not value.flags.writeable or copy:
+            value = value.copy()
+        return value.__dlpack__()
+
+    def __dlpack_device__(self, /):
+        """``(1, 0)``: DLPack's ``kDLCPU``, device 0."""
+        return _DLPACK_CPU
+
+
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+_DLPACK_CPU = (1, 0)   # (kDLCPU, device id)
+
+
+class _Alias:
+    """Owner of a writable NumPy alias of a read-only array (keeps the array alive)."""
+
+    __slots__ = ("base", "__array_interface__")
+
+    def __init__(self, base):
+        self.base = base
+        interface = dict(base.__array_interface__)
+        interface["data"] = (interface["data"][0], False)
+        self.__array_interface__ = interface
+
+
+def _writable_alias(array: np.ndarray) -> np.ndarray:
+    """``array``'s memory as a writable array, for exporters that cannot flag read-only."""
+    if array.flags.writeable:
+        return array
+    return np.asarray(_Alias(array))
