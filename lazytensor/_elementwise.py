@@ -337,16 +337,17 @@ def _classify(name, int_value):
 
 def _make_function(name):
     op = OPS[name]
-
-    def fn(*args):
-        if len(args) != op.arity:
-            raise TypeError(f"{name} takes {op.arity} positional argument(s), got {len(args)}")
-        return apply(name, *args)
+    if op.arity == 1:
+        def fn(x, /):
+            return apply(name, x)
+    else:
+        def fn(x1, x2, /):
+            return apply(name, x1, x2)
 
     fn.__name__ = fn.__qualname__ = name
     mode = "exact" if op.exact else "not yet exact (platform C library)"
-    fn.__doc__ = (f"Elementwise {name}. {op.doc}\n\nTakes {_kinds_text(op.kinds)} tensors; "
-                  f"mode: {mode}.").strip()
+    fn.__doc__ = (f"Elementwise {name}. {op.doc}\n\nTakes {_kinds_text(op.kinds)} tensors"
+                  f"{' (and complex)' if op.cplx else ''}; mode: {mode}.").strip()
     return fn
 
 

@@ -95,7 +95,7 @@ def test_bad_arguments():
         lt.nn.gelu(f32(2), approximate="fast")
     with pytest.raises(TypeError, match="expected a lazytensor Tensor"):
         lt.add(f32(2), "text")
-    with pytest.raises(TypeError, match="takes 2 positional"):
+    with pytest.raises(TypeError, match="missing 1 required positional argument"):
         lt.add(f32(2))
     with pytest.raises(ValueError, match="fmod"):
         lt.onnx.Mod(f32(2), f32(2), fmod=2)
