@@ -13,7 +13,6 @@ from ._creation import *  # noqa: F401,F403
 from ._dtypes import (bool_ as bool, complex64, complex128, float16, float32, float64, int8,
                       int16, int32, int64, uint8, uint16, uint32, uint64)
 from ._elementwise import FUNCTIONS as _FUNCTIONS
-from ._elementwise import broadcast_shapes_cached as _broadcast_shapes_cached
 from ._errors import Unsupported
 from ._eval import counters as _counters
 from ._eval import evaluate as _evaluate
@@ -63,15 +62,6 @@ def eval(*tensors):
 def kernel_path() -> str:
     """The C kernel build in use (one portable build for now)."""
     return _KERNEL_PATH
-
-
-def broadcast_shapes(*shapes):
-    """The shape that ``shapes`` broadcast to; ValueError naming them if they do not."""
-    out = _broadcast_shapes_cached(tuple(tuple(s) for s in shapes))
-    if out is None:
-        raise ValueError(f"broadcast_shapes: shapes {' and '.join(map(str, shapes))} do not "
-                         f"broadcast together")
-    return out
 
 
 def stats():

@@ -1,7 +1,12 @@
-"""Creation functions: asarray and the fills.
+"""Creation functions (all sixteen of the Array API).
 
-Fills (``zeros``, ``ones``, ``full`` and their ``_like`` forms) are one value broadcast
-with zero strides: they use no memory and the kernel reads them as a scalar.
+Fills (``zeros``, ``ones``, ``full``, ``empty`` and their ``_like`` forms) are one value
+broadcast with zero strides: they use no memory and the kernel reads them as a scalar.
+Their values are read-only like every tensor value; operations that need a buffer of their
+own (``x[i] = v``, ``np.array(x)``, ...) make one.
+
+The other creation functions build their value with NumPy at once: they are not
+elementwise expressions, so there is nothing to fuse.
 """
 
 from __future__ import annotations
@@ -14,31 +19,96 @@ from . import _dtypes
 from ._errors import Unsupported
 from ._tensor import Tensor, _check_device
 
-__all__ = ['arange', 'asarray', 'empty', 'empty_like', 'eye', 'from_dlpack', 'full', 'full_like', 'linspace', 'ones', 'ones_like', 'zeros', 'zeros_like']
+__all__ = ['arange', 'asarray', 'empty', 'empty_like', 'eye', 'from_dlpack', 'full',
+           'full_like', 'linspace', 'meshgrid', 'ones', 'ones_like', 'tril', 'triu', 'zeros',
+           'zeros_like']
 
-_INT64 = np.iinfo(np.int64)
+
+# ---- helpers ---------------------------------------------------------------------------
+def _tensor(x, what) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{what}: expected a Tensor, got {type(x).__name__}")
+    return x
 
 
-def _numpy_from(obj) -> np.ndarray:
-    if isinstance(obj, (bytes, bytearray)):
-        return np.frombuffer(obj, dtype=np.uint8)
-    if isinstance(obj, int) and not isinstance(obj, bool) and not _INT64.min <= obj <= _INT64.max:
-        raise OverflowError(f"asarray: Python integer {obj} is out of range for int64")
-    if hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray) and not hasattr(obj, "__array__"):
-        return np.from_dlpack(obj)
+def _int_arg(value, name, what) -> int:
+    """``value`` as a Python int (bools and floats are refused)."""
+    if isinstance(value, bool):
+        raise TypeError(f"{what}: {name} must be an int, got a bool")
     try:
-        arr = np.asarray(obj)
-    except OverflowError as exc:
-        raise OverflowError(f"asarray: {exc}") from None
-    except ValueError as exc:
-        raise ValueError(f"asarray: cannot make a tensor from this object: {exc}") from None
-    if arr.dtype == object:
-        raise Unsupported("asarray: the input holds Python objects (ragged lists, integers "
-                          "beyond 64 bits, or other non-numeric values), which lazytensor "
-                          "does not store")
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what}: {name} must be an int, got {type(value).__name__} "
+                        f"{value!r}") from None
+
+
+def _shape_arg(shape, what) -> tuple:
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = (shape,)
+    try:
+        shape = tuple(_int_arg(n, "shape", what) for n in shape)
+    except TypeError:
+        raise TypeError(f"{what}: shape must be an int or a tuple of ints, got "
+                        f"{shape!r}") from None
+    if any(n < 0 for n in shape):
+        raise ValueError(f"{what}: negative dimension in shape {shape}")
+    return shape
+
+
+def _dtype_or(dtype, default, what) -> np.dtype:
+    return _dtypes.canonical_dtype(dtype if dtype is not None else default, where=what)
+
+
+def _readonly(arr: np.ndarray) -> np.ndarray:
+    arr.flags.writeable = False
     return arr
 
 
+def _copy_value(v: np.ndarray) -> np.ndarray:
+    """A copy of ``v`` that keeps its zero strides: a fill's copy is still one element."""
+    if v.size and 0 in v.strides:
+        core = v[tuple(slice(0, 1) if s == 0 else slice(None) for s in v.strides)]
+        return np.broadcast_to(core.copy(), v.shape)
+    return v.copy()
+
+
+def _scalar_as(value, dtype: np.dtype, what: str) -> np.ndarray:
+    """A 0-d array holding ``value`` converted to ``dtype``.
+
+    Value-preserving conversions are exact (a Python int that does not fit an integer
+    dtype raises ``OverflowError``); lossy ones (float to integer, complex to real, ...)
+    follow ``astype``'s rules, so ``full`` agrees with ``astype(full(...))``.
+    """
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise ValueError(f"{what}: fill_value must be a scalar or a 0-d tensor, got a "
+                             f"tensor of shape {value.shape}")
+        value = value._value()
+    kind = _dtypes.python_scalar_type(value)
+    if kind is None and not (isinstance(value, (np.generic, np.ndarray))
+                             and np.ndim(value) == 0):
+        raise TypeError(f"{what}: fill_value must be a bool, int, float or complex, got "
+                        f"{type(value).__name__}")
+    if kind is int and dtype.kind in "iu":
+        try:
+            return _dtypes.scalar_to_array(value, dtype)
+        except OverflowError as exc:
+            raise OverflowError(f"{what}: {exc}") from None
+    if kind is bool or (kind in (int, float) and dtype.kind in "fc") or \
+            (kind is complex and dtype.kind == "c"):
+        with np.errstate(over="ignore"):
+            try:
+                return np.array(value, dtype=dtype)
+            except OverflowError as exc:
+                raise OverflowError(f"{what}: {value!r} does not fit {dtype.name}: "
+                                    f"{exc}") from None
+    src = np.array(value)   # a copy: the fill must not follow writes to a caller's array
+    if src.dtype == dtype:
+        return src
+    return np.asarray(Tensor._from_array(src).astype(dtype)._value())
+
+
+# ---- asarray and from_dlpack ---------------------------------------------------------
 def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
     """Convert ``obj`` to a Tensor.
 
@@ -46,175 +116,394 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
     ----------
     obj : Tensor, array-like, buffer, Python scalar or nested sequence
         NumPy arrays, objects with ``__array__`` or ``__dlpack__``, buffers (``bytes``,
-        ``memoryview``...), Python scalars and nested lists of them.
+        ``bytearray``, ``memoryview``...), Python scalars and nested sequences of them.
     dtype : dtype, optional
-        The result's dtype.  Conversions follow lazytensor's cast rules (float to integer
-        truncates and saturates; integer to integer wraps), except that a Python integer
-        that does not fit raises ``OverflowError``.
-    device : {"cpu", None}
+        The result's dtype; by default inferred (Python bools give ``bool``, ints
+        ``int64``, floats ``float64``, complex numbers ``complex128``).  Conversions follow
+        ``astype``'s rules, except that a Python integer that does not fit raises
+        ``OverflowError``.
+    device : {CPU device, "cpu", None}
     copy : bool or None
         ``True`` always copies; ``False`` never does (``ValueError`` if it must);
         ``None`` copies only when needed.  A tensor made without a copy reads the source
         buffer when it is evaluated, so later writes to that buffer are seen by tensors
         that are still lazy.
+
+    Returns
+    -------
+    Tensor
     """
     _check_device(device, "asarray")
     target = _dtypes.canonical_dtype(dtype, where="asarray") if dtype is not None else None
     if isinstance(obj, Tensor):
-        t = obj
-        if target is not None and target != t.dtype:
-            if copy is False:
-                raise ValueError(f"asarray: converting {t.dtype.name} to {target.name} needs "
-                                 f"a copy, but copy=False was given")
-            return t.astype(target)
-        if copy and t._node.op == "leaf":   # a leaf may view a buffer the caller owns
-            return Tensor._from_array(np.array(t._node.value, copy=True))
-        return t
-    python_ints = target is not None and target.kind in "iu" and _is_python_ints(obj)
-    if python_ints:   # let NumPy range-check Python integers against the target
-        try:
-            arr = np.asarray(obj, dtype=target)
-        except OverflowError as exc:
-            raise OverflowError(f"asarray: {exc}") from None
-    else:
-        arr = _numpy_from(obj)
+        return _from_tensor(obj, target, copy)
+    arr = _numpy_from(obj, target, copy)
     src = _dtypes.canonical_dtype(arr.dtype, where="asarray")
-    if arr.dtype != src:  # non-native byte order
+    if arr.dtype != src:  # non-native byte order: same values, native storage
+        if copy is False:
+            raise ValueError(f"asarray: the input's byte order is not native, so it needs a "
+                             f"copy, but copy=False was given")
         arr = arr.astype(src)
     if target is not None and target != src:
         if copy is False:
             raise ValueError(f"asarray: converting {src.name} to {target.name} needs a copy, "
                              f"but copy=False was given")
-        return Tensor._from_array(arr).astype(target)
-    if copy:
-        arr = np.array(arr, copy=True)
-    elif copy is False and not _shares(obj, arr):
-        raise ValueError("asarray: copy=False was given but the input cannot be used "
-                         "without a copy")
+        # convert now: the result must not depend on later writes to the source
+        return Tensor._from_array(np.asarray(Tensor._from_array(arr).astype(target)._value()))
     return Tensor._from_array(arr)
+
+
+def _from_tensor(t: Tensor, target, copy) -> Tensor:
+    if target is not None and target != t.dtype:
+        if copy is False:
+            raise ValueError(f"asarray: converting {t.dtype.name} to {target.name} needs "
+                             f"a copy, but copy=False was given")
+        return t.astype(target)
+    if not copy:
+        return t
+    node = t._node
+    if node.op == "leaf":   # a leaf may view a buffer the caller owns: copy it
+        return Tensor._from_array(_readonly(_copy_value(node.value)))
+    # values are immutable and x[i] = v rebinds a tensor to a new node, so a new tensor
+    # on the same node is a copy
+    return Tensor._from_node(node)
+
+
+_INT64 = np.iinfo(np.int64)
+
+
+def _numpy_from(obj, target, copy) -> np.ndarray:
+    if isinstance(obj, (bytes, bytearray)):   # a buffer of bytes, never a string
+        arr = np.frombuffer(obj, dtype=np.uint8)
+        return arr.copy() if copy else arr
+    if hasattr(obj, "__dlpack__") and not hasattr(obj, "__array__"):
+        return np.from_dlpack(obj, copy=copy)
+    python_ints = _is_python_ints(obj)
+    if python_ints and isinstance(obj, int) and target is None and \
+            not _INT64.min <= obj <= _INT64.max:
+        raise OverflowError(f"asarray: Python integer {obj} is out of range for int64 (pass "
+                            f"dtype=uint64 for values up to 2**64 - 1)")
+    try:
+        if python_ints and target is not None and target.kind in "iu":
+            # let NumPy range-check Python integers against the target
+            arr = np.asarray(obj, dtype=target, copy=copy)
+        else:
+            arr = np.asarray(obj, copy=copy)
+    except OverflowError as exc:
+        raise OverflowError(f"asarray: {exc}") from None
+    except ValueError as exc:
+        if copy is False and "copy" in str(exc):
+            raise ValueError("asarray: copy=False was given but the input cannot be used "
+                             "without a copy") from None
+        raise ValueError(f"asarray: cannot make a tensor from this object: {exc}") from None
+    if arr.dtype == object:
+        raise Unsupported("asarray: the input holds Python objects (ragged lists, integers "
+                          "beyond 64 bits, or other non-numeric values), which lazytensor "
+                          "does not store")
+    if python_ints and target is None and arr.dtype in (np.uint64, np.float64) and \
+            _all_python_ints(obj):
+        # NumPy turns integers beyond int64 into uint64 or float64; the standard wants int64
+        raise OverflowError("asarray: a Python integer is out of range for int64 (pass "
+                            "dtype=uint64 for values up to 2**64 - 1)")
+    return arr
 
 
 def _is_python_ints(obj) -> bool:
-    if isinstance(obj, (bool, int)):
-        return True
-    if isinstance(obj, (list, tuple)) and obj:
-        first = obj[0]
-        while isinstance(first, (list, tuple)) and first:
-            first = first[0]
-        return isinstance(first, (bool, int))
-    return False
+    """Whether ``obj`` is a Python int or a nested sequence starting with one."""
+    while isinstance(obj, (list, tuple)) and obj:
+        obj = obj[0]
+    return isinstance(obj, int) and not isinstance(obj, bool)
 
 
-def _shares(obj, arr) -> bool:
-    try:
-        return np.shares_memory(np.asarray(obj), arr) or arr.size == 0
-    except Exception:
-        return False
+def _all_python_ints(obj) -> bool:
+    """Whether every leaf of the nested sequence ``obj`` is a Python int (or bool)."""
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif not isinstance(item, int):
+            return False
+    return True
 
 
-def _shape_arg(shape, what):
-    if isinstance(shape, (int, np.integer)):
-        shape = (shape,)
-    try:
-        shape = tuple(operator.index(n) for n in shape)
-    except TypeError:
-        raise TypeError(f"{what}: shape must be an int or a tuple of ints, got {shape!r}") from None
-    if any(n < 0 for n in shape):
-        raise ValueError(f"{what}: negative dimension in shape {shape}")
-    return shape
+def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
+    """A tensor holding the data of an object that exports DLPack (``__dlpack__``).
 
+    Parameters
+    ----------
+    x : object
+        Any DLPack exporter on the CPU (NumPy arrays, tensors of other libraries...).
+    device : {CPU device, "cpu", None}
+    copy : bool or None
+        ``True`` always copies; ``False`` never does (an error if it must); ``None``
+        shares the exporter's memory when it can.
 
-def full(shape, fill_value, *, dtype=None, device=None) -> Tensor:
-    """A tensor of ``shape`` filled with ``fill_value`` (stored once, broadcast)."""
-    _check_device(device, "full")
-    shape = _shape_arg(shape, "full")
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value._value()[()]
-    if isinstance(fill_value, np.generic):   # a NumPy scalar keeps its dtype
-        if dtype is None:
-            dtype = fill_value.dtype
-        fill_value = fill_value.item()
-    if dtype is None:
-        kind = _dtypes.python_scalar_type(fill_value)
-        if kind is None:
-            raise TypeError(f"full: fill_value must be a scalar, got {type(fill_value).__name__}")
-        dtype = _dtypes.result_type_of((), (kind,))
-    dtype = _dtypes.canonical_dtype(dtype, where="full")
-    value = _dtypes.scalar_to_array(fill_value, dtype) if dtype.kind in "iu" and \
-        isinstance(fill_value, (int, np.integer)) else np.array(fill_value).astype(dtype)
-    arr = np.broadcast_to(value, shape)
+    Returns
+    -------
+    Tensor
+    """
+    _check_device(device, "from_dlpack")
+    if not hasattr(x, "__dlpack__"):
+        raise AttributeError(f"from_dlpack: {type(x).__name__} does not export DLPack "
+                             f"(it has no __dlpack__ method)")
+    arr = np.from_dlpack(x, device="cpu" if device is not None else None, copy=copy)
+    dtype = _dtypes.canonical_dtype(arr.dtype, where="from_dlpack")
+    if arr.dtype != dtype:
+        arr = arr.astype(dtype)
     return Tensor._from_array(arr)
 
 
+# ---- fills -----------------------------------------------------------------------------
+def full(shape, fill_value, *, dtype=None, device=None) -> Tensor:
+    """A tensor of ``shape`` filled with ``fill_value`` (stored once, broadcast).
+
+    Parameters
+    ----------
+    shape : int or tuple of ints
+    fill_value : bool, int, float or complex
+    dtype : dtype, optional
+        By default ``bool``, ``int64``, ``float64`` or ``complex128`` after the type of
+        ``fill_value`` (a NumPy scalar keeps its dtype).
+    device : {CPU device, "cpu", None}
+
+    Returns
+    -------
+    Tensor
+    """
+    _check_device(device, "full")
+    shape = _shape_arg(shape, "full")
+    if dtype is None:
+        if isinstance(fill_value, (Tensor, np.generic, np.ndarray)):
+            dtype = fill_value.dtype
+        else:
+            kind = _dtypes.python_scalar_type(fill_value)
+            if kind is None:
+                raise TypeError(f"full: fill_value must be a bool, int, float or complex, "
+                                f"got {type(fill_value).__name__}")
+            dtype = _dtypes.result_type_of((), (kind,))
+    dtype = _dtypes.canonical_dtype(dtype, where="full")
+    return Tensor._from_array(np.broadcast_to(_scalar_as(fill_value, dtype, "full"), shape))
+
+
 def zeros(shape, *, dtype=None, device=None) -> Tensor:
-    """A tensor of zeros (default dtype float64)."""
-    return full(shape, 0, dtype=dtype if dtype is not None else _dtypes.float64, device=device)
+    """A tensor of zeros of ``shape`` (default dtype float64)."""
+    return full(shape, 0, dtype=_dtype_or(dtype, _dtypes.float64, "zeros"), device=device)
 
 
 def ones(shape, *, dtype=None, device=None) -> Tensor:
-    """A tensor of ones (default dtype float64)."""
-    return full(shape, 1, dtype=dtype if dtype is not None else _dtypes.float64, device=device)
+    """A tensor of ones of ``shape`` (default dtype float64)."""
+    return full(shape, 1, dtype=_dtype_or(dtype, _dtypes.float64, "ones"), device=device)
 
 
 def empty(shape, *, dtype=None, device=None) -> Tensor:
-    """An uninitialised tensor (here: zeros, which cost no memory)."""
-    return zeros(shape, dtype=dtype, device=device)
+    """An uninitialised tensor of ``shape`` (default dtype float64).
 
-
-def _like(name, fill):
-    def fn(x, /, *, dtype=None, device=None):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"{name}: expected a Tensor, got {type(x).__name__}")
-        return full(x.shape, fill, dtype=dtype if dtype is not None else x.dtype, device=device)
-    fn.__name__ = name
-    fn.__doc__ = f"A tensor of {fill} with the shape (and by default the dtype) of ``x``."
-    return fn
-
-
-zeros_like = _like("zeros_like", 0)
-ones_like = _like("ones_like", 1)
-empty_like = _like("empty_like", 0)
+    Here it holds zeros, which, stored once and broadcast, cost no memory.
+    """
+    return full(shape, 0, dtype=_dtype_or(dtype, _dtypes.float64, "empty"), device=device)
 
 
 def full_like(x, /, fill_value, *, dtype=None, device=None) -> Tensor:
     """A tensor of ``fill_value`` with the shape (and by default the dtype) of ``x``."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"full_like: expected a Tensor, got {type(x).__name__}")
-    return full(x.shape, fill_value, dtype=dtype if dtype is not None else x.dtype,
+    _tensor(x, "full_like")
+    return full(x.shape, fill_value, dtype=_dtype_or(dtype, x.dtype, "full_like"),
                 device=device)
 
 
+def _like(name, fill, what):
+    def fn(x, /, *, dtype=None, device=None):
+        _tensor(x, name)
+        return full(x.shape, fill, dtype=_dtype_or(dtype, x.dtype, name), device=device)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"A tensor of {what} with the shape (and by default the dtype) of ``x``."
+    return fn
+
+
+zeros_like = _like("zeros_like", 0, "zeros")
+ones_like = _like("ones_like", 1, "ones")
+empty_like = _like("empty_like", 0, "uninitialised values (here zeros, stored once)")
+
+
+# ---- ranges and grids --------------------------------------------------------------------
+def _real_arg(value, name, what):
+    if isinstance(value, Tensor):
+        value = value._scalar(f"{what}'s {name}")
+    if isinstance(value, (complex, np.complexfloating)):
+        raise TypeError(f"{what}: {name} must be a real number, got {value!r}")
+    if not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{what}: {name} must be an int or a float, got "
+                        f"{type(value).__name__}")
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:
-    """Evenly spaced values in ``[start, stop)``."""
+    """Evenly spaced values in ``[start, stop)``, ``step`` apart.
+
+    Parameters
+    ----------
+    start : int or float
+        The start, or (without ``stop``) the end with start 0.
+    stop : int or float, optional
+    step : int or float
+        Not zero.  The length is ``ceil((stop - start) / step)`` (0 if negative).
+    dtype : dtype, optional
+        By default ``int64`` if all arguments are ints, else ``float64``.
+    device : {CPU device, "cpu", None}
+
+    Returns
+    -------
+    Tensor
+        One-dimensional.
+    """
     _check_device(device, "arange")
+    start = _real_arg(start, "start", "arange")
+    step = _real_arg(step, "step", "arange")
+    if stop is None:
+        start, stop = 0, start
+    else:
+        stop = _real_arg(stop, "stop", "arange")
     if step == 0:
         raise ValueError("arange: step must not be zero")
-    arr = np.arange(start, stop, step) if stop is not None else np.arange(start, step=step)
-    if dtype is not None:
-        arr = arr.astype(_dtypes.canonical_dtype(dtype, where="arange"))
+    all_int = all(isinstance(v, int) for v in (start, stop, step))
+    dtype = _dtype_or(dtype, _dtypes.int64 if all_int else _dtypes.float64, "arange")
+    if all_int and dtype.kind in "iu":
+        # compute in a 64-bit integer type that holds the arguments, so that start + step
+        # cannot overflow a narrow dtype on the way
+        work = np.uint64 if max(start, stop) > _INT64.max else np.int64
+    elif dtype.kind == "c":
+        work = np.complex128
+    else:
+        work = np.float64   # round each value once, from float64
+    try:
+        arr = np.arange(start, stop, step, dtype=work)
+    except (ValueError, OverflowError, MemoryError) as exc:
+        raise type(exc)(f"arange({start}, {stop}, {step}): {exc}") from None
+    if arr.dtype != dtype:
+        if dtype.kind in "iu" and arr.size:
+            info = np.iinfo(dtype)
+            lo, hi = sorted((arr[0], arr[-1]))
+            if lo < info.min or hi > info.max:
+                raise OverflowError(f"arange({start}, {stop}, {step}): values from {arr[0]} "
+                                    f"to {arr[-1]} do not fit {dtype.name}")
+        with np.errstate(all="ignore"):
+            arr = arr.astype(dtype)
     return Tensor._from_array(arr)
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Tensor:
-    """``num`` evenly spaced values from ``start`` to ``stop``."""
+    """``num`` evenly spaced values from ``start`` to ``stop``.
+
+    Parameters
+    ----------
+    start, stop : int, float or complex
+    num : int
+        The number of values, at least 0.
+    dtype : dtype, optional
+        By default ``complex128`` if ``start`` or ``stop`` is complex, else ``float64``.
+        Values are computed in double precision and rounded once.
+    device : {CPU device, "cpu", None}
+    endpoint : bool
+        Whether ``stop`` is the last value (else the interval is ``[start, stop)``).
+
+    Returns
+    -------
+    Tensor
+        One-dimensional, of length ``num``.
+    """
     _check_device(device, "linspace")
-    arr = np.linspace(start, stop, num, endpoint=endpoint)
-    if dtype is not None:
-        arr = arr.astype(_dtypes.canonical_dtype(dtype, where="linspace"))
+    num = _int_arg(num, "num", "linspace")
+    if num < 0:
+        raise ValueError(f"linspace: num must be non-negative, got {num}")
+    values = []
+    for name, v in (("start", start), ("stop", stop)):
+        if isinstance(v, Tensor):
+            v = v._scalar(f"linspace's {name}")
+        if not isinstance(v, (int, float, complex, np.number)) or isinstance(v, bool):
+            raise TypeError(f"linspace: {name} must be an int, float or complex, got "
+                            f"{type(v).__name__}")
+        values.append(v)
+    is_complex = any(isinstance(v, (complex, np.complexfloating)) for v in values)
+    dtype = _dtype_or(dtype, _dtypes.complex128 if is_complex else _dtypes.float64,
+                      "linspace")
+    if is_complex and dtype.kind != "c":
+        raise TypeError(f"linspace: a complex start or stop needs a complex dtype, not "
+                        f"{dtype.name}")
+    with np.errstate(over="ignore"):
+        arr = np.linspace(values[0], values[1], num, endpoint=bool(endpoint), dtype=dtype)
     return Tensor._from_array(arr)
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Tensor:
-    """A 2-d tensor with ones on the ``k``-th diagonal."""
+    """A 2-d tensor with ones on the ``k``-th diagonal and zeros elsewhere.
+
+    Parameters
+    ----------
+    n_rows : int
+    n_cols : int, optional
+        By default ``n_rows``.
+    k : int
+        The diagonal: 0 the main one, positive above it, negative below.
+    dtype : dtype, optional
+        By default float64.
+    device : {CPU device, "cpu", None}
+
+    Returns
+    -------
+    Tensor
+    """
     _check_device(device, "eye")
-    dtype = _dtypes.canonical_dtype(dtype if dtype is not None else "float64", where="eye")
+    n_rows = _int_arg(n_rows, "n_rows", "eye")
+    n_cols = n_rows if n_cols is None else _int_arg(n_cols, "n_cols", "eye")
+    k = _int_arg(k, "k", "eye")
+    if n_rows < 0 or n_cols < 0:
+        raise ValueError(f"eye: n_rows and n_cols must be non-negative, got {n_rows} and "
+                         f"{n_cols}")
+    dtype = _dtype_or(dtype, _dtypes.float64, "eye")
     return Tensor._from_array(np.eye(n_rows, n_cols, k=k, dtype=dtype))
 
 
-def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
-    """A tensor from an object that exports DLPack."""
-    _check_device(device, "from_dlpack")
-    arr = np.from_dlpack(x)
-    if copy:
-        arr = arr.copy()
-    return Tensor._from_array(arr)
+def meshgrid(*arrays, indexing="xy") -> tuple:
+    """Coordinate grids from one-dimensional coordinate tensors.
+
+    Parameters
+    ----------
+    *arrays : Tensor
+        One-dimensional tensors of lengths ``N1, N2, ..., Nn``.
+    indexing : {"xy", "ij"}
+        ``"ij"`` gives grids of shape ``(N1, N2, ..., Nn)``; ``"xy"`` (Cartesian) swaps
+        the first two: ``(N2, N1, N3, ..., Nn)``.
+
+    Returns
+    -------
+    tuple of Tensor
+        One grid per input, with its dtype; each is a broadcast view (no copy).
+    """
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    for i, x in enumerate(arrays):
+        _tensor(x, "meshgrid")
+        if x.ndim != 1:
+            raise ValueError(f"meshgrid: the inputs must be one-dimensional; input {i} has "
+                             f"shape {x.shape}")
+    grids = np.meshgrid(*(x._value() for x in arrays), indexing=indexing, copy=False)
+    return tuple(Tensor._from_array(g) for g in grids)
+
+
+def _triangle(name, np_fn, keep):
+    def fn(x, /, *, k=0):
+        _tensor(x, name)
+        k = _int_arg(k, "k", name)
+        if x.ndim < 2:
+            raise ValueError(f"{name}: x must have at least 2 dimensions, got shape "
+                             f"{x.shape}")
+        return Tensor._from_array(np_fn(x._value(), k=k))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"The {keep} triangular part of the matrices in ``x`` (shape ``(..., M, "
+                  f"N)``): the elements {'on and below' if keep == 'lower' else 'on and above'}"
+                  f" diagonal ``k`` are kept, the others set to zero.")
+    return fn
+
+
+tril = _triangle("tril", np.tril, "lower")
+triu = _triangle("triu", np.triu, "upper")

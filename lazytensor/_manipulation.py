@@ -1,75 +1,394 @@
-"""Shape functions and indexing.
+"""Manipulation functions (all fifteen of the Array API) and ``matrix_transpose``.
 
 These are not elementwise: they evaluate their input and return a NumPy view of the value
-wherever one exists (reshape of a contiguous value, transposes, slices with any step,
-broadcast_to), so the next kernel reads it in place through its strides.
+wherever one exists (reshape of a contiguous value, ``expand_dims``, ``squeeze``,
+``permute_dims``, ``moveaxis``, ``flip``, ``broadcast_to``, ``unstack``), so the next
+kernel reads it in place through its strides.  ``concat``, ``stack``, ``repeat``, ``roll``
+and ``tile`` build new values.
+
+Axes may be negative (counted from the end).  An axis out of range raises
+``numpy.exceptions.AxisError``, which is both an ``IndexError`` and a ``ValueError``;
+repeated axes raise ``ValueError``.
 """
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
+from . import _dtypes
+from ._elementwise import broadcast_shapes_cached
 from ._tensor import Tensor
 
+__all__ = ['broadcast_arrays', 'broadcast_shapes', 'broadcast_to', 'concat', 'expand_dims',
+           'flip', 'matrix_transpose', 'moveaxis', 'permute_dims', 'repeat', 'reshape', 'roll',
+           'squeeze', 'stack', 'tile', 'unstack']
 
-__all__ = ['broadcast_to', 'expand_dims', 'matrix_transpose', 'permute_dims', 'reshape', 'squeeze']
 
-def _value(x, what):
+# ---- helpers ---------------------------------------------------------------------------
+def _value(x, what) -> np.ndarray:
     if not isinstance(x, Tensor):
         raise TypeError(f"{what}: expected a Tensor, got {type(x).__name__}")
     return x._value()
 
 
-def reshape(x, /, shape, *, copy=None):
-    """``x`` with a new shape (a view when the value's layout allows it)."""
-    v = _value(x, "reshape")
+def _wrap(arr) -> Tensor:
+    # a view of a user's buffer (a tensor made by asarray without a copy) would be
+    # writable; tensor values are read-only
+    arr = np.asarray(arr)
+    if arr.flags.writeable:
+        arr = arr.view()
+        arr.flags.writeable = False
+    return Tensor._from_array(arr)
+
+
+def _int(value, name, what) -> int:
+    if isinstance(value, bool):
+        raise TypeError(f"{what}: {name} must be an int, got a bool")
     try:
-        out = v.reshape(shape)
-    except ValueError:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what}: {name} must be an int, got {type(value).__name__} "
+                        f"{value!r}") from None
+
+
+def _ints(values, name, what) -> tuple:
+    """An int or a sequence of ints as a tuple of ints."""
+    if isinstance(values, (int, np.integer)) and not isinstance(values, bool):
+        return (operator.index(values),)
+    try:
+        items = tuple(values)
+    except TypeError:
+        raise TypeError(f"{what}: {name} must be an int or a tuple of ints, got "
+                        f"{type(values).__name__} {values!r}") from None
+    return tuple(_int(v, name, what) for v in items)
+
+
+def _axis(axis, ndim: int, what: str, name: str = "axis") -> int:
+    """``axis`` (maybe negative) as an index in ``[0, ndim)``; AxisError if out of range."""
+    a = _int(axis, name, what)
+    if not -ndim <= a < ndim:
+        raise np.exceptions.AxisError(
+            f"{what}: {name} {a} is out of range for {ndim}-d tensors (valid: "
+            f"{-ndim} to {ndim - 1})" if ndim else
+            f"{what}: {name} {a} is out of range: the tensor is 0-d and has no axes")
+    return a % ndim
+
+
+def _axes(axes, ndim: int, what: str, name: str = "axis") -> tuple:
+    """An int or a tuple of ints as distinct axes in ``[0, ndim)``."""
+    out = tuple(_axis(a, ndim, what, name) for a in _ints(axes, name, what))
+    if len(set(out)) != len(out):
+        raise ValueError(f"{what}: repeated {name} in {axes!r}")
+    return out
+
+
+def _shape(shape, what) -> tuple:
+    return _ints(shape, "shape", what)
+
+
+def _joined(arrays, what):
+    """The values of ``arrays`` (a non-empty sequence of tensors) and their promoted dtype."""
+    if isinstance(arrays, Tensor) or not isinstance(arrays, (list, tuple)):
+        raise TypeError(f"{what}: expected a list or tuple of Tensors, got "
+                        f"{type(arrays).__name__}")
+    if not arrays:
+        raise ValueError(f"{what}: needs at least one tensor")
+    for i, x in enumerate(arrays):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{what}: element {i} is a {type(x).__name__}, not a Tensor")
+    dtype = _dtypes.result_type_of([x.dtype for x in arrays])
+    return [x._value() for x in arrays], dtype
+
+
+# ---- broadcasting ----------------------------------------------------------------------
+def broadcast_shapes(*shapes) -> tuple:
+    """The shape that ``shapes`` broadcast to (``()`` for no shapes).
+
+    Raises
+    ------
+    ValueError
+        If the shapes do not broadcast together.
+    """
+    shapes = tuple(_shape(s, "broadcast_shapes") for s in shapes)
+    for s in shapes:
+        if any(n < 0 for n in s):
+            raise ValueError(f"broadcast_shapes: negative dimension in shape {s}")
+    out = broadcast_shapes_cached(shapes)
+    if out is None:
+        raise ValueError(f"broadcast_shapes: shapes {' and '.join(map(str, shapes))} do not "
+                         f"broadcast together")
+    return out
+
+
+def broadcast_to(x, /, shape) -> Tensor:
+    """``x`` broadcast to ``shape`` (zero strides, no copy).
+
+    Raises
+    ------
+    ValueError
+        If ``x``'s shape does not broadcast to ``shape``.
+    """
+    if not isinstance(x, Tensor):
+        raise TypeError(f"broadcast_to: expected a Tensor, got {type(x).__name__}")
+    shape = _shape(shape, "broadcast_to")
+    if shape == x.shape:   # nothing to do: stay lazy, so the expression can still fuse
+        return Tensor._from_node(x._node)
+    if any(n < 0 for n in shape) or broadcast_shapes_cached((x.shape, shape)) != shape:
+        raise ValueError(f"broadcast_to: a tensor of shape {x.shape} does not broadcast to "
+                         f"shape {shape}")
+    return _wrap(np.broadcast_to(x._value(), shape))
+
+
+def broadcast_arrays(*arrays) -> tuple:
+    """The tensors broadcast against one another, as a tuple (views, no copies)."""
+    for i, x in enumerate(arrays):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"broadcast_arrays: argument {i} is a {type(x).__name__}, not "
+                            f"a Tensor")
+    shape = broadcast_shapes_cached(tuple(x.shape for x in arrays))
+    if shape is None:
+        raise ValueError(f"broadcast_arrays: shapes "
+                         f"{' and '.join(str(x.shape) for x in arrays)} do not broadcast "
+                         f"together")
+    return tuple(broadcast_to(x, shape) for x in arrays)
+
+
+# ---- shape-only operations (views) -------------------------------------------------------
+def reshape(x, /, shape, *, copy=None) -> Tensor:
+    """``x`` with a new shape (a view when the value's layout allows it).
+
+    Parameters
+    ----------
+    x : Tensor
+    shape : tuple of ints
+        One entry may be -1: it is inferred from the size.
+    copy : bool or None
+        ``True`` always copies, ``False`` never does (``ValueError`` if the layout needs
+        a copy), ``None`` copies only when needed.
+    """
+    v = _value(x, "reshape")
+    shape = _shape(shape, "reshape")
+    unknown = [i for i, n in enumerate(shape) if n == -1]
+    if len(unknown) > 1 or any(n < -1 for n in shape):
+        raise ValueError(f"reshape: shape {shape} may hold one -1 and otherwise "
+                         f"non-negative sizes")
+    known = 1
+    for n in shape:
+        known *= n if n != -1 else 1
+    if unknown and known and x.size % known == 0:   # infer the -1
+        shape = shape[:unknown[0]] + (x.size // known,) + shape[unknown[0] + 1:]
+        known *= shape[unknown[0]]
+    if known != x.size or -1 in shape:
         raise ValueError(f"reshape: cannot reshape a tensor of shape {x.shape} "
-                         f"({x.size} elements) into shape {tuple(np.atleast_1d(shape))}") from None
-    if copy:
-        out = out.copy()
-    elif copy is False and not np.shares_memory(out, v) and out.size:
-        raise ValueError("reshape: copy=False but this reshape needs a copy")
-    return Tensor._from_array(out)
+                         f"({x.size} elements) into shape {shape}")
+    try:
+        out = np.reshape(v, shape, copy=copy)
+    except ValueError:
+        raise ValueError(f"reshape: copy=False was given, but reshaping a tensor of shape "
+                         f"{x.shape} into {shape} needs a copy of its (strided) value") from None
+    return _wrap(out)
 
 
-def permute_dims(x, /, axes):
-    """``x`` with its axes permuted (a view)."""
+def expand_dims(x, /, axis) -> Tensor:
+    """``x`` with new axes of length one (a view).
+
+    Parameters
+    ----------
+    x : Tensor
+    axis : int or tuple of ints
+        Positions of the new axes in the result, which has ``x.ndim + len(axis)``
+        dimensions; negative positions count from its end.
+    """
+    v = _value(x, "expand_dims")
+    positions = _ints(axis, "axis", "expand_dims")
+    axes = _axes(positions, x.ndim + len(positions), "expand_dims")
+    return _wrap(np.expand_dims(v, axes))
+
+
+def squeeze(x, /, axis) -> Tensor:
+    """``x`` without the length-one axes ``axis`` (an int or a tuple; a view).
+
+    Raises
+    ------
+    ValueError
+        If one of the axes does not have length one.
+    """
+    v = _value(x, "squeeze")
+    axes = _axes(axis, x.ndim, "squeeze")
+    for a in axes:
+        if x.shape[a] != 1:
+            raise ValueError(f"squeeze: axis {a} of shape {x.shape} has length "
+                             f"{x.shape[a]}, not 1")
+    return _wrap(np.squeeze(v, axes))
+
+
+def permute_dims(x, /, axes) -> Tensor:
+    """``x`` with its axes permuted: axis ``i`` of the result is axis ``axes[i]`` of ``x``."""
     v = _value(x, "permute_dims")
-    if sorted(axes) != list(range(x.ndim)):
+    perm = tuple(_axis(a, x.ndim, "permute_dims", "axes")
+                 for a in _ints(axes, "axes", "permute_dims"))
+    if sorted(perm) != list(range(x.ndim)):
         raise ValueError(f"permute_dims: axes {tuple(axes)} are not a permutation of the "
                          f"{x.ndim} axes of shape {x.shape}")
-    return Tensor._from_array(np.transpose(v, axes))
+    return _wrap(np.transpose(v, perm))
 
 
-def matrix_transpose(x, /):
-    """Transpose of the last two axes."""
+def matrix_transpose(x, /) -> Tensor:
+    """The transpose of the last two axes (a view)."""
+    v = _value(x, "matrix_transpose")
     if x.ndim < 2:
-        raise ValueError(f"matrix_transpose needs at least 2 dimensions, got shape {x.shape}")
-    return Tensor._from_array(np.swapaxes(_value(x, "matrix_transpose"), -1, -2))
+        raise ValueError(f"matrix_transpose: x must have at least 2 dimensions, got shape "
+                         f"{x.shape}")
+    return _wrap(np.swapaxes(v, -1, -2))
 
 
-def broadcast_to(x, /, shape):
-    """``x`` broadcast to ``shape`` (zero strides, no copy)."""
-    v = _value(x, "broadcast_to")
-    try:
-        return Tensor._from_array(np.broadcast_to(v, tuple(shape)))
-    except ValueError:
-        raise ValueError(f"broadcast_to: shape {x.shape} does not broadcast to "
-                         f"{tuple(shape)}") from None
+def moveaxis(x, source, destination, /) -> Tensor:
+    """``x`` with axes ``source`` moved to positions ``destination`` (a view)."""
+    v = _value(x, "moveaxis")
+    src = _axes(source, x.ndim, "moveaxis", "source")
+    dst = _axes(destination, x.ndim, "moveaxis", "destination")
+    if len(src) != len(dst):
+        raise ValueError(f"moveaxis: source {source!r} and destination {destination!r} "
+                         f"must have the same number of axes")
+    return _wrap(np.moveaxis(v, src, dst))
 
 
-def expand_dims(x, /, axis=0):
-    """``x`` with a new axis of length one at ``axis``."""
-    return Tensor._from_array(np.expand_dims(_value(x, "expand_dims"), axis))
+def flip(x, /, *, axis=None) -> Tensor:
+    """``x`` with the order of elements reversed along ``axis`` (all axes if None; a view)."""
+    v = _value(x, "flip")
+    axes = tuple(range(x.ndim)) if axis is None else _axes(axis, x.ndim, "flip")
+    return _wrap(v[tuple(slice(None, None, -1) if a in axes else slice(None)
+                         for a in range(x.ndim)) + (Ellipsis,)])   # "..." keeps 0-d a view
 
 
-def squeeze(x, /, axis):
-    """``x`` without the length-one axes ``axis``."""
-    v = _value(x, "squeeze")
-    try:
-        return Tensor._from_array(np.squeeze(v, axis))
-    except ValueError:
-        raise ValueError(f"squeeze: axis {axis} of shape {x.shape} does not have length 1") from None
+def unstack(x, /, *, axis=0) -> tuple:
+    """The slices of ``x`` along ``axis``, as a tuple of views."""
+    v = _value(x, "unstack")
+    if x.ndim == 0:
+        raise ValueError("unstack: x must have at least one dimension, got a 0-d tensor")
+    a = _axis(axis, x.ndim, "unstack")
+    moved = np.moveaxis(v, a, 0)
+    return tuple(_wrap(moved[i, ...]) for i in range(moved.shape[0]))   # 0-d views, not scalars
+
+
+# ---- operations that build new values ----------------------------------------------------
+def concat(arrays, /, *, axis=0) -> Tensor:
+    """Join tensors along an existing axis (flattened first if ``axis`` is None).
+
+    The result has the promoted dtype of the inputs.
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ other than along ``axis``, or a tensor is 0-d.
+    """
+    values, dtype = _joined(arrays, "concat")
+    if axis is None:
+        return Tensor._from_array(np.concatenate([v.reshape(-1) for v in values],
+                                                 dtype=dtype))
+    shapes = [v.shape for v in values]
+    ndim = len(shapes[0])
+    if ndim == 0 or any(len(s) != ndim for s in shapes):
+        raise ValueError(f"concat: the tensors must have the same number of dimensions (at "
+                         f"least 1); got shapes {', '.join(map(str, shapes))}")
+    a = _axis(axis, ndim, "concat")
+    rest = {s[:a] + s[a + 1:] for s in shapes}
+    if len(rest) > 1:
+        raise ValueError(f"concat: the shapes {', '.join(map(str, shapes))} differ in an axis "
+                         f"other than the concatenation axis {a}")
+    return Tensor._from_array(np.concatenate(values, axis=a, dtype=dtype))
+
+
+def stack(arrays, /, *, axis=0) -> Tensor:
+    """Join tensors of one shape along a new axis ``axis`` of the result.
+
+    The result has the promoted dtype of the inputs.
+    """
+    values, dtype = _joined(arrays, "stack")
+    shapes = {v.shape for v in values}
+    if len(shapes) > 1:
+        raise ValueError(f"stack: the tensors must have the same shape; got "
+                         f"{', '.join(str(v.shape) for v in values)}")
+    a = _axis(axis, values[0].ndim + 1, "stack")
+    return Tensor._from_array(np.stack(values, axis=a, dtype=dtype))
+
+
+def repeat(x, repeats, /, *, axis=None) -> Tensor:
+    """Repeat each element of ``x`` ``repeats`` times along ``axis``.
+
+    Parameters
+    ----------
+    x : Tensor
+    repeats : int or integer Tensor
+        One count for all elements, or a count per element along ``axis`` (shape ``(1,)``
+        or ``(x.shape[axis],)``).  Counts must be non-negative.
+    axis : int, optional
+        By default ``x`` is flattened (row-major) and the result is one-dimensional.
+    """
+    v = _value(x, "repeat")
+    if axis is None:
+        v = v.reshape(-1)
+        a = 0
+    else:
+        a = _axis(axis, x.ndim, "repeat")
+    n = v.shape[a]
+    if isinstance(repeats, Tensor):
+        if repeats.dtype.kind not in "iu":
+            raise TypeError(f"repeat: repeats must have an integer dtype, got "
+                            f"{repeats.dtype.name}")
+        if repeats.ndim > 1 or repeats.ndim == 1 and repeats.shape[0] not in (1, n):
+            raise ValueError(f"repeat: repeats of shape {repeats.shape} does not broadcast "
+                             f"to the {n} elements along the axis (shape {(n,)})")
+        counts = repeats._value()
+        if counts.size and counts.min() < 0:
+            raise ValueError("repeat: repeats must be non-negative")
+        counts = counts.astype(np.intp)
+    else:
+        counts = _int(repeats, "repeats", "repeat")
+        if counts < 0:
+            raise ValueError(f"repeat: repeats must be non-negative, got {counts}")
+    return Tensor._from_array(np.repeat(v, counts, axis=a))
+
+
+def roll(x, /, shift, *, axis=None) -> Tensor:
+    """``x`` with its elements shifted cyclically by ``shift`` along ``axis``.
+
+    Parameters
+    ----------
+    x : Tensor
+    shift : int or tuple of ints
+        A tuple gives one shift per axis of ``axis`` (which must then be a tuple of the
+        same length); an int shifts every axis of ``axis`` by that much.
+    axis : int or tuple of ints, optional
+        By default ``x`` is flattened, shifted and reshaped back.
+    """
+    v = _value(x, "roll")
+    shifts = _ints(shift, "shift", "roll")
+    if axis is None:
+        if not isinstance(shift, (int, np.integer)):
+            raise ValueError(f"roll: a tuple shift {shift!r} needs an axis tuple of the "
+                             f"same length")
+        return Tensor._from_array(np.roll(v, shifts[0]))
+    axes = tuple(_axis(a, x.ndim, "roll") for a in _ints(axis, "axis", "roll"))
+    if not isinstance(shift, (int, np.integer)):
+        if isinstance(axis, (int, np.integer)) or len(shifts) != len(axes):
+            raise ValueError(f"roll: shift {shift!r} and axis {axis!r} must have the same "
+                             f"length")
+    else:
+        shifts = shifts * len(axes)
+    return Tensor._from_array(np.roll(v, shifts, axis=axes))
+
+
+def tile(x, repetitions, /) -> Tensor:
+    """``x`` repeated ``repetitions[i]`` times along axis ``i``.
+
+    If ``repetitions`` is shorter than ``x.ndim`` it is padded with leading ones; if
+    longer, ``x`` gets leading axes of length one.
+    """
+    v = _value(x, "tile")
+    reps = _ints(repetitions, "repetitions", "tile")
+    if any(r < 0 for r in reps):
+        raise ValueError(f"tile: repetitions must be non-negative, got {reps}")
+    return Tensor._from_array(np.tile(v, reps))
