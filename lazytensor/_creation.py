@@ -11,12 +11,11 @@ elementwise expressions, so there is nothing to fuse.
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from . import _dtypes
 from ._errors import Unsupported
+from ._args import integer_arg
 from ._tensor import Tensor, _check_device
 
 __all__ = ['arange', 'asarray', 'empty', 'empty_like', 'eye', 'from_dlpack', 'full',
@@ -31,22 +30,11 @@ def _tensor(x, what) -> Tensor:
     return x
 
 
-def _int_arg(value, name, what) -> int:
-    """``value`` as a Python int (bools and floats are refused)."""
-    if isinstance(value, bool):
-        raise TypeError(f"{what}: {name} must be an int, got a bool")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"{what}: {name} must be an int, got {type(value).__name__} "
-                        f"{value!r}") from None
-
-
 def _shape_arg(shape, what) -> tuple:
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (shape,)
     try:
-        shape = tuple(_int_arg(n, "shape", what) for n in shape)
+        shape = tuple(integer_arg(n, what, "shape") for n in shape)
     except TypeError:
         raise TypeError(f"{what}: shape must be an int or a tuple of ints, got "
                         f"{shape!r}") from None
@@ -141,8 +129,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
     src = _dtypes.canonical_dtype(arr.dtype, where="asarray")
     if arr.dtype != src:  # non-native byte order: same values, native storage
         if copy is False:
-            raise ValueError(f"asarray: the input's byte order is not native, so it needs a "
-                             f"copy, but copy=False was given")
+            raise ValueError("asarray: the input's byte order is not native, so it needs a "
+                             "copy, but copy=False was given")
         arr = arr.astype(src)
     if target is not None and target != src:
         if copy is False:
@@ -412,7 +400,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
         One-dimensional, of length ``num``.
     """
     _check_device(device, "linspace")
-    num = _int_arg(num, "num", "linspace")
+    num = integer_arg(num, "linspace", "num")
     if num < 0:
         raise ValueError(f"linspace: num must be non-negative, got {num}")
     values = []
@@ -453,9 +441,9 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Tensor:
     Tensor
     """
     _check_device(device, "eye")
-    n_rows = _int_arg(n_rows, "n_rows", "eye")
-    n_cols = n_rows if n_cols is None else _int_arg(n_cols, "n_cols", "eye")
-    k = _int_arg(k, "k", "eye")
+    n_rows = integer_arg(n_rows, "eye", "n_rows")
+    n_cols = n_rows if n_cols is None else integer_arg(n_cols, "eye", "n_cols")
+    k = integer_arg(k, "eye", "k")
     if n_rows < 0 or n_cols < 0:
         raise ValueError(f"eye: n_rows and n_cols must be non-negative, got {n_rows} and "
                          f"{n_cols}")
@@ -493,7 +481,7 @@ def meshgrid(*arrays, indexing="xy") -> tuple:
 def _triangle(name, np_fn, keep):
     def fn(x, /, *, k=0):
         _tensor(x, name)
-        k = _int_arg(k, "k", name)
+        k = integer_arg(k, name, "k")
         if x.ndim < 2:
             raise ValueError(f"{name}: x must have at least 2 dimensions, got shape "
                              f"{x.shape}")

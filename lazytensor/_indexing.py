@@ -24,18 +24,13 @@ import operator
 import numpy as np
 
 from . import _dtypes
+from ._args import tensor_value
 from ._tensor import Tensor
 
 __all__ = ["take", "take_along_axis"]
 
 _VALID = ("integers, slices, ... (Ellipsis), None, integer tensors and boolean tensors "
           "are valid indices")
-
-
-def _value(x, what):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{what}: expected a Tensor, got {type(x).__name__}")
-    return x._value()
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
@@ -200,7 +195,7 @@ def getitem(x, key, /):
     gather (they broadcast together, as in NumPy), and a boolean tensor selects the
     elements where it is true, in row-major order.
     """
-    v = _value(x, "__getitem__")
+    v = tensor_value(x, "__getitem__")
     np_key = _prepare(key, x.shape)
     try:
         out = v[np_key]
@@ -247,7 +242,7 @@ def setitem(x, key, value, /):
     :func:`_assigned_value` for the conversions allowed).  Where an integer-array key
     repeats an index, the last assignment wins (NumPy's behaviour).
     """
-    old = _value(x, "__setitem__")
+    old = tensor_value(x, "__setitem__")
     np_key = _prepare(key, x.shape)
     arr = _assigned_value(x, value)
     new = old.copy()
@@ -309,7 +304,7 @@ def take(x, indices, /, *, axis=None):
     Tensor
         ``x``'s dtype; ``x``'s shape with ``axis`` replaced by ``indices``' shape.
     """
-    v = _value(x, "take")
+    v = tensor_value(x, "take")
     idx = _indices_array(indices, "take")
     if axis is None:
         if x.ndim > 1:
@@ -332,7 +327,7 @@ def take_along_axis(x, indices, /, *, axis=-1):
     ``axis``.  Negative indices count from the end; an index out of bounds is an
     ``IndexError``.
     """
-    v = _value(x, "take_along_axis")
+    v = tensor_value(x, "take_along_axis")
     idx = _indices_array(indices, "take_along_axis")
     if x.ndim == 0:
         raise ValueError("take_along_axis: x must have at least one dimension")

@@ -13,8 +13,7 @@ import numpy as np
 from ._dtypes import result_type_of
 from ._elementwise import broadcast_shapes_cached
 from ._tensor import Tensor
-from ._utility import check_kind, integer_arg, normalize_axis, quiet, tensor_value, wrap
-
+from ._args import check_kind, integer_arg, normalize_axis, quiet, tensor_value, wrap
 __all__ = ['matmul', 'tensordot', 'vecdot']
 
 

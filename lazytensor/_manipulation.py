@@ -19,6 +19,7 @@ import numpy as np
 
 from . import _dtypes
 from ._elementwise import broadcast_shapes_cached
+from ._args import integer_arg, tensor_value
 from ._tensor import Tensor
 
 __all__ = ['broadcast_arrays', 'broadcast_shapes', 'broadcast_to', 'concat', 'expand_dims',
@@ -27,12 +28,6 @@ __all__ = ['broadcast_arrays', 'broadcast_shapes', 'broadcast_to', 'concat', 'ex
 
 
 # ---- helpers ---------------------------------------------------------------------------
-def _value(x, what) -> np.ndarray:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{what}: expected a Tensor, got {type(x).__name__}")
-    return x._value()
-
-
 def _wrap(arr) -> Tensor:
     # a view of a user's buffer (a tensor made by asarray without a copy) would be
     # writable; tensor values are read-only
@@ -41,16 +36,6 @@ def _wrap(arr) -> Tensor:
         arr = arr.view()
         arr.flags.writeable = False
     return Tensor._from_array(arr)
-
-
-def _int(value, name, what) -> int:
-    if isinstance(value, bool):
-        raise TypeError(f"{what}: {name} must be an int, got a bool")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"{what}: {name} must be an int, got {type(value).__name__} "
-                        f"{value!r}") from None
 
 
 def _ints(values, name, what) -> tuple:
@@ -62,12 +47,12 @@ def _ints(values, name, what) -> tuple:
     except TypeError:
         raise TypeError(f"{what}: {name} must be an int or a tuple of ints, got "
                         f"{type(values).__name__} {values!r}") from None
-    return tuple(_int(v, name, what) for v in items)
+    return tuple(integer_arg(v, what, name) for v in items)
 
 
 def _axis(axis, ndim: int, what: str, name: str = "axis") -> int:
     """``axis`` (maybe negative) as an index in ``[0, ndim)``; AxisError if out of range."""
-    a = _int(axis, name, what)
+    a = integer_arg(axis, what, name)
     if not -ndim <= a < ndim:
         raise np.exceptions.AxisError(
             f"{what}: {name} {a} is out of range for {ndim}-d tensors (valid: "
@@ -168,7 +153,7 @@ def reshape(x, /, shape, *, copy=None) -> Tensor:
         ``True`` always copies, ``False`` never does (``ValueError`` if the layout needs
         a copy), ``None`` copies only when needed.
     """
-    v = _value(x, "reshape")
+    v = tensor_value(x, "reshape")
     shape = _shape(shape, "reshape")
     unknown = [i for i, n in enumerate(shape) if n == -1]
     if len(unknown) > 1 or any(n < -1 for n in shape):
@@ -201,7 +186,7 @@ def expand_dims(x, /, axis) -> Tensor:
         Positions of the new axes in the result, which has ``x.ndim + len(axis)``
         dimensions; negative positions count from its end.
     """
-    v = _value(x, "expand_dims")
+    v = tensor_value(x, "expand_dims")
     positions = _ints(axis, "axis", "expand_dims")
     axes = _axes(positions, x.ndim + len(positions), "expand_dims")
     return _wrap(np.expand_dims(v, axes))
@@ -215,7 +200,7 @@ def squeeze(x, /, axis) -> Tensor:
     ValueError
         If one of the axes does not have length one.
     """
-    v = _value(x, "squeeze")
+    v = tensor_value(x, "squeeze")
     axes = _axes(axis, x.ndim, "squeeze")
     for a in axes:
         if x.shape[a] != 1:
@@ -226,7 +211,7 @@ def squeeze(x, /, axis) -> Tensor:
 
 def permute_dims(x, /, axes) -> Tensor:
     """``x`` with its axes permuted: axis ``i`` of the result is axis ``axes[i]`` of ``x``."""
-    v = _value(x, "permute_dims")
+    v = tensor_value(x, "permute_dims")
     perm = tuple(_axis(a, x.ndim, "permute_dims", "axes")
                  for a in _ints(axes, "axes", "permute_dims"))
     if sorted(perm) != list(range(x.ndim)):
@@ -237,7 +222,7 @@ def permute_dims(x, /, axes) -> Tensor:
 
 def matrix_transpose(x, /) -> Tensor:
     """The transpose of the last two axes (a view)."""
-    v = _value(x, "matrix_transpose")
+    v = tensor_value(x, "matrix_transpose")
     if x.ndim < 2:
         raise ValueError(f"matrix_transpose: x must have at least 2 dimensions, got shape "
                          f"{x.shape}")
@@ -246,7 +231,7 @@ def matrix_transpose(x, /) -> Tensor:
 
 def moveaxis(x, source, destination, /) -> Tensor:
     """``x`` with axes ``source`` moved to positions ``destination`` (a view)."""
-    v = _value(x, "moveaxis")
+    v = tensor_value(x, "moveaxis")
     src = _axes(source, x.ndim, "moveaxis", "source")
     dst = _axes(destination, x.ndim, "moveaxis", "destination")
     if len(src) != len(dst):
@@ -257,7 +242,7 @@ def moveaxis(x, source, destination, /) -> Tensor:
 
 def flip(x, /, *, axis=None) -> Tensor:
     """``x`` with the order of elements reversed along ``axis`` (all axes if None; a view)."""
-    v = _value(x, "flip")
+    v = tensor_value(x, "flip")
     axes = tuple(range(x.ndim)) if axis is None else _axes(axis, x.ndim, "flip")
     return _wrap(v[tuple(slice(None, None, -1) if a in axes else slice(None)
                          for a in range(x.ndim)) + (Ellipsis,)])   # "..." keeps 0-d a view
@@ -265,7 +250,7 @@ def flip(x, /, *, axis=None) -> Tensor:
 
 def unstack(x, /, *, axis=0) -> tuple:
     """The slices of ``x`` along ``axis``, as a tuple of views."""
-    v = _value(x, "unstack")
+    v = tensor_value(x, "unstack")
     if x.ndim == 0:
         raise ValueError("unstack: x must have at least one dimension, got a 0-d tensor")
     a = _axis(axis, x.ndim, "unstack")
@@ -327,7 +312,7 @@ def repeat(x, repeats, /, *, axis=None) -> Tensor:
     axis : int, optional
         By default ``x`` is flattened (row-major) and the result is one-dimensional.
     """
-    v = _value(x, "repeat")
+    v = tensor_value(x, "repeat")
     if axis is None:
         v = v.reshape(-1)
         a = 0
@@ -346,7 +331,7 @@ def repeat(x, repeats, /, *, axis=None) -> Tensor:
             raise ValueError("repeat: repeats must be non-negative")
         counts = counts.astype(np.intp)
     else:
-        counts = _int(repeats, "repeats", "repeat")
+        counts = integer_arg(repeats, "repeat", "repeats")
         if counts < 0:
             raise ValueError(f"repeat: repeats must be non-negative, got {counts}")
     return Tensor._from_array(np.repeat(v, counts, axis=a))
@@ -364,7 +349,7 @@ def roll(x, /, shift, *, axis=None) -> Tensor:
     axis : int or tuple of ints, optional
         By default ``x`` is flattened, shifted and reshaped back.
     """
-    v = _value(x, "roll")
+    v = tensor_value(x, "roll")
     shifts = _ints(shift, "shift", "roll")
     if axis is None:
         if not isinstance(shift, (int, np.integer)):
@@ -387,7 +372,7 @@ def tile(x, repetitions, /) -> Tensor:
     If ``repetitions`` is shorter than ``x.ndim`` it is padded with leading ones; if
     longer, ``x`` gets leading axes of length one.
     """
-    v = _value(x, "tile")
+    v = tensor_value(x, "tile")
     reps = _ints(repetitions, "repetitions", "tile")
     if any(r < 0 for r in reps):
         raise ValueError(f"tile: repetitions must be non-negative, got {reps}")

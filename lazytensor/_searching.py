@@ -11,8 +11,8 @@ import numpy as np
 
 from ._dtypes import int64, python_scalar_type
 from ._tensor import Tensor
-from ._utility import (check_kind, normalize_axis, quiet, reduced_size, reduction,
-                       tensor_value, wrap)
+from ._args import check_kind, normalize_axis, quiet, reduced_size, tensor_value, wrap
+from ._utility import reduction
 
 __all__ = ['argmax', 'argmin', 'count_nonzero', 'nonzero', 'searchsorted']
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from ._dtypes import int64, python_scalar_type, result_type_of
 from ._tensor import Tensor
-from ._utility import tensor_value, wrap
+from ._args import tensor_value, wrap
 
 __all__ = ['isin', 'unique_all', 'unique_counts', 'unique_inverse', 'unique_values']
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._dtypes import int64
-from ._utility import normalize_axis, tensor_value, wrap
+from ._args import normalize_axis, tensor_value, wrap
 
 __all__ = ['argsort', 'sort']
 

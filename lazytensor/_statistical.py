@@ -12,7 +12,8 @@ import numpy as np
 from ._dtypes import canonical_dtype, float64, int64, uint64
 from ._elementwise import astype
 from ._tensor import Tensor
-from ._utility import check_kind, normalize_axis, quiet, reduced_size, reduction, wrap
+from ._args import check_kind, normalize_axis, quiet, reduced_size, wrap
+from ._utility import reduction
 
 __all__ = ['cumulative_prod', 'cumulative_sum', 'max', 'mean', 'min', 'prod', 'std', 'sum',
            'var']

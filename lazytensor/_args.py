@@ -1,0 +1,93 @@
+"""Argument checks and result wrapping shared by the functions that are not elementwise:
+the tensor check, dtype kinds, integer arguments, axes, and read-only results."""
+
+from __future__ import annotations
+
+import math
+import operator
+import warnings
+from contextlib import contextmanager
+
+import numpy as np
+
+from ._tensor import Tensor
+
+_AxisError = np.exceptions.AxisError
+
+
+def tensor_value(x, what: str) -> np.ndarray:
+    """The value of Tensor ``x`` (evaluated); TypeError naming ``what`` if it is not one."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{what}: expected a Tensor, got {type(x).__name__}")
+    return x._value()
+
+
+def check_kind(x, what: str, kinds: str, allowed: str) -> None:
+    """TypeError unless ``x.dtype.kind`` is one of ``kinds``; ``allowed`` says which in words."""
+    if x.dtype.kind not in kinds:
+        raise TypeError(f"{what} does not take {x.dtype.name} tensors: it takes {allowed} "
+                        f"tensors")
+
+
+def integer_arg(value, what: str, name: str) -> int:
+    """``value`` as a Python int; TypeError naming the argument if it is not an integer
+    (bools are refused: ``axis=True`` is a mistake, not axis 1)."""
+    if not isinstance(value, bool):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise TypeError(f"{what}: {name} must be an integer, got {value!r}")
+
+
+def normalize_axis(axis, ndim: int, what: str, shape) -> int:
+    """``axis`` as an int in ``[0, ndim)`` (``shape`` is named in the error).
+
+    A non-integer raises TypeError; an integer outside ``[-ndim, ndim)`` raises NumPy's
+    ``AxisError``, which is both a ValueError and an IndexError (as in NumPy).
+    """
+    a = integer_arg(axis, what, "axis")
+    if not -ndim <= a < ndim:
+        valid = f"valid axes are {-ndim} to {ndim - 1}" if ndim else "a 0-d tensor has no axes"
+        raise _AxisError(f"{what}: axis {a} is out of bounds for a tensor of shape "
+                         f"{tuple(shape)} ({valid})")
+    return a % ndim
+
+
+def normalize_axes(axis, ndim: int, what: str, shape) -> tuple:
+    """``axis`` (None, an int or a sequence of ints) as a sorted tuple of axes in
+    ``[0, ndim)``; None means all axes.  Repeated axes raise ValueError."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(normalize_axis(a, ndim, what, shape) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"{what}: axis {tuple(axis)} names an axis more than once")
+        return tuple(sorted(axes))
+    return (normalize_axis(axis, ndim, what, shape),)
+
+
+def reduced_size(shape, axes) -> int:
+    """How many elements each result of a reduction over ``axes`` combines."""
+    return math.prod(shape[a] for a in axes)
+
+
+@contextmanager
+def quiet():
+    """Silence NumPy's floating-point warnings (empty means, overflow): the results
+    (NaN, inf, wrap-around) are the specified ones, so the warnings would be noise."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+
+
+def wrap(array, dtype=None) -> Tensor:
+    """A Tensor around a NumPy result (a scalar becomes a 0-d tensor), as ``dtype``.
+
+    The array is made read-only: a tensor's value never changes under it.
+    """
+    out = np.asarray(array)
+    if dtype is not None and out.dtype != dtype:
+        out = out.astype(dtype)
+    out.flags.writeable = False
+    return Tensor._from_array(out)
