@@ -171,18 +171,52 @@ def _cast_functions():
     return helpers + out
 
 
+# Kernel paths: the same op bodies compiled for several instruction sets, chosen at run
+# time.  Only the vector width differs: -ffp-contract=off holds for every path (no FMA), so
+# every path computes each element with the same IEEE operations and gives the same bits.
+X86_PATHS = (("generic", None),                 # x86-64 baseline (SSE2), or plain C
+             ("avx2", "avx2"),
+             ("avx512", "avx512f,avx512bw,avx512dq,avx512vl"))
+
+
+def _path_text(text: str, path: str) -> str:
+    """The op functions renamed for one path (their helpers too, so paths do not clash)."""
+    return re.sub(r"\blt_(op|sat)_", lambda m: f"lt_{m.group(1)}_{path}_", text)
+
+
 def generate_ops_source() -> str:
-    parts = ['#include <stdint.h>\n#include <string.h>\n#include <math.h>\n#include "lt_math.h"\n'
-             '#include "lt_kernel.h"\n']
+    body = []
     for op in ops.OPS_LIST:
         for dt in ops.COMPUTE_DTYPES:
             if _ROW[dt][3] in op.kinds:
-                parts.append(_op_function(op, dt))
-    parts += _sized_functions()
-    parts += _cast_functions()
+                body.append(_op_function(op, dt))
+    body += _sized_functions()
+    body += _cast_functions()
+    body = "\n".join(body)
     entries = ops.kernel_entries()
-    parts.append("const lt_opfn lt_op_table[] = {\n" +
-                 ",\n".join(f"    {ops.entry_name(o, s)}" for o, s in entries) + "\n};\n")
+    parts = ['#include <stdint.h>\n#include <string.h>\n#include <math.h>\n#include "lt_math.h"\n'
+             '#include "lt_kernel.h"\n']
+    path_names = []
+    for i, (path, target) in enumerate(X86_PATHS):
+        guard = "#if 1" if target is None else "#if defined(__x86_64__) || defined(__i386__)"
+        parts.append(guard)
+        if target is not None:
+            parts.append(f'#pragma GCC push_options\n#pragma GCC target("{target}")')
+        parts.append(_path_text(body, path))
+        parts.append(f"static const lt_opfn lt_op_table_{path}[] = {{\n" +
+                     ",\n".join(f"    {_path_text(ops.entry_name(o, s), path)}" for o, s in entries)
+                     + "\n};")
+        if target is not None:
+            parts.append("#pragma GCC pop_options")
+        parts.append("#endif")
+        path_names.append(path)
+    tables = ", ".join(f"lt_op_table_{p}" if i == 0 else
+                       f"\n#if defined(__x86_64__) || defined(__i386__)\n    lt_op_table_{p}\n#else\n    NULL\n#endif\n"
+                       for i, p in enumerate(path_names))
+    parts.append(f"const lt_opfn *const lt_op_tables[] = {{ {tables} }};")
+    parts.append("const char *const lt_path_names[] = {" +
+                 ", ".join(f'"{p}"' for p in path_names) + "};")
+    parts.append(f"const int lt_n_paths = {len(path_names)};")
     parts.append("const char *const lt_op_names[] = {\n" +
                  ",\n".join(f'    "{o}:{s}"' for o, s in entries) + "\n};\n")
     parts.append(f"const int lt_n_ops = {len(entries)};\n")

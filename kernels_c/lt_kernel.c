@@ -22,9 +22,39 @@
 
 /* lt_ops_generated.c (written by build_kernels.py from lazytensor/_ops.py) defines the
  * op functions and this table. */
-extern const lt_opfn lt_op_table[];
+extern const lt_opfn *const lt_op_tables[];
+extern const char *const lt_path_names[];
+extern const int lt_n_paths;
 extern const char *const lt_op_names[];
 extern const int lt_n_ops;
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+/* MXCSR with every exception masked, round to nearest, no flush-to-zero, no
+ * denormals-are-zero: the state exact mode's results are defined in. */
+#define LT_MXCSR_DEFAULT 0x1F80u
+#define LT_FP_ENTER(saved) do { (saved) = _mm_getcsr(); _mm_setcsr(LT_MXCSR_DEFAULT); } while (0)
+#define LT_FP_LEAVE(saved) _mm_setcsr(saved)
+#else
+#include <fenv.h>
+#define LT_FP_ENTER(saved) do { (saved) = (unsigned)fegetround(); fesetround(FE_TONEAREST); } while (0)
+#define LT_FP_LEAVE(saved) fesetround((int)(saved))
+#endif
+
+int lt_path_count(void) { return lt_n_paths; }
+const char *lt_path_name(int path) { return (path >= 0 && path < lt_n_paths) ? lt_path_names[path] : ""; }
+
+int lt_path_supported(int path)
+{
+    if (path < 0 || path >= lt_n_paths || lt_op_tables[path] == NULL) return 0;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    if (path == 1) return __builtin_cpu_supports("avx2");
+    if (path == 2) return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+#endif
+    return path == 0;
+}
 
 int lt_op_count(void) { return lt_n_ops; }
 const char *lt_op_name(int opcode) { return (opcode >= 0 && opcode < lt_n_ops) ? lt_op_names[opcode] : ""; }
@@ -119,11 +149,16 @@ static void lt_run_range(lt_task *task)
     int32_t r, k;
 
     if (task->first_chunk >= task->end_chunk) { task->status = 0; return; }
+    const lt_opfn *const table = lt_op_tables[p->path];
+    unsigned fp_saved;
     off = (int64_t *)calloc((size_t)(p->n_in ? p->n_in : 1), sizeof(int64_t));
     regp = (void **)calloc((size_t)p->n_regs + 1, sizeof(void *));
     if (posix_memalign((void **)&scratch, 64, (size_t)LT_REG_BYTES * ((size_t)p->n_regs + 1)) != 0)
         scratch = NULL;
     if (!off || !regp || !scratch) { free(off); free(regp); free(scratch); task->status = -1; return; }
+    /* another library may have switched on flush-to-zero or another rounding mode in this
+     * thread: run in the default state and give the caller's state back */
+    LT_FP_ENTER(fp_saved);
 
     /* position of the first element of this range, and each input's byte offset there */
     int64_t pos = task->first_chunk * LT_CHUNK;
@@ -176,7 +211,7 @@ static void lt_run_range(lt_task *task)
             const int32_t *ins = p->instr + (size_t)i * LT_INSTR_WORDS;
             const int32_t dst = ins[LT_I_DST];
             if (p->reg_kind[dst] == LT_REG_SCRATCH) regp[dst] = scratch + (size_t)dst * LT_REG_BYTES;
-            lt_op_table[ins[LT_I_OP]](n, regp[dst],
+            table[ins[LT_I_OP]](n, regp[dst],
                                       ins[LT_I_A] >= 0 ? regp[ins[LT_I_A]] : NULL,
                                       ins[LT_I_B] >= 0 ? regp[ins[LT_I_B]] : NULL,
                                       ins[LT_I_C] >= 0 ? regp[ins[LT_I_C]] : NULL,
@@ -187,6 +222,7 @@ static void lt_run_range(lt_task *task)
     free(off);
     free(regp);
     free(scratch);
+    LT_FP_LEAVE(fp_saved);
     task->status = 0;
 }
 
@@ -200,6 +236,7 @@ int lt_run(const lt_program *p)
 {
     if (p->size <= 0) return 0;
     if (p->ndim < 1 || p->ndim > LT_MAX_DIMS) return -2;
+    if (!lt_path_supported(p->path)) return -3;
     const int64_t n_chunks = (p->size + LT_CHUNK - 1) / LT_CHUNK;
     int64_t n_threads = p->n_threads < 1 ? 1 : p->n_threads;
     if (n_threads > n_chunks / LT_PARALLEL_MIN_CHUNKS) n_threads = n_chunks / LT_PARALLEL_MIN_CHUNKS;

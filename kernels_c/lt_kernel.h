@@ -31,9 +31,13 @@ typedef struct {
     /* how to run it */
     int32_t exact;
     int32_t n_threads;
+    int32_t path;                /* index into the kernel paths (lt_path_name) */
 } lt_program;
 
 int lt_run(const lt_program *prog);
 int lt_op_count(void);
 const char *lt_op_name(int opcode);
 int lt_chunk_size(void);
+int lt_path_count(void);
+const char *lt_path_name(int path);
+int lt_path_supported(int path);

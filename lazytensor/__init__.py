@@ -8,7 +8,7 @@ by one C loop over chunks of 256 elements, bit-reproducibly by default.
 >>> y.numpy()                    # runs it
 """
 
-from ._config import get_mode, get_num_threads, mode, set_mode, set_num_threads
+from ._config import config, get_mode, get_num_threads, mode, set_mode, set_num_threads
 from ._creation import *  # noqa: F401,F403
 from ._dtypes import (bool_ as bool, complex64, complex128, float16, float32, float64, int8,
                       int16, int32, int64, uint8, uint16, uint32, uint64)
@@ -18,7 +18,7 @@ from ._eval import counters as _counters
 from ._eval import evaluate as _evaluate
 from ._explain import Explanation, explain
 from ._kernel import CHUNK as chunk_size
-from ._kernel import KERNEL_PATH as _KERNEL_PATH
+from ._kernel import kernel_paths
 from ._manipulation import *  # noqa: F401,F403
 from ._statistical import *  # noqa: F401,F403
 from ._tensor import Tensor
@@ -60,8 +60,11 @@ def eval(*tensors):
 
 
 def kernel_path() -> str:
-    """The C kernel build in use (one portable build for now)."""
-    return _KERNEL_PATH
+    """The kernel path in use: the best of ``kernel_paths()`` unless set with
+    ``lt.config(kernel_path=...)`` or LAZYTENSOR_KERNEL_PATH."""
+    from ._kernel import get_kernel_path
+
+    return get_kernel_path()
 
 
 def stats():

@@ -77,3 +77,53 @@ def set_num_threads(n: int) -> None:
 def get_num_threads() -> int:
     """Return how many threads a large kernel may be split over."""
     return _num_threads
+
+
+class config:
+    """Change settings: ``lt.config(kernel_path="avx2", num_threads=1, mode="fast")``.
+
+    Each keyword left as None is unchanged.  Used as a context manager, it restores the
+    previous settings on exit::
+
+        with lt.config(kernel_path="generic"):
+            ...
+
+    Parameters
+    ----------
+    kernel_path : str, optional
+        One of ``lt.kernel_paths()`` (also settable with LAZYTENSOR_KERNEL_PATH).
+    num_threads : int, optional
+        See :func:`set_num_threads`.
+    mode : {"exact", "fast"}, optional
+        See :func:`set_mode`.
+    """
+
+    def __init__(self, *, kernel_path=None, num_threads=None, mode=None):
+        from . import _kernel
+
+        self._old = (_kernel.get_kernel_path(), get_num_threads(), get_mode())
+        try:
+            if kernel_path is not None:
+                _kernel.set_kernel_path(kernel_path)
+            if num_threads is not None:
+                set_num_threads(num_threads)
+            if mode is not None:
+                set_mode(mode)
+        except Exception:
+            self._restore()
+            raise
+
+    def _restore(self):
+        from . import _kernel
+
+        path, threads, mode_name = self._old
+        _kernel.set_kernel_path(path)
+        set_num_threads(threads)
+        set_mode(mode_name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._restore()
+        return False

@@ -9,6 +9,7 @@ plans and lowers afresh, so stale strides are never reused.
 from __future__ import annotations
 
 import collections
+import os
 import threading
 
 import numpy as np
@@ -26,7 +27,48 @@ except ImportError as exc:  # pragma: no cover - only without a build
     ) from exc
 
 CHUNK = lib.lt_chunk_size()
-KERNEL_PATH = "generic-c"   # one portable build for now; ISA-specific paths come later
+
+# Kernel paths: the op functions built for several instruction sets (kernels_c/
+# build_kernels.py).  Exact mode gives the same bits on every one of them.
+PATHS = tuple(ffi.string(lib.lt_path_name(i)).decode() for i in range(lib.lt_path_count()))
+
+
+def kernel_paths() -> tuple:
+    """The kernel paths this machine can run, best last (e.g. ``("generic", "avx2")``)."""
+    return tuple(p for i, p in enumerate(PATHS) if lib.lt_path_supported(i))
+
+
+def _path_index(name: str) -> int:
+    if name not in PATHS:
+        raise ValueError(f"unknown kernel path {name!r}: lazytensor has {', '.join(PATHS)}")
+    if name not in kernel_paths():
+        raise ValueError(f"kernel path {name!r} is not supported by this CPU; it can run "
+                         f"{', '.join(kernel_paths())}")
+    return PATHS.index(name)
+
+
+def _initial_path() -> int:
+    env = os.environ.get("LAZYTENSOR_KERNEL_PATH")
+    if env:
+        try:
+            return _path_index(env)
+        except ValueError as exc:
+            raise ValueError(f"LAZYTENSOR_KERNEL_PATH: {exc}") from None
+    return PATHS.index(kernel_paths()[-1])
+
+
+_path = _initial_path()
+
+
+def get_kernel_path() -> str:
+    """The kernel path in use."""
+    return PATHS[_path]
+
+
+def set_kernel_path(name: str) -> None:
+    """Run kernels on path ``name`` (one of :func:`kernel_paths`)."""
+    global _path
+    _path = _path_index(name)
 
 
 def _check_opcodes():
@@ -96,12 +138,15 @@ class CompiledKernel:
             p.n_out = len(out_arrays)
             p.exact = 1 if exact else 0
             p.n_threads = n_threads
+            p.path = _path
             status = lib.lt_run(p)     # cffi releases the GIL for the call
         finally:
             if reuse:
                 self._busy.release()
         if status == -1:
             raise MemoryError("lazytensor kernel could not allocate its chunk registers")
+        if status == -3:
+            raise RuntimeError(f"kernel path {PATHS[_path]!r} is not supported by this CPU")
         if status != 0:
             raise RuntimeError(f"lazytensor kernel failed with status {status}")
 
@@ -166,4 +211,5 @@ def layout_of(array: np.ndarray) -> tuple:
     return (tuple(array.shape), tuple(array.strides), array.dtype)
 
 
-__all__ = ["CHUNK", "KERNEL_PATH", "CompiledKernel", "get_kernel", "clear_cache", "OPCODE"]
+__all__ = ["CHUNK", "PATHS", "CompiledKernel", "get_kernel", "clear_cache", "OPCODE",
+           "kernel_paths", "get_kernel_path", "set_kernel_path"]

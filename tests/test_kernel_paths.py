@@ -1,0 +1,125 @@
+"""Kernel paths: exact mode gives the same bits on every path and at every thread count,
+and the kernel runs in the default floating-point state whatever the caller set."""
+
+import ctypes
+import ctypes.util
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import lazytensor as lt
+from lazytensor import _ops
+from lazytensor._elementwise import apply
+
+N = 40_000    # > 64 chunks per thread at 2 threads, so the split really happens
+
+
+def random_bits(dtname, n, seed):
+    """Random bit patterns of dtype ``dtname``: for floats every class turns up (normal,
+    subnormal, zero, inf, NaN with payloads)."""
+    dt = np.dtype(dtname)
+    rng = np.random.default_rng(seed)
+    if dt == np.bool_:
+        return rng.integers(0, 2, n).astype(bool)
+    raw = rng.integers(0, 256, n * dt.itemsize, dtype=np.uint8)
+    values = raw.view(dt).copy()
+    if dt.kind == "f":   # and plenty of ordinary values too
+        values[::3] = rng.standard_normal(values[::3].size) * 10
+    return values
+
+
+def cases():
+    for op in _ops.OPS_LIST:
+        for dtname in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                       "uint64", "float16", "float32", "float64"):
+            kind = "f" if dtname.startswith("float") else {"b": "b", "i": "i", "u": "u"}[
+                np.dtype(dtname).kind]
+            if kind in op.kinds:
+                yield op.name, dtname
+
+
+def run_all_paths(build):
+    """build() evaluated on every path at 1 and 2 threads, as uint bit patterns."""
+    out = {}
+    for path in lt.kernel_paths():
+        for threads in (1, 2):
+            with lt.config(kernel_path=path, num_threads=threads, mode="exact"):
+                v = np.array(build())
+            out[(path, threads)] = v.view(f"u{v.dtype.itemsize}") if v.dtype.kind == "f" else v
+    return out
+
+
+@pytest.mark.parametrize("name,dtname", list(cases()))
+def test_exact_bits_equal_on_every_path_and_thread_count(name, dtname):
+    op = _ops.OPS[name]
+    arrays = [lt.asarray(random_bits(dtname, N, seed)) for seed in range(op.arity)]
+    attrs = tuple(0.1 * (k + 1) for k in range(len(op.attrs)))
+    results = run_all_paths(lambda: apply(name, *arrays, attrs=attrs))
+    reference = results[("generic", 1)]
+    for key, bits in results.items():
+        np.testing.assert_array_equal(bits, reference, err_msg=f"{name}[{dtname}] on {key}")
+
+
+@pytest.mark.parametrize("src", ["int64", "uint64", "float16", "float32", "float64"])
+def test_casts_bits_equal_on_every_path(src):
+    x = lt.asarray(random_bits(src, N, 7))
+    for dst in ("bool", "int8", "int32", "int64", "uint8", "uint64", "float16", "float32",
+                "float64"):
+        results = run_all_paths(lambda: x.astype(dst))
+        for key, bits in results.items():
+            np.testing.assert_array_equal(bits, results[("generic", 1)], err_msg=f"{src}->{dst} {key}")
+
+
+def test_fused_strided_expression_bits_equal_on_every_path():
+    rng = np.random.default_rng(3)
+    X = lt.asarray(rng.standard_normal((300, 257)).astype(np.float32)).T   # transposed
+    b = lt.asarray(rng.standard_normal((257, 1)).astype(np.float32))
+    results = run_all_paths(lambda: lt.nn.hardswish(X * b + 1.0) - lt.where(X > b, X, b / 3))
+    for key, bits in results.items():
+        np.testing.assert_array_equal(bits, results[("generic", 1)], err_msg=str(key))
+
+
+def test_paths_are_listed_and_chosen():
+    paths = lt.kernel_paths()
+    assert paths[0] == "generic"
+    assert lt.kernel_path() in paths
+    with lt.config(kernel_path="generic"):
+        assert lt.kernel_path() == "generic"
+    assert lt.kernel_path() == paths[-1]
+    with pytest.raises(ValueError, match="unknown kernel path 'sse9'"):
+        lt.config(kernel_path="sse9")
+
+
+def test_environment_variable_picks_the_path():
+    code = "import lazytensor as lt; print(lt.kernel_path())"
+    env = dict(os.environ, LAZYTENSOR_KERNEL_PATH="generic")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         cwd="/")
+    assert out.returncode == 0 and out.stdout.strip() == "generic", out.stderr
+    env["LAZYTENSOR_KERNEL_PATH"] = "quantum"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         cwd="/")
+    assert out.returncode != 0 and "LAZYTENSOR_KERNEL_PATH" in out.stderr
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fesetround through glibc's libm")
+def test_callers_rounding_mode_does_not_change_results_and_is_restored():
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    FE_UPWARD = 0x800   # x86 value; on other CPUs the constant differs
+    if os.uname().machine not in ("x86_64", "i686"):
+        pytest.skip("FE_UPWARD constant is x86's")
+    x = lt.asarray(np.array([1.0, 3.0, 7.0], dtype=np.float32))
+    y = lt.asarray(np.array([3.0, 7.0, 10.0], dtype=np.float32))
+    with lt.config(num_threads=1):
+        want = np.array(x / y)
+        assert libm.fesetround(FE_UPWARD) == 0
+        try:
+            got = np.array(lt.asarray(np.array([1.0, 3.0, 7.0], dtype=np.float32)) / y)
+            mode_after = libm.fegetround()
+        finally:
+            libm.fesetround(0)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    assert mode_after == FE_UPWARD
