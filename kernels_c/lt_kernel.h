@@ -41,3 +41,5 @@ int lt_chunk_size(void);
 int lt_path_count(void);
 const char *lt_path_name(int path);
 int lt_path_supported(int path);
+void *lt_alloc(size_t nbytes);
+void lt_free(void *ptr);

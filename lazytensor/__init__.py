@@ -68,7 +68,16 @@ def kernel_path() -> str:
 
 
 def stats():
-    """Counters: evaluation requests, kernel launches, kernel-cache hits and misses."""
+    """Counters: evaluation requests, kernel launches, kernel-cache hits and misses, and the
+    output pool (hits, misses, bytes held, bytes handed out)."""
     from ._kernel import cache_stats
+    from ._memory import stats as memory_stats
 
-    return {**_counters, **cache_stats}
+    return {**_counters, **cache_stats, **memory_stats}
+
+
+def empty_cache():
+    """Release the memory held by the pool of output buffers."""
+    from ._memory import empty_cache as release
+
+    release()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _config
+from . import _config, _memory
 from ._fuse import partition
 from ._graph import pending_topo_order
 from ._kernel import get_kernel, layout_of
@@ -27,7 +27,7 @@ def evaluate(nodes) -> None:
         # reads elements through typed pointers
         in_arrays = [x.value if x.value.flags.aligned else x.value.copy() for x in group.inputs]
         kernel = get_kernel(group, [layout_of(a) for a in in_arrays])
-        out_arrays = [np.empty(group.shape, dtype=n.dtype) for n in group.outputs]
+        out_arrays = [_memory.empty(group.shape, n.dtype) for n in group.outputs]
         kernel.run(in_arrays, out_arrays, exact, n_threads)
         counters["kernels"] += 1
         for node, array in zip(group.outputs, out_arrays):

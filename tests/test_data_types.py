@@ -69,7 +69,7 @@ def test_isdtype_errors():
 
 
 # ---- result_type and can_cast --------------------------------------------------------------
-@pytest.mark.parametrize("a, b", itertools.product(ALL, repeat=2))
+@pytest.mark.parametrize("a, b", list(itertools.product(ALL, repeat=2)))
 def test_result_type_and_can_cast_pairs(a, b):
     expected = np.result_type(a, b)
     assert lt.result_type(dt(a), dt(b)) == expected
