@@ -133,16 +133,30 @@ def Min(*xs):
 
 
 def Sum(*xs):
-    """ONNX Sum (float types), folded left to right."""
+    """ONNX Sum (float types), folded left to right.  float16 inputs are summed in float32
+    and the result rounded to float16 once (half precision is computed in single)."""
     if xs and isinstance(xs[0], Tensor) and xs[0].dtype.kind != "f":
         raise TypeError(f"onnx.Sum takes float16, float32 or float64, not {xs[0].dtype.name}")
-    return _fold("Sum", "add", xs)
+    return _in_single_for_half("Sum", xs, lambda ys: _fold("Sum", "add", ys))
 
 
 def Mean(*xs):
-    """ONNX Mean: Sum folded left to right, then divided by the number of inputs."""
-    total = Sum(*xs)
-    return apply("divide", total, float(len(xs)))
+    """ONNX Mean: the Sum folded left to right, divided by the number of inputs (one
+    correctly rounded division); float16 is computed in float32 and rounded once."""
+    if xs and isinstance(xs[0], Tensor) and xs[0].dtype.kind != "f":
+        raise TypeError(f"onnx.Mean takes float16, float32 or float64, not {xs[0].dtype.name}")
+    return _in_single_for_half(
+        "Mean", xs, lambda ys: apply("divide", _fold("Mean", "add", ys), float(len(ys))))
+
+
+def _in_single_for_half(name, xs, compute):
+    """compute(xs), in float32 and rounded once when the inputs are float16."""
+    if not xs:
+        raise TypeError(f"onnx.{name} needs at least one input")
+    _same_dtype(name, *xs)
+    if xs[0].dtype == _dtypes.float16 and (len(xs) > 1 or name == "Mean"):
+        return astype(compute([astype(x, _dtypes.float32) for x in xs]), _dtypes.float16)
+    return compute(xs)
 
 
 def Clip(x, min=None, max=None):
