@@ -184,6 +184,16 @@ def _path_text(text: str, path: str) -> str:
     return re.sub(r"\blt_(op|sat)_", lambda m: f"lt_{m.group(1)}_{path}_", text)
 
 
+def _exp2_table() -> str:
+    """2^(j/64), j = 0..63, each correctly rounded to double (decimal at 60 digits)."""
+    from decimal import Decimal, getcontext
+
+    getcontext().prec = 60
+    values = [float(Decimal(2) ** (Decimal(j) / 64)) for j in range(64)]
+    return ("const double lt_exp2_64[64] = {\n" +
+            ",\n".join(f"    {v.hex()}" for v in values) + "\n};\n")
+
+
 def generate_ops_source() -> str:
     body = []
     for op in ops.OPS_LIST:
@@ -195,7 +205,7 @@ def generate_ops_source() -> str:
     body = "\n".join(body)
     entries = ops.kernel_entries()
     parts = ['#include <stdint.h>\n#include <string.h>\n#include <math.h>\n#include "lt_math.h"\n'
-             '#include "lt_kernel.h"\n']
+             '#include "lt_kernel.h"\n', _exp2_table()]
     path_names = []
     for i, (path, target) in enumerate(X86_PATHS):
         guard = "#if 1" if target is None else "#if defined(__x86_64__) || defined(__i386__)"

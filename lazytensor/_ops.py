@@ -168,7 +168,7 @@ OPS_LIST = [
     OpDef("erf", 1, "f", {"f": "LT_LIBM(erf, F)(a)"}, exact=False, onnx="Erf"),
     # --- activations ---------------------------------------------------------------
     OpDef("sigmoid", 1, "f", {"f": "lt_sigmoid##F(a)"}, exact=False, onnx="Sigmoid",
-          doc="1 / (1 + exp(-a)), evaluated in double for float32."),
+          doc="1 / (1 + exp(-a)); float32 in double with the library's own exp (no C library)."),
     OpDef("relu", 1, "if", {"i": "(a < 0 ? (T)0 : a)",
                             "f": "(a != a ? a : a > (T)0 ? a : (T)0)"},
           doc="max(a, 0) with Max's rules: relu(-0) is +0, NaN passes.", onnx="Relu"),
