@@ -168,10 +168,10 @@ LT_DEF_DIVMOD(, double)
  * x = (64 m + j) ln2/64 + r with |r| <= ln2/128; exp(x) = 2^m * 2^(j/64) * exp(r), the 64
  * table values correctly rounded (generated), exp(r) by a degree-6 Taylor polynomial
  * (truncation below 1e-19).  Branch-free, the same code on every kernel path.  Accurate to
- * a few units of 2^-53, which rounds to float32 correctly nearly always (no difference from
- * float64 NumPy rounded once on 8.4 million sampled inputs); not yet proven correctly
- * rounded for every input, and not yet vectorised by gcc (the gather and the int/double
- * mix defeat it): the exhaustive proof and the vector form are the exact-mode work. */
+ * a few units of 2^-53, which rounds to float32 correctly nearly always (sigmoid misrounds
+ * 6 of the 2^32 inputs, tools/verify_float32.py); not yet correctly rounded everywhere, and
+ * not yet vectorised by gcc (the gather and the int/double mix defeat it): the hard cases
+ * and the vector form are the exact-mode work. */
 extern const double lt_exp2_64[64];
 
 static inline double lt_exp_d32(double x)
