@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _dtypes
 from ._errors import Unsupported
-from ._args import integer_arg
+from ._args import integer_arg, wrap
 from ._tensor import Tensor, _check_device
 
 __all__ = ['arange', 'asarray', 'empty', 'empty_like', 'eye', 'from_dlpack', 'full',
@@ -45,11 +45,6 @@ def _shape_arg(shape, what) -> tuple:
 
 def _dtype_or(dtype, default, what) -> np.dtype:
     return _dtypes.canonical_dtype(dtype if dtype is not None else default, where=what)
-
-
-def _readonly(arr: np.ndarray) -> np.ndarray:
-    arr.flags.writeable = False
-    return arr
 
 
 def _copy_value(v: np.ndarray) -> np.ndarray:
@@ -151,7 +146,7 @@ def _from_tensor(t: Tensor, target, copy) -> Tensor:
         return t
     node = t._node
     if node.op == "leaf":   # a leaf may view a buffer the caller owns: copy it
-        return Tensor._from_array(_readonly(_copy_value(node.value)))
+        return wrap(_copy_value(node.value))
     # values are immutable and x[i] = v rebinds a tensor to a new node, so a new tensor
     # on the same node is a copy
     return Tensor._from_node(node)

@@ -36,14 +36,6 @@ def kind(dtype: np.dtype) -> str:
     return _KIND.get(dtype, "c")
 
 
-def is_float(dtype) -> bool:
-    return dtype.kind == "f"
-
-
-def is_integer(dtype) -> bool:
-    return dtype.kind in "iu"
-
-
 def canonical_dtype(dtype, *, where: str = "dtype") -> np.dtype:
     """Turn a user's dtype spec into one of lazytensor's dtypes, or raise a clear error."""
     if dtype is bool:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from . import _config, _memory
 from ._fuse import partition
 from ._graph import pending_topo_order

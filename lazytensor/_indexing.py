@@ -24,19 +24,13 @@ import operator
 import numpy as np
 
 from . import _dtypes
-from ._args import tensor_value
+from ._args import tensor_value, wrap
 from ._tensor import Tensor
 
 __all__ = ["take", "take_along_axis"]
 
 _VALID = ("integers, slices, ... (Ellipsis), None, integer tensors and boolean tensors "
           "are valid indices")
-
-
-def _read_only(array: np.ndarray) -> np.ndarray:
-    """A result array (new, or a new view), made read-only like values tensors compute."""
-    array.flags.writeable = False
-    return array
 
 
 # ---- keys ---------------------------------------------------------------------------
@@ -204,7 +198,7 @@ def getitem(x, key, /):
                          f"{exc}") from None
     # a view of a user's writable buffer (asarray without a copy) is handed out read-only
     # too: out is a new view object, so this leaves the buffer itself alone
-    return Tensor._from_array(_read_only(np.asarray(out)))
+    return wrap(out)
 
 
 # ---- assignment ---------------------------------------------------------------------
@@ -254,7 +248,7 @@ def setitem(x, key, value, /):
     except IndexError as exc:
         raise IndexError(f"cannot index a tensor of shape {x.shape} with {key!r}: "
                          f"{exc}") from None
-    x._node = Tensor._from_array(_read_only(new))._node
+    x._node = wrap(new)._node
 
 
 Tensor.__getitem__ = getitem
@@ -316,7 +310,7 @@ def take(x, indices, /, *, axis=None):
         axis = _axis(axis, x.ndim, "take")
         n, axis_shown = x.shape[axis], axis
     _check_int_array(idx, n, axis_shown, x.shape, what="take: index")
-    return Tensor._from_array(_read_only(np.asarray(np.take(v, idx, axis=axis))))
+    return wrap(np.take(v, idx, axis=axis))
 
 
 def take_along_axis(x, indices, /, *, axis=-1):
@@ -340,4 +334,4 @@ def take_along_axis(x, indices, /, *, axis=-1):
             raise ValueError(f"take_along_axis: indices of shape {idx.shape} do not "
                              f"broadcast against x of shape {x.shape} along axis {d}")
     _check_int_array(idx, x.shape[axis], axis, x.shape, what="take_along_axis: index")
-    return Tensor._from_array(_read_only(np.asarray(np.take_along_axis(v, idx, axis))))
+    return wrap(np.take_along_axis(v, idx, axis))
