@@ -1,0 +1,111 @@
+/* Double-double arithmetic for the exact math functions' accurate paths.
+ *
+ * A value is hi + lo with |lo| <= ulp(hi)/2, about 106 significant bits.  Only + - * /
+ * are used, never an FMA (the exact-mode contract: the same bits on every path, and the
+ * build has -ffp-contract=off, so the error-free transforms below stay error free).
+ * Products use Veltkamp splitting; inputs must stay below 2^995 in magnitude so the split
+ * does not overflow (the math functions only call these on reduced arguments).
+ */
+#ifndef LT_DD_H
+#define LT_DD_H
+
+typedef struct { double hi, lo; } lt_dd;
+
+static inline lt_dd lt_dd_make(double hi, double lo) { lt_dd r = { hi, lo }; return r; }
+
+/* s + e == a + b exactly, for any a, b */
+static inline lt_dd lt_two_sum(double a, double b)
+{
+    double s = a + b, bb = s - a;
+    return lt_dd_make(s, (a - (s - bb)) + (b - bb));
+}
+
+/* s + e == a + b exactly, when |a| >= |b| (or a == 0) */
+static inline lt_dd lt_fast_two_sum(double a, double b)
+{
+    double s = a + b;
+    return lt_dd_make(s, b - (s - a));
+}
+
+/* hi + lo == a with both halves of at most 26 significant bits */
+static inline lt_dd lt_split(double a)
+{
+    double c = 134217729.0 * a;  /* 2^27 + 1 */
+    double hi = c - (c - a);
+    return lt_dd_make(hi, a - hi);
+}
+
+/* p + e == a * b exactly (Dekker) */
+static inline lt_dd lt_two_prod(double a, double b)
+{
+    double p = a * b;
+    lt_dd as = lt_split(a), bs = lt_split(b);
+    double e = ((as.hi * bs.hi - p) + as.hi * bs.lo + as.lo * bs.hi) + as.lo * bs.lo;
+    return lt_dd_make(p, e);
+}
+
+static inline lt_dd lt_dd_add(lt_dd x, lt_dd y)
+{
+    lt_dd s = lt_two_sum(x.hi, y.hi), t = lt_two_sum(x.lo, y.lo);
+    s.lo += t.hi;
+    s = lt_fast_two_sum(s.hi, s.lo);
+    s.lo += t.lo;
+    return lt_fast_two_sum(s.hi, s.lo);
+}
+
+static inline lt_dd lt_dd_add_d(lt_dd x, double y)
+{
+    lt_dd s = lt_two_sum(x.hi, y);
+    s.lo += x.lo;
+    return lt_fast_two_sum(s.hi, s.lo);
+}
+
+static inline lt_dd lt_dd_neg(lt_dd x) { return lt_dd_make(-x.hi, -x.lo); }
+
+static inline lt_dd lt_dd_sub(lt_dd x, lt_dd y) { return lt_dd_add(x, lt_dd_neg(y)); }
+
+static inline lt_dd lt_dd_mul(lt_dd x, lt_dd y)
+{
+    lt_dd p = lt_two_prod(x.hi, y.hi);
+    p.lo += x.hi * y.lo + x.lo * y.hi;
+    return lt_fast_two_sum(p.hi, p.lo);
+}
+
+static inline lt_dd lt_dd_mul_d(lt_dd x, double y)
+{
+    lt_dd p = lt_two_prod(x.hi, y);
+    p.lo += x.lo * y;
+    return lt_fast_two_sum(p.hi, p.lo);
+}
+
+static inline lt_dd lt_dd_div(lt_dd x, lt_dd y)
+{
+    /* two Newton-style corrections of the double quotient */
+    double q1 = x.hi / y.hi;
+    lt_dd r = lt_dd_sub(x, lt_dd_mul_d(y, q1));
+    double q2 = r.hi / y.hi;
+    r = lt_dd_sub(r, lt_dd_mul_d(y, q2));
+    double q3 = r.hi / y.hi;
+    lt_dd q = lt_fast_two_sum(q1, q2);
+    return lt_dd_add_d(q, q3);
+}
+
+/* sum_{i<n} c[i] * x^i by Horner's rule in double-double, coefficients as (hi, lo) pairs */
+static inline lt_dd lt_dd_horner(const lt_dd *c, int n, lt_dd x)
+{
+    lt_dd acc = c[n - 1];
+    for (int i = n - 2; i >= 0; i--)
+        acc = lt_dd_add(lt_dd_mul(acc, x), c[i]);
+    return acc;
+}
+
+/* Ziv's rounding test for float32 results: y approximates the true value with an absolute
+ * error of at most err.  If y - err and y + err round to the same float32, that float32 is
+ * the correctly rounded result; otherwise the caller must recompute more accurately.
+ * Branch-free, so it vectorises; works in the subnormal and overflow ranges alike. */
+static inline int lt_f32_ambiguous(double y, double err)
+{
+    return (float)(y - err) != (float)(y + err);
+}
+
+#endif /* LT_DD_H */
