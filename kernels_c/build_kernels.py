@@ -64,6 +64,52 @@ def _c_expr(body, dt):
     return body
 
 
+# The library's own math functions: one header of functions per family, pasted into every
+# kernel-path region (so each is compiled for that instruction set), and one header of
+# constant tables, included once.  A family header defines, per function NAME, the exact
+# forms ltm_NAME_f32 / ltm_NAME_f64 (and optionally ltm_NAME_f32_chunk, a whole-chunk
+# vectorised form) and the fast forms ltm_NAME_f32_fast / ltm_NAME_f64_fast.
+MATH_FAMILIES = ("misc",)
+
+
+def _math_headers():
+    """(data headers, concatenated function text) of the math families present."""
+    data, text = [], []
+    for fam in MATH_FAMILIES:
+        fn = os.path.join(HERE, f"lt_{fam}.h")
+        if not os.path.exists(fn):
+            continue
+        if os.path.exists(os.path.join(HERE, f"lt_{fam}_data.h")):
+            data.append(f"lt_{fam}_data.h")
+        with open(fn) as f:
+            text.append(f"/* ---- {os.path.basename(fn)} ---- */\n" + f.read())
+    return data, "\n".join(text)
+
+
+MATH_DATA_HEADERS, MATH_TEXT = _math_headers()
+
+
+def _math_defined(name: str) -> bool:
+    return re.search(rf"\b{name}\s*\(", MATH_TEXT) is not None
+
+
+def _math_loops(op, dt, loads):
+    """(exact loop, fast loop) of an op computed by the library's own math, or None."""
+    width = {"float32": "f32", "float64": "f64"}.get(dt)
+    if not op.math or width is None or not _math_defined(f"ltm_{op.math}_{width}"):
+        return None
+    args = ", ".join("abc"[: op.arity])
+    exact_fn, fast_fn = f"ltm_{op.math}_{width}", f"ltm_{op.math}_{width}_fast"
+    if _math_defined(exact_fn + "_chunk"):
+        exact = f"{exact_fn}_chunk(n, o, {', '.join('p' + v for v in 'abc'[: op.arity])});"
+    else:  # the functions return the canonical NaN themselves
+        exact = f"for (int64_t i = 0; i < n; i++) {{ {loads} o[i] = {exact_fn}({args}); }}"
+    if not _math_defined(fast_fn):
+        fast_fn = exact_fn
+    fast = f"for (int64_t i = 0; i < n; i++) {{ {loads} o[i] = {fast_fn}({args}); }}"
+    return exact, fast
+
+
 def _op_function(op, dt):
     _, ctype, utype, kind, _ = _ROW[dt]
     body = _c_expr(op.c_body(kind), dt)
@@ -74,7 +120,10 @@ def _op_function(op, dt):
     canon = ("lt_canonf" if dt == "float32" else "lt_canon") if (kind == "f" and op.result == "same") else ""
     exact_loop = f"for (int64_t i = 0; i < n; i++) {{ {loads} o[i] = ({out_t}){canon}({body}); }}"
     fast_loop = f"for (int64_t i = 0; i < n; i++) {{ {loads} o[i] = ({out_t})({body}); }}"
-    if not canon:
+    math_loops = _math_loops(op, dt, loads)
+    if math_loops is not None:
+        loops = "if (exact) {{ {} }} else {{ {} }}".format(*math_loops)
+    elif not canon:
         loops = fast_loop
     else:
         loops = f"if (exact) {{ {exact_loop} }} else {{ {fast_loop} }}"
@@ -172,16 +221,18 @@ def _cast_functions():
 
 
 # Kernel paths: the same op bodies compiled for several instruction sets, chosen at run
-# time.  Only the vector width differs: -ffp-contract=off holds for every path (no FMA), so
-# every path computes each element with the same IEEE operations and gives the same bits.
+# time.  In exact mode only the vector width differs: -ffp-contract=off holds for every path
+# and exact code never calls an FMA, so every path computes each element with the same IEEE
+# operations and gives the same bits.  Fast-mode functions use LT_FMA, an FMA on the AVX paths.
 X86_PATHS = (("generic", None),                 # x86-64 baseline (SSE2), or plain C
-             ("avx2", "avx2"),
-             ("avx512", "avx512f,avx512bw,avx512dq,avx512vl"))
+             ("avx2", "avx2,fma"),
+             ("avx512", "avx512f,avx512bw,avx512dq,avx512vl,fma"))
 
 
 def _path_text(text: str, path: str) -> str:
     """The op functions renamed for one path (their helpers too, so paths do not clash)."""
-    return re.sub(r"\blt_(op|sat)_", lambda m: f"lt_{m.group(1)}_{path}_", text)
+    text = re.sub(r"\blt_(op|sat)_", lambda m: f"lt_{m.group(1)}_{path}_", text)
+    return re.sub(r"\bltm_", f"ltm_{path}_", text)
 
 
 def _exp2_table() -> str:
@@ -202,16 +253,20 @@ def generate_ops_source() -> str:
                 body.append(_op_function(op, dt))
     body += _sized_functions()
     body += _cast_functions()
-    body = "\n".join(body)
+    body = MATH_TEXT + "\n" + "\n".join(body)
     entries = ops.kernel_entries()
     parts = ['#include <stdint.h>\n#include <string.h>\n#include <math.h>\n#include "lt_math.h"\n'
-             '#include "lt_kernel.h"\n', _exp2_table()]
+             '#include "lt_dd.h"\n#include "lt_kernel.h"\n'] + \
+        [f'#include "{h}"' for h in MATH_DATA_HEADERS] + [_exp2_table()]
     path_names = []
     for i, (path, target) in enumerate(X86_PATHS):
         guard = "#if 1" if target is None else "#if defined(__x86_64__) || defined(__i386__)"
         parts.append(guard)
         if target is not None:
             parts.append(f'#pragma GCC push_options\n#pragma GCC target("{target}")')
+        # fast-mode math may fuse multiply-adds where the path has FMA; exact code never uses it
+        fma = "__builtin_fma(a, b, c)" if target else "((a) * (b) + (c))"
+        parts.append(f"#undef LT_FMA\n#define LT_FMA(a, b, c) {fma}")
         parts.append(_path_text(body, path))
         parts.append(f"static const lt_opfn lt_op_table_{path}[] = {{\n" +
                      ",\n".join(f"    {_path_text(ops.entry_name(o, s), path)}" for o, s in entries)

@@ -68,9 +68,11 @@ int lt_path_supported(int path)
     if (path < 0 || path >= lt_n_paths || lt_op_tables[path] == NULL) return 0;
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
-    if (path == 1) return __builtin_cpu_supports("avx2");
-    if (path == 2) return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    /* fast mode uses FMA on these paths, so they need it too */
+    if (path == 1) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (path == 2) return __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx512f") &&
+                          __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+                          __builtin_cpu_supports("avx512vl");
 #endif
     return path == 0;
 }

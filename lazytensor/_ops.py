@@ -63,6 +63,9 @@ class OpDef:
     # fused yet), and the result dtype rule ("same", "real" or "bool"); "" if not served
     cplx: str = ""
     cplx_result: str = "same"
+    # the library's own math function computing the op for float32/float64 (kernels_c/lt_*.h:
+    # ltm_<math>_f32 ...); "" when the C body above is used
+    math: str = ""
 
     def c_body(self, kind: str) -> str:
         for kinds, body in self.c.items():
@@ -123,8 +126,8 @@ OPS_LIST = [
           doc="The next representable value after a toward b (float16 steps in float16)."),
     OpDef("atan2", 2, "f", {"f": "LT_LIBM(atan2, F)(a, b)"}, exact=False,
           doc="Four-quadrant arctangent of a/b."),
-    OpDef("hypot", 2, "f", {"f": "LT_LIBM(hypot, F)(a, b)"}, exact=False,
-          doc="sqrt(a*a + b*b) without undue overflow."),
+    OpDef("hypot", 2, "f", {"f": "LT_LIBM(hypot, F)(a, b)"}, math="hypot",
+          doc="sqrt(a*a + b*b) without undue overflow; float32 correctly rounded."),
     OpDef("logaddexp", 2, "f", {"f": "lt_logaddexp##F(a, b)"}, exact=False,
           doc="log(exp(a) + exp(b))."),
     # --- unary numeric -----------------------------------------------------------
