@@ -19,13 +19,15 @@ import os
 import platform
 import shlex
 import statistics
-import subprocess
 import sys
 import time
 
 import numpy as np
 
-import lazytensor as lt
+from _benchutil import (cpu_model, fmt_n, fmt_time, git_commit, import_lazytensor,
+                        parse_sizes, timed as _timed)
+
+lt = import_lazytensor()
 
 try:
     from scipy.special import erf as _scipy_erf
@@ -157,10 +159,6 @@ def default_repeat(n):
     return 7
 
 
-def _timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
 
 
 def _max_abs_err(got, ref):
@@ -214,38 +212,12 @@ def measure(build, n, repeat, seed):
 
 # ---- report ------------------------------------------------------------------------------
 
-def fmt_time(s):
-    if s < 1e-3:
-        return f"{s * 1e6:.1f} µs"
-    if s < 1:
-        return f"{s * 1e3:.2f} ms"
-    return f"{s:.2f} s"
 
 
-def fmt_n(n):
-    e = len(str(n)) - 1
-    return f"10^{e}" if n == 10 ** e else f"{n:,}"
 
 
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.lower().startswith(("model name", "hardware", "cpu model")):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "unknown"
 
 
-def git_commit():
-    here = os.path.dirname(os.path.abspath(__file__))
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here,
-                             capture_output=True, text=True, timeout=5)
-        return out.stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 def header(args, argv):
@@ -303,22 +275,6 @@ def legend(repeats):
 
 # ---- command line ------------------------------------------------------------------------
 
-def parse_sizes(text):
-    sizes = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        try:
-            n = int(float(part))
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a size: {part!r}") from None
-        if n < 1:
-            raise argparse.ArgumentTypeError(f"sizes must be positive, not {part!r}")
-        sizes.append(n)
-    if not sizes:
-        raise argparse.ArgumentTypeError("no sizes given")
-    return sizes
 
 
 def parse_workloads(text):

@@ -68,7 +68,8 @@ static inline double ltm_hypot_f64(double x, double y)
     double big = ax > ay ? ax : ay, small = ax > ay ? ay : ax;
     if (big == 0) return 0.0;
     int64_t e = (int64_t)((lt_bits64(big) >> 52) & 0x7ff) - 1023;
-    if (e < -1022) e = -1022;                        /* subnormal: scale up by 2^1022 */
+    /* 2^-e must be a normal double: big in [1, 4) after scaling, or scaled up by 2^1022 */
+    e = e < -1022 ? -1022 : (e > 1022 ? 1022 : e);
     double down = lt_from_bits64((uint64_t)(1023 - e) << 52);   /* 2^-e, exact */
     big *= down;
     small *= down;                                   /* may underflow: then it is negligible */

@@ -66,6 +66,13 @@ class OpDef:
     # the library's own math function computing the op for float32/float64 (kernels_c/lt_*.h:
     # ltm_<math>_f32 ...); "" when the C body above is used
     math: str = ""
+    # for math ops: the measured error bound in ulps per dtype in exact mode ("float32",
+    # "float64"; 0.5 means correctly rounded) and in fast mode ("fast", both dtypes);
+    # float16 results are the float32 result rounded once more
+    ulp: tuple = ()
+
+    def ulp_bound(self, key: str) -> float:
+        return dict(self.ulp)[key]
 
     def c_body(self, kind: str) -> str:
         for kinds, body in self.c.items():
@@ -127,6 +134,7 @@ OPS_LIST = [
     OpDef("atan2", 2, "f", {"f": "LT_LIBM(atan2, F)(a, b)"}, exact=False,
           doc="Four-quadrant arctangent of a/b."),
     OpDef("hypot", 2, "f", {"f": "LT_LIBM(hypot, F)(a, b)"}, math="hypot",
+          ulp=(("float32", 0.5), ("float64", 0.5), ("fast", 2)),
           doc="sqrt(a*a + b*b) without undue overflow; float32 correctly rounded."),
     OpDef("logaddexp", 2, "f", {"f": "lt_logaddexp##F(a, b)"}, exact=False,
           doc="log(exp(a) + exp(b))."),
