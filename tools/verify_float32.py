@@ -40,6 +40,27 @@ def _gelu_tanh64(x):
     return np.where(np.isneginf(x), -0.0, out)
 
 
+def mp_to_f32(gmpy2, v):
+    """An MPFR value correctly rounded to float32 (ties to even).  Not through float64:
+    rounding to double first can land on a float32 midpoint and round the wrong way."""
+    if gmpy2.is_nan(v):
+        return np.float32(np.nan)
+    if abs(v) >= gmpy2.mpfr(2) ** 128 - gmpy2.mpfr(2) ** 103:   # at or past the midpoint
+        return np.float32(np.inf if v > 0 else -np.inf)
+    with np.errstate(all="ignore"):
+        f = np.float32(float(v))
+    best = None
+    for c in (f, np.nextafter(f, np.float32(-np.inf)), np.nextafter(f, np.float32(np.inf))):
+        if np.isinf(c):
+            continue
+        d = abs(gmpy2.mpfr(float(c)) - v)
+        even = (int(np.array(c, np.float32).view(np.uint32)) & 1) == 0
+        if best is None or d < best[0] or (d == best[0] and even):
+            best = (d, c)
+    r = best[1]
+    return np.float32(np.copysign(0.0, float(v))) if r == 0 else r
+
+
 def references():
     """name -> (float64 reference on a NumPy array, MPFR reference of one float or None)."""
     try:
@@ -48,14 +69,15 @@ def references():
         gmpy2 = None
 
     if gmpy2 is not None:
-        gmpy2.get_context().precision = 120
+        ctx = gmpy2.get_context()
+        ctx.precision, ctx.emin, ctx.emax = 160, -20000, 20000
 
     def mp(fn):
         if gmpy2 is None:
             return None
 
         def ref(x):
-            return float(fn(gmpy2, gmpy2.mpfr(float(x))))
+            return mp_to_f32(gmpy2, fn(gmpy2, gmpy2.mpfr(float(x))))
         return ref
 
     return {name: (ref64, ref_mp) for name, (_, ref64, ref_mp) in _table(mp).items()}
@@ -118,6 +140,37 @@ def _near_midpoint(v64):
         return np.isfinite(v64) & (np.abs(v64 - mid) <= np.abs(v64) * 2.0 ** -45)
 
 
+def compare(x, got, ref64, ref_mp):
+    """Results ``got`` of float32 inputs ``x`` against the correctly rounded values.
+
+    Returns (misrounded count, max ulp distance from the correctly rounded result,
+    undecided count, worst (x, got, want) or None)."""
+    with np.errstate(all="ignore"):
+        v64 = ref64(x.astype(np.float64))
+    want = _round_to_f32(v64)
+    near = _near_midpoint(v64)
+    undecided = 0
+    if near.any():
+        idx = np.nonzero(near)[0]
+        if ref_mp is None:
+            undecided = idx.size
+        else:
+            want = want.copy()
+            want[idx] = np.array([ref_mp(v) for v in x[idx]], np.float32)
+    same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
+    if same.all():
+        return 0, 0, undecided, None
+    bad = np.nonzero(~same)[0]
+    gi = got[bad].view(np.int32).astype(np.int64)
+    wi = want[bad].view(np.int32).astype(np.int64)
+    gi = np.where(gi < 0, -(gi & 0x7FFFFFFF), gi)   # ordered integer line
+    wi = np.where(wi < 0, -(wi & 0x7FFFFFFF), wi)
+    ulps = np.where(np.isnan(got[bad]) | np.isnan(want[bad]), 1 << 31, np.abs(gi - wi))
+    k = int(np.argmax(ulps))
+    return bad.size, int(ulps[k]), undecided, (float(x[bad[k]]), float(got[bad[k]]),
+                                               float(want[bad[k]]))
+
+
 def verify(name, fn, ref64, ref_mp, bits, block=1 << 22):
     """Sweep 2^bits float32 inputs; ``fn`` maps a float32 NumPy array to a float32 array
     (the kernel through lazytensor here; a standalone build of a C function works too)."""
@@ -127,30 +180,11 @@ def verify(name, fn, ref64, ref_mp, bits, block=1 << 22):
     for base in range(0, 1 << 32, block * step):
         pattern = np.arange(base, min(base + block * step, 1 << 32), step, dtype=np.uint64)
         x = pattern.astype(np.uint32).view(np.float32)
-        got = fn(x)
-        with np.errstate(all="ignore"):
-            v64 = ref64(x.astype(np.float64))
-        want = _round_to_f32(v64)
-        near = _near_midpoint(v64)
-        if near.any():
-            idx = np.nonzero(near)[0]
-            if ref_mp is None:
-                undecided += idx.size
-            else:
-                want = want.copy()
-                want[idx] = np.array([ref_mp(v) for v in x[idx]], np.float64).astype(np.float32)
-        same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
-        if not same.all():
-            bad = np.nonzero(~same)[0]
-            misrounded += bad.size
-            gi = got[bad].view(np.int32).astype(np.int64)
-            wi = want[bad].view(np.int32).astype(np.int64)
-            gi = np.where(gi < 0, -(gi & 0x7FFFFFFF), gi)   # ordered integer line
-            wi = np.where(wi < 0, -(wi & 0x7FFFFFFF), wi)
-            ulps = np.abs(gi - wi)
-            k = int(np.argmax(ulps))
-            if ulps[k] > max_ulp:
-                max_ulp, worst = int(ulps[k]), (float(x[bad[k]]), float(got[bad[k]]), float(want[bad[k]]))
+        bad, ulps, und, bad_worst = compare(x, fn(x), ref64, ref_mp)
+        misrounded += bad
+        undecided += und
+        if ulps > max_ulp:
+            max_ulp, worst = ulps, bad_worst
     seconds = time.perf_counter() - start
     total = (1 << 32) // step
     print(f"{name:10s} inputs {total:>10d}  misrounded {misrounded:>8d}  max ulp {max_ulp:>3d}  "
@@ -169,10 +203,11 @@ def main(argv=None):
     ap.add_argument("functions", nargs="+", choices=names)
     ap.add_argument("--bits", type=int, default=32, help="sweep 2^bits inputs (32: all)")
     ap.add_argument("--path", default=None, help="kernel path (default: the best)")
+    ap.add_argument("--mode", default="exact", choices=("exact", "fast"))
     args = ap.parse_args(argv)
-    print(f"lazytensor kernel path {args.path or lt.kernel_path()}, mode exact, "
+    print(f"lazytensor kernel path {args.path or lt.kernel_path()}, mode {args.mode}, "
           f"2^{args.bits} inputs per function", flush=True)
-    with lt.config(kernel_path=args.path, mode="exact"):
+    with lt.config(kernel_path=args.path, mode=args.mode):
         for name in args.functions:
             fn, ref64, ref_mp = funcs[name]
             verify(name, fn, ref64, ref_mp, args.bits)
