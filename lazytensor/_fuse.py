@@ -143,7 +143,7 @@ def _attach_sink(node, index, group_of, groups, sink_groups):
     same axes of the same input)."""
     x, axes = node.inputs[0], node.attrs[1]
     j = index.get(id(x))
-    g = group_of[j] if j is not None else None
+    g = group_of[j] if j is not None and x.op != "reduce" else None   # x is a member of g
     if g is None or g.axes not in (None, axes) or len(g.sinks) >= MAX_GROUP_SINKS:
         key = (id(x), axes)
         g = sink_groups.get(key)
