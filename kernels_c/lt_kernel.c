@@ -303,8 +303,10 @@ static void *lt_thread_main(void *arg)
 
 #define LT_STEP_SUM(a, x) ((a) + (x))
 #define LT_STEP_PROD(a, x) ((a) * (x))
-#define LT_STEP_FMAX(a, x) ((((x) > (a)) | ((x) != (x))) ? (x) : (a))   /* NaN wins */
-#define LT_STEP_FMIN(a, x) ((((x) < (a)) | ((x) != (x))) ? (x) : (a))
+/* NaN wins (a NaN accumulator stays, a NaN value replaces it); written so that gcc turns
+ * it into compares and blends */
+#define LT_STEP_FMAX(a, x) ((a) != (a) ? (a) : ((a) > (x) ? (a) : (x)))
+#define LT_STEP_FMIN(a, x) ((a) != (a) ? (a) : ((a) < (x) ? (a) : (x)))
 #define LT_STEP_IMAX(a, x) ((x) > (a) ? (x) : (a))
 #define LT_STEP_IMIN(a, x) ((x) < (a) ? (x) : (a))
 
@@ -357,6 +359,37 @@ LT_RED(max_f32, float, float, -__builtin_inff(), LT_STEP_FMAX)
 LT_RED(max_f64, double, double, -__builtin_inf(), LT_STEP_FMAX)
 LT_RED(min_f32, float, float, __builtin_inff(), LT_STEP_FMIN)
 LT_RED(min_f64, double, double, __builtin_inf(), LT_STEP_FMIN)
+
+/* Float max/min of a chunk, vectorizable: the lanes ignore NaN (a plain compare and
+ * select), a second pass over the chunk (in L1) looks for NaN, and a chunk holding one
+ * gives its first NaN.  Ties and signed zeros go as in LT_STEP_FMAX/FMIN. */
+#define LT_RED_FSEG(NAME, T, IDENT, CMP)                                                    \
+static void lt_red_fseg_##NAME(const void *v_, int64_t n, void *out)                         \
+{                                                                                            \
+    const T *v = (const T *)v_;                                                              \
+    T a[8];                                                                                  \
+    int64_t i = 0;                                                                           \
+    int j, nan = 0;                                                                          \
+    for (j = 0; j < 8; j++) a[j] = (IDENT);                                                  \
+    for (; i + 8 <= n; i += 8)                                                               \
+        for (j = 0; j < 8; j++) a[j] = (a[j] CMP v[i + j]) ? a[j] : v[i + j];                \
+    for (j = 0; i < n; i++, j++) a[j] = (a[j] CMP v[i]) ? a[j] : v[i];                       \
+    for (i = 0; i < n; i++) nan |= v[i] != v[i];                                             \
+    if (nan) {                                                                               \
+        for (i = 0; v[i] == v[i]; i++) {}                                                    \
+        memcpy(out, &v[i], sizeof(T));                                                       \
+        return;                                                                              \
+    }                                                                                        \
+    a[0] = (a[0] CMP a[1]) ? a[0] : a[1]; a[2] = (a[2] CMP a[3]) ? a[2] : a[3];              \
+    a[4] = (a[4] CMP a[5]) ? a[4] : a[5]; a[6] = (a[6] CMP a[7]) ? a[6] : a[7];              \
+    a[0] = (a[0] CMP a[2]) ? a[0] : a[2]; a[4] = (a[4] CMP a[6]) ? a[4] : a[6];              \
+    a[0] = (a[0] CMP a[4]) ? a[0] : a[4];                                                    \
+    memcpy(out, &a[0], sizeof(T));                                                           \
+}
+LT_RED_FSEG(max_f32, float, -__builtin_inff(), >)
+LT_RED_FSEG(max_f64, double, -__builtin_inf(), >)
+LT_RED_FSEG(min_f32, float, __builtin_inff(), <)
+LT_RED_FSEG(min_f64, double, __builtin_inf(), <)
 #define LT_RED_INT(SFX, T, LO, HI) \
     LT_RED(max_##SFX, T, T, LO, LT_STEP_IMAX) LT_RED(min_##SFX, T, T, HI, LT_STEP_IMIN)
 LT_RED_INT(b, uint8_t, 0, 1)
@@ -381,6 +414,8 @@ typedef struct {
 
 #define LT_RF(name, NAME, AT) \
     { name, lt_red_vsz_##NAME, (int32_t)sizeof(AT), lt_red_seg_##NAME, lt_red_comb_##NAME, lt_red_vec_##NAME, lt_red_init_##NAME }
+#define LT_RF_F(name, NAME, AT) \
+    { name, lt_red_vsz_##NAME, (int32_t)sizeof(AT), lt_red_fseg_##NAME, lt_red_comb_##NAME, lt_red_vec_##NAME, lt_red_init_##NAME }
 #define LT_RF_INT(dt, SFX, T) LT_RF("max:" dt, max_##SFX, T), LT_RF("min:" dt, min_##SFX, T)
 
 static const lt_redfn lt_reds[] = {
@@ -388,8 +423,8 @@ static const lt_redfn lt_reds[] = {
     LT_RF("sum:int64", sum_u64, uint64_t), LT_RF("sum:uint64", sum_u64, uint64_t),
     LT_RF("prod:float32", prod_f32, double), LT_RF("prod:float64", prod_f64, double),
     LT_RF("prod:int64", prod_u64, uint64_t), LT_RF("prod:uint64", prod_u64, uint64_t),
-    LT_RF("max:float32", max_f32, float), LT_RF("max:float64", max_f64, double),
-    LT_RF("min:float32", min_f32, float), LT_RF("min:float64", min_f64, double),
+    LT_RF_F("max:float32", max_f32, float), LT_RF_F("max:float64", max_f64, double),
+    LT_RF_F("min:float32", min_f32, float), LT_RF_F("min:float64", min_f64, double),
     LT_RF_INT("bool", b, uint8_t),
     LT_RF_INT("int8", i8, int8_t), LT_RF_INT("int16", i16, int16_t),
     LT_RF_INT("int32", i32, int32_t), LT_RF_INT("int64", i64, int64_t),
