@@ -152,6 +152,111 @@ static void lt_walk_chunk(const lt_program *p, int64_t n, int64_t pos, int64_t *
     }
 }
 
+/* One thread's state: the registers, the scratch chunk memory and the walk position. */
+typedef struct {
+    const lt_program *p;
+    const lt_opfn *table;
+    int64_t idx[LT_MAX_DIMS];
+    int64_t *off;
+    char *scratch;
+    void **regp;
+    int64_t at;                  /* the position idx/off describe */
+    unsigned fp_saved;
+} lt_ctx;
+
+static void lt_ctx_seek(lt_ctx *c, int64_t pos)
+{
+    const lt_program *p = c->p;
+    const int32_t nd = p->ndim;
+    int64_t rem = pos;
+    for (int32_t d = nd - 1; d >= 0; d--) { c->idx[d] = rem % p->shape[d]; rem /= p->shape[d]; }
+    for (int32_t k = 0; k < p->n_in; k++) {
+        int64_t o = 0;
+        for (int32_t d = 0; d < nd; d++) o += c->idx[d] * p->in_strides[k * nd + d];
+        c->off[k] = o;
+    }
+    c->at = pos;
+}
+
+static int lt_ctx_open(lt_ctx *c, const lt_program *p)
+{
+    c->p = p;
+    c->table = lt_op_tables[p->path];
+    c->off = (int64_t *)calloc((size_t)(p->n_in ? p->n_in : 1), sizeof(int64_t));
+    c->regp = (void **)calloc((size_t)p->n_regs + 1, sizeof(void *));
+    c->scratch = NULL;
+    if (posix_memalign((void **)&c->scratch, 64, (size_t)LT_REG_BYTES * ((size_t)p->n_regs + 1)) != 0)
+        c->scratch = NULL;
+    if (!c->off || !c->regp || !c->scratch) {
+        free(c->off); free(c->regp); free(c->scratch);
+        return -1;
+    }
+    /* another library may have switched on flush-to-zero or another rounding mode in this
+     * thread: run in the default state and give the caller's state back */
+    LT_FP_ENTER(c->fp_saved);
+    /* scalar registers hold one value for the whole run */
+    for (int32_t r = 0; r < p->n_regs; r++) {
+        char *reg = c->scratch + (size_t)r * LT_REG_BYTES;
+        c->regp[r] = reg;
+        if (p->reg_kind[r] == LT_REG_SCALAR) {
+            int32_t size = p->reg_itemsize[r];
+            const char *src = p->in_ptr[p->reg_arg[r]];
+            for (int i = 0; i < LT_CHUNK; i++) memcpy(reg + (size_t)i * size, src, (size_t)size);
+        }
+    }
+    lt_ctx_seek(c, 0);
+    return 0;
+}
+
+static void lt_ctx_close(lt_ctx *c)
+{
+    free(c->off);
+    free(c->regp);
+    free(c->scratch);
+    LT_FP_LEAVE(c->fp_saved);
+}
+
+/* Run the program over positions [pos, pos + n) of the plan (n <= LT_CHUNK). */
+static void lt_ctx_chunk(lt_ctx *c, int64_t pos, int64_t n)
+{
+    const lt_program *p = c->p;
+    char *scratch = c->scratch;
+    void **regp = c->regp;
+    int32_t r, k;
+    if (p->ndim == 1) {
+        /* one coalesced dimension: each load is in place or one strided gather */
+        for (r = 0; r < p->n_regs; r++) {
+            if (p->reg_kind[r] == LT_REG_LOAD) {
+                k = p->reg_arg[r];
+                const int64_t s = p->in_strides[k];
+                char *src = p->in_ptr[k] + pos * s;
+                if (s == p->reg_itemsize[r]) {
+                    regp[r] = src;
+                } else {
+                    regp[r] = scratch + (size_t)r * LT_REG_BYTES;
+                    lt_gather((char *)regp[r], src, s, n, p->reg_itemsize[r]);
+                }
+            } else if (p->reg_kind[r] == LT_REG_OUTPUT) {
+                regp[r] = p->out_ptr[p->reg_arg[r]] + pos * p->reg_itemsize[r];
+            }
+        }
+    } else {
+        if (c->at != pos) lt_ctx_seek(c, pos);
+        lt_walk_chunk(p, n, pos, c->idx, c->off, scratch, regp);
+    }
+    c->at = pos + n;
+    for (int32_t i = 0; i < p->n_instr; i++) {
+        const int32_t *ins = p->instr + (size_t)i * LT_INSTR_WORDS;
+        const int32_t dst = ins[LT_I_DST];
+        if (p->reg_kind[dst] == LT_REG_SCRATCH) regp[dst] = scratch + (size_t)dst * LT_REG_BYTES;
+        c->table[ins[LT_I_OP]](n, regp[dst],
+                               ins[LT_I_A] >= 0 ? regp[ins[LT_I_A]] : NULL,
+                               ins[LT_I_B] >= 0 ? regp[ins[LT_I_B]] : NULL,
+                               ins[LT_I_C] >= 0 ? regp[ins[LT_I_C]] : NULL,
+                               p->params + 2 * (size_t)i, p->exact);
+    }
+}
+
 typedef struct {
     const lt_program *p;
     int64_t first_chunk, end_chunk;
@@ -161,89 +266,17 @@ typedef struct {
 static void lt_run_range(lt_task *task)
 {
     const lt_program *p = task->p;
-    const int32_t nd = p->ndim, last = nd - 1;
-    const int64_t *shape = p->shape;
-    int64_t idx[LT_MAX_DIMS];
-    int64_t *off = NULL;
-    char *scratch = NULL;
-    void **regp = NULL;
-    int32_t r, k;
-
+    lt_ctx c;
     if (task->first_chunk >= task->end_chunk) { task->status = 0; return; }
-    const lt_opfn *const table = lt_op_tables[p->path];
-    unsigned fp_saved;
-    off = (int64_t *)calloc((size_t)(p->n_in ? p->n_in : 1), sizeof(int64_t));
-    regp = (void **)calloc((size_t)p->n_regs + 1, sizeof(void *));
-    if (posix_memalign((void **)&scratch, 64, (size_t)LT_REG_BYTES * ((size_t)p->n_regs + 1)) != 0)
-        scratch = NULL;
-    if (!off || !regp || !scratch) { free(off); free(regp); free(scratch); task->status = -1; return; }
-    /* another library may have switched on flush-to-zero or another rounding mode in this
-     * thread: run in the default state and give the caller's state back */
-    LT_FP_ENTER(fp_saved);
-
-    /* position of the first element of this range, and each input's byte offset there */
+    if (lt_ctx_open(&c, p) != 0) { task->status = -1; return; }
     int64_t pos = task->first_chunk * LT_CHUNK;
-    {
-        int64_t rem = pos;
-        for (int32_t d = last; d >= 0; d--) { idx[d] = rem % shape[d]; rem /= shape[d]; }
-        for (k = 0; k < p->n_in; k++) {
-            int64_t o = 0;
-            for (int32_t d = 0; d < nd; d++) o += idx[d] * p->in_strides[k * nd + d];
-            off[k] = o;
-        }
-    }
-    /* scalar registers hold one value for the whole run */
-    for (r = 0; r < p->n_regs; r++) {
-        char *reg = scratch + (size_t)r * LT_REG_BYTES;
-        regp[r] = reg;
-        if (p->reg_kind[r] == LT_REG_SCALAR) {
-            int32_t size = p->reg_itemsize[r];
-            const char *src = p->in_ptr[p->reg_arg[r]];
-            for (int i = 0; i < LT_CHUNK; i++) memcpy(reg + (size_t)i * size, src, (size_t)size);
-        }
-    }
-
     const int64_t end = task->end_chunk * LT_CHUNK < p->size ? task->end_chunk * LT_CHUNK : p->size;
     while (pos < end) {
         const int64_t n = end - pos < LT_CHUNK ? end - pos : LT_CHUNK;
-        if (nd == 1) {
-            /* one coalesced dimension: each load is in place or one strided gather */
-            for (r = 0; r < p->n_regs; r++) {
-                if (p->reg_kind[r] == LT_REG_LOAD) {
-                    k = p->reg_arg[r];
-                    const int64_t s = p->in_strides[k];
-                    char *src = p->in_ptr[k] + pos * s;
-                    if (s == p->reg_itemsize[r]) {
-                        regp[r] = src;
-                    } else {
-                        regp[r] = scratch + (size_t)r * LT_REG_BYTES;
-                        lt_gather((char *)regp[r], src, s, n, p->reg_itemsize[r]);
-                    }
-                } else if (p->reg_kind[r] == LT_REG_OUTPUT) {
-                    regp[r] = p->out_ptr[p->reg_arg[r]] + pos * p->reg_itemsize[r];
-                }
-            }
-        } else {
-            lt_walk_chunk(p, n, pos, idx, off, scratch, regp);
-        }
-
-        /* run the program over the chunk */
-        for (int32_t i = 0; i < p->n_instr; i++) {
-            const int32_t *ins = p->instr + (size_t)i * LT_INSTR_WORDS;
-            const int32_t dst = ins[LT_I_DST];
-            if (p->reg_kind[dst] == LT_REG_SCRATCH) regp[dst] = scratch + (size_t)dst * LT_REG_BYTES;
-            table[ins[LT_I_OP]](n, regp[dst],
-                                      ins[LT_I_A] >= 0 ? regp[ins[LT_I_A]] : NULL,
-                                      ins[LT_I_B] >= 0 ? regp[ins[LT_I_B]] : NULL,
-                                      ins[LT_I_C] >= 0 ? regp[ins[LT_I_C]] : NULL,
-                                      p->params + 2 * (size_t)i, p->exact);
-        }
+        lt_ctx_chunk(&c, pos, n);
         pos += n;
     }
-    free(off);
-    free(regp);
-    free(scratch);
-    LT_FP_LEAVE(fp_saved);
+    lt_ctx_close(&c);
     task->status = 0;
 }
 
@@ -253,11 +286,399 @@ static void *lt_thread_main(void *arg)
     return NULL;
 }
 
+/* ---- fused reductions -------------------------------------------------------------
+ *
+ * The order of every combination is fixed by the plan alone, never by the thread split
+ * or the kernel path:
+ *  - a chunk (at most LT_CHUNK values of one output) is reduced by lt_red_seg_*: value i
+ *    goes to lane i % 8 (each lane combines its values in order), then the 8 lanes are
+ *    combined as a fixed binary tree;
+ *  - the chunks of one output (chunk boundaries at multiples of LT_CHUNK from the start of
+ *    the output's run) are combined by a binary counter (pairwise) within blocks of
+ *    LT_RED_BLOCK chunks, and the block partials again by a binary counter;
+ *  - when the reduced dimensions are outside a kept inner run (Q > 1), each output's
+ *    accumulator combines its values in order of r.
+ * Threads take whole rows, whole blocks or whole columns, so a partial never depends on
+ * how the work was split; this code is compiled once (not per kernel path).
+ */
+#define LT_RED_BLOCK 64
+
+#define LT_STEP_SUM(a, x) ((a) + (x))
+#define LT_STEP_PROD(a, x) ((a) * (x))
+/* NaN wins (a NaN accumulator stays, a NaN value replaces it); written so that gcc turns
+ * it into compares and blends */
+#define LT_STEP_FMAX(a, x) ((a) != (a) ? (a) : ((a) > (x) ? (a) : (x)))
+#define LT_STEP_FMIN(a, x) ((a) != (a) ? (a) : ((a) < (x) ? (a) : (x)))
+#define LT_STEP_IMAX(a, x) ((x) > (a) ? (x) : (a))
+#define LT_STEP_IMIN(a, x) ((x) < (a) ? (x) : (a))
+
+#define LT_RED(NAME, VT, AT, IDENT, STEP)                                                   \
+enum { lt_red_vsz_##NAME = sizeof(VT) };                                                     \
+static void lt_red_seg_##NAME(const void *v_, int64_t n, void *out)                          \
+{                                                                                            \
+    const VT *v = (const VT *)v_;                                                            \
+    AT a[8];                                                                                 \
+    int64_t i = 0;                                                                           \
+    int j;                                                                                   \
+    for (j = 0; j < 8; j++) a[j] = (IDENT);                                                  \
+    for (; i + 8 <= n; i += 8)                                                               \
+        for (j = 0; j < 8; j++) a[j] = STEP(a[j], (AT)v[i + j]);                             \
+    for (j = 0; i < n; i++, j++) a[j] = STEP(a[j], (AT)v[i]);                                \
+    a[0] = STEP(a[0], a[1]); a[2] = STEP(a[2], a[3]);                                        \
+    a[4] = STEP(a[4], a[5]); a[6] = STEP(a[6], a[7]);                                        \
+    a[0] = STEP(a[0], a[2]); a[4] = STEP(a[4], a[6]);                                        \
+    a[0] = STEP(a[0], a[4]);                                                                 \
+    memcpy(out, &a[0], sizeof(AT));                                                          \
+}                                                                                            \
+static void lt_red_comb_##NAME(void *a_, const void *b_)                                     \
+{                                                                                            \
+    AT a, b;                                                                                 \
+    memcpy(&a, a_, sizeof a); memcpy(&b, b_, sizeof b);                                      \
+    a = STEP(a, b);                                                                          \
+    memcpy(a_, &a, sizeof a);                                                                \
+}                                                                                            \
+static void lt_red_vec_##NAME(void *acc_, const void *v_, int64_t n)                         \
+{                                                                                            \
+    AT *restrict acc = (AT *)acc_;                                                           \
+    const VT *v = (const VT *)v_;                                                            \
+    for (int64_t i = 0; i < n; i++) acc[i] = STEP(acc[i], (AT)v[i]);                         \
+}                                                                                            \
+static void lt_red_init_##NAME(void *acc_, int64_t n)                                        \
+{                                                                                            \
+    AT *acc = (AT *)acc_;                                                                    \
+    for (int64_t i = 0; i < n; i++) acc[i] = (IDENT);                                        \
+}
+
+/* sums and products of floats accumulate in double (float32 values are rounded once, by
+ * the caller, at the end); integer sums and products wrap around in 64 bits */
+LT_RED(sum_f32, float, double, -0.0, LT_STEP_SUM)
+LT_RED(sum_f64, double, double, -0.0, LT_STEP_SUM)
+LT_RED(sum_u64, uint64_t, uint64_t, 0, LT_STEP_SUM)
+LT_RED(prod_f32, float, double, 1.0, LT_STEP_PROD)
+LT_RED(prod_f64, double, double, 1.0, LT_STEP_PROD)
+LT_RED(prod_u64, uint64_t, uint64_t, 1, LT_STEP_PROD)
+LT_RED(max_f32, float, float, -__builtin_inff(), LT_STEP_FMAX)
+LT_RED(max_f64, double, double, -__builtin_inf(), LT_STEP_FMAX)
+LT_RED(min_f32, float, float, __builtin_inff(), LT_STEP_FMIN)
+LT_RED(min_f64, double, double, __builtin_inf(), LT_STEP_FMIN)
+
+/* Float max/min of a chunk, vectorizable: the lanes ignore NaN (a plain compare and
+ * select), a second pass over the chunk (in L1) looks for NaN, and a chunk holding one
+ * gives its first NaN.  Ties and signed zeros go as in LT_STEP_FMAX/FMIN. */
+#define LT_RED_FSEG(NAME, T, IDENT, CMP)                                                    \
+static void lt_red_fseg_##NAME(const void *v_, int64_t n, void *out)                         \
+{                                                                                            \
+    const T *v = (const T *)v_;                                                              \
+    T a[8];                                                                                  \
+    int64_t i = 0;                                                                           \
+    int j, nan = 0;                                                                          \
+    for (j = 0; j < 8; j++) a[j] = (IDENT);                                                  \
+    for (; i + 8 <= n; i += 8)                                                               \
+        for (j = 0; j < 8; j++) a[j] = (a[j] CMP v[i + j]) ? a[j] : v[i + j];                \
+    for (j = 0; i < n; i++, j++) a[j] = (a[j] CMP v[i]) ? a[j] : v[i];                       \
+    for (i = 0; i < n; i++) nan |= v[i] != v[i];                                             \
+    if (nan) {                                                                               \
+        for (i = 0; v[i] == v[i]; i++) {}                                                    \
+        memcpy(out, &v[i], sizeof(T));                                                       \
+        return;                                                                              \
+    }                                                                                        \
+    a[0] = (a[0] CMP a[1]) ? a[0] : a[1]; a[2] = (a[2] CMP a[3]) ? a[2] : a[3];              \
+    a[4] = (a[4] CMP a[5]) ? a[4] : a[5]; a[6] = (a[6] CMP a[7]) ? a[6] : a[7];              \
+    a[0] = (a[0] CMP a[2]) ? a[0] : a[2]; a[4] = (a[4] CMP a[6]) ? a[4] : a[6];              \
+    a[0] = (a[0] CMP a[4]) ? a[0] : a[4];                                                    \
+    memcpy(out, &a[0], sizeof(T));                                                           \
+}
+LT_RED_FSEG(max_f32, float, -__builtin_inff(), >)
+LT_RED_FSEG(max_f64, double, -__builtin_inf(), >)
+LT_RED_FSEG(min_f32, float, __builtin_inff(), <)
+LT_RED_FSEG(min_f64, double, __builtin_inf(), <)
+#define LT_RED_INT(SFX, T, LO, HI) \
+    LT_RED(max_##SFX, T, T, LO, LT_STEP_IMAX) LT_RED(min_##SFX, T, T, HI, LT_STEP_IMIN)
+LT_RED_INT(b, uint8_t, 0, 1)
+LT_RED_INT(i8, int8_t, INT8_MIN, INT8_MAX)
+LT_RED_INT(i16, int16_t, INT16_MIN, INT16_MAX)
+LT_RED_INT(i32, int32_t, INT32_MIN, INT32_MAX)
+LT_RED_INT(i64, int64_t, INT64_MIN, INT64_MAX)
+LT_RED_INT(u8, uint8_t, 0, UINT8_MAX)
+LT_RED_INT(u16, uint16_t, 0, UINT16_MAX)
+LT_RED_INT(u32, uint32_t, 0, UINT32_MAX)
+LT_RED_INT(u64, uint64_t, 0, UINT64_MAX)
+
+typedef struct {
+    const char *name;            /* "op:value dtype" */
+    int32_t val_size;            /* bytes per value (a register's itemsize may be larger) */
+    int32_t acc_size;
+    void (*seg)(const void *v, int64_t n, void *out);
+    void (*comb)(void *a, const void *b);
+    void (*vec)(void *acc, const void *v, int64_t n);
+    void (*init)(void *acc, int64_t n);
+} lt_redfn;
+
+#define LT_RF(name, NAME, AT) \
+    { name, lt_red_vsz_##NAME, (int32_t)sizeof(AT), lt_red_seg_##NAME, lt_red_comb_##NAME, lt_red_vec_##NAME, lt_red_init_##NAME }
+#define LT_RF_F(name, NAME, AT) \
+    { name, lt_red_vsz_##NAME, (int32_t)sizeof(AT), lt_red_fseg_##NAME, lt_red_comb_##NAME, lt_red_vec_##NAME, lt_red_init_##NAME }
+#define LT_RF_INT(dt, SFX, T) LT_RF("max:" dt, max_##SFX, T), LT_RF("min:" dt, min_##SFX, T)
+
+static const lt_redfn lt_reds[] = {
+    LT_RF("sum:float32", sum_f32, double), LT_RF("sum:float64", sum_f64, double),
+    LT_RF("sum:int64", sum_u64, uint64_t), LT_RF("sum:uint64", sum_u64, uint64_t),
+    LT_RF("prod:float32", prod_f32, double), LT_RF("prod:float64", prod_f64, double),
+    LT_RF("prod:int64", prod_u64, uint64_t), LT_RF("prod:uint64", prod_u64, uint64_t),
+    LT_RF_F("max:float32", max_f32, float), LT_RF_F("max:float64", max_f64, double),
+    LT_RF_F("min:float32", min_f32, float), LT_RF_F("min:float64", min_f64, double),
+    LT_RF_INT("bool", b, uint8_t),
+    LT_RF_INT("int8", i8, int8_t), LT_RF_INT("int16", i16, int16_t),
+    LT_RF_INT("int32", i32, int32_t), LT_RF_INT("int64", i64, int64_t),
+    LT_RF_INT("uint8", u8, uint8_t), LT_RF_INT("uint16", u16, uint16_t),
+    LT_RF_INT("uint32", u32, uint32_t), LT_RF_INT("uint64", u64, uint64_t),
+};
+#define LT_N_REDS ((int)(sizeof lt_reds / sizeof lt_reds[0]))
+
+int lt_red_count(void) { return LT_N_REDS; }
+const char *lt_red_name(int fn) { return (fn >= 0 && fn < LT_N_REDS) ? lt_reds[fn].name : ""; }
+int lt_red_acc_size(int fn) { return (fn >= 0 && fn < LT_N_REDS) ? lt_reds[fn].acc_size : 0; }
+
+/* Pairwise combination of a stream of partials: partial k is merged with the stored ones
+ * as the bits of k carry, so the tree depends on the number of partials only. */
+typedef struct {
+    unsigned char v[64][8];
+    int64_t count;
+} lt_counter;
+
+static void lt_counter_push(lt_counter *k, const lt_redfn *fn, const void *x)
+{
+    unsigned char cur[8];
+    int level = 0;
+    memcpy(cur, x, 8);
+    for (int64_t c = k->count; c & 1; c >>= 1, level++) {
+        fn->comb(k->v[level], cur);            /* the stored partial is the left one */
+        memcpy(cur, k->v[level], 8);
+    }
+    memcpy(k->v[level], cur, 8);
+    k->count++;
+}
+
+static void lt_counter_result(const lt_counter *k, const lt_redfn *fn, void *out)
+{
+    unsigned char r[8];
+    int level = 63, have = 0;
+    for (; level >= 0; level--) {
+        if (!((k->count >> level) & 1)) continue;
+        if (!have) { memcpy(r, k->v[level], 8); have = 1; }
+        else fn->comb(r, k->v[level]);
+    }
+    memcpy(out, r, 8);
+}
+
+enum { LT_RED_ROWS, LT_RED_BLOCKS, LT_RED_OUTER_P, LT_RED_OUTER_Q };
+
+typedef struct {
+    const lt_program *p;
+    int mode;
+    int64_t P, R, Q;
+    int64_t first, end;          /* the units this thread runs */
+    char *blocks;                /* LT_RED_BLOCKS: n_red * n_units partials of 8 bytes */
+    int64_t n_units;
+    int status;
+} lt_rtask;
+
+static void lt_red_range(lt_rtask *t)
+{
+    const lt_program *p = t->p;
+    const int64_t P = t->P, R = t->R, Q = t->Q;
+    lt_ctx c;
+    int32_t s;
+    if (t->first >= t->end) { t->status = 0; return; }
+    if (lt_ctx_open(&c, p) != 0) { t->status = -1; return; }
+    if (t->mode == LT_RED_ROWS) {
+        /* short rows (R <= LT_CHUNK): a chunk holds k whole rows; unit = chunk */
+        const int64_t k = LT_CHUNK / R;
+        for (int64_t u = t->first; u < t->end; u++) {
+            const int64_t row0 = u * k, rows = P - row0 < k ? P - row0 : k;
+            lt_ctx_chunk(&c, row0 * R, rows * R);
+            for (s = 0; s < p->n_red; s++) {
+                const lt_redfn *fn = &lt_reds[p->red_fn[s]];
+                const int32_t reg = p->red_reg[s], vsz = fn->val_size;
+                const char *v = (const char *)c.regp[reg];
+                char *acc = p->red_ptr[s];
+                for (int64_t i = 0; i < rows; i++) {
+                    unsigned char part[8];
+                    fn->seg(v + i * R * vsz, R, part);
+                    memcpy(acc + (row0 + i) * fn->acc_size, part, (size_t)fn->acc_size);
+                }
+            }
+        }
+    } else if (t->mode == LT_RED_BLOCKS) {
+        /* long rows: unit = one block of LT_RED_BLOCK chunks of one row */
+        const int64_t nc = (R + LT_CHUNK - 1) / LT_CHUNK;
+        const int64_t nb = (nc + LT_RED_BLOCK - 1) / LT_RED_BLOCK;
+        lt_counter k[8];
+        for (int64_t u = t->first; u < t->end; u++) {
+            const int64_t row = u / nb, b = u % nb;
+            const int64_t c0 = b * LT_RED_BLOCK, c1 = c0 + LT_RED_BLOCK < nc ? c0 + LT_RED_BLOCK : nc;
+            for (s = 0; s < p->n_red; s++) k[s].count = 0;
+            for (int64_t ch = c0; ch < c1; ch++) {
+                const int64_t n = R - ch * LT_CHUNK < LT_CHUNK ? R - ch * LT_CHUNK : LT_CHUNK;
+                lt_ctx_chunk(&c, row * R + ch * LT_CHUNK, n);
+                for (s = 0; s < p->n_red; s++) {
+                    const lt_redfn *fn = &lt_reds[p->red_fn[s]];
+                    unsigned char part[8];
+                    fn->seg(c.regp[p->red_reg[s]], n, part);
+                    lt_counter_push(&k[s], fn, part);
+                }
+            }
+            for (s = 0; s < p->n_red; s++)
+                lt_counter_result(&k[s], &lt_reds[p->red_fn[s]], t->blocks + ((size_t)s * t->n_units + u) * 8);
+        }
+    } else if (t->mode == LT_RED_OUTER_P) {
+        /* kept inner run: unit = p; each accumulator combines its values in order of r */
+        for (s = 0; s < p->n_red; s++) {
+            const lt_redfn *fn = &lt_reds[p->red_fn[s]];
+            fn->init(p->red_ptr[s] + t->first * Q * fn->acc_size, (t->end - t->first) * Q);
+        }
+        const int64_t end = t->end * R * Q;
+        for (int64_t pos = t->first * R * Q; pos < end;) {
+            const int64_t n = end - pos < LT_CHUNK ? end - pos : LT_CHUNK;
+            lt_ctx_chunk(&c, pos, n);
+            for (s = 0; s < p->n_red; s++) {
+                const lt_redfn *fn = &lt_reds[p->red_fn[s]];
+                const int32_t reg = p->red_reg[s], vsz = fn->val_size;
+                const char *v = (const char *)c.regp[reg];
+                for (int64_t j = 0; j < n;) {
+                    const int64_t at = pos + j, q = at % Q, pp = at / (R * Q);
+                    const int64_t len = Q - q < n - j ? Q - q : n - j;
+                    fn->vec(p->red_ptr[s] + (pp * Q + q) * fn->acc_size, v + j * vsz, len);
+                    j += len;
+                }
+            }
+            pos += n;
+        }
+    } else {
+        /* few outputs rows but wide: unit = q (each thread a range of columns) */
+        for (s = 0; s < p->n_red; s++) {
+            const lt_redfn *fn = &lt_reds[p->red_fn[s]];
+            for (int64_t pp = 0; pp < P; pp++)
+                fn->init(p->red_ptr[s] + (pp * Q + t->first) * fn->acc_size, t->end - t->first);
+        }
+        for (int64_t pp = 0; pp < P; pp++) {
+            for (int64_t r = 0; r < R; r++) {
+                const int64_t base = (pp * R + r) * Q;
+                for (int64_t q = t->first; q < t->end;) {
+                    const int64_t n = t->end - q < LT_CHUNK ? t->end - q : LT_CHUNK;
+                    lt_ctx_chunk(&c, base + q, n);
+                    for (s = 0; s < p->n_red; s++) {
+                        const lt_redfn *fn = &lt_reds[p->red_fn[s]];
+                        fn->vec(p->red_ptr[s] + (pp * Q + q) * fn->acc_size, c.regp[p->red_reg[s]], n);
+                    }
+                    q += n;
+                }
+            }
+        }
+    }
+    lt_ctx_close(&c);
+    t->status = 0;
+}
+
+static void *lt_red_thread_main(void *arg)
+{
+    lt_red_range((lt_rtask *)arg);
+    return NULL;
+}
+
+static int lt_run_reduce(const lt_program *p)
+{
+    int64_t P = 1, R = 1, Q = 1;
+    int32_t d, s;
+    for (d = 0; d < p->ndim; d++) {
+        if (d < p->red_np) P *= p->shape[d];
+        else if (d < p->red_np + p->red_nr) R *= p->shape[d];
+        else Q *= p->shape[d];
+    }
+    if (p->n_red > 8) return -2;
+    int mode;
+    int64_t n_units;
+    if (Q == 1 && R <= LT_CHUNK) {
+        mode = LT_RED_ROWS;
+        const int64_t k = LT_CHUNK / R;
+        n_units = (P + k - 1) / k;
+    } else if (Q == 1) {
+        mode = LT_RED_BLOCKS;
+        const int64_t nc = (R + LT_CHUNK - 1) / LT_CHUNK;
+        n_units = P * ((nc + LT_RED_BLOCK - 1) / LT_RED_BLOCK);
+    } else if (P >= (p->n_threads < 1 ? 1 : p->n_threads) || Q < 2 * LT_CHUNK) {
+        mode = LT_RED_OUTER_P;
+        n_units = P;
+    } else {
+        mode = LT_RED_OUTER_Q;
+        n_units = Q;
+    }
+    /* threads: at least LT_PARALLEL_MIN_CHUNKS chunks' worth of elements each */
+    int64_t n_threads = p->n_threads < 1 ? 1 : p->n_threads;
+    const int64_t by_size = p->size / ((int64_t)LT_PARALLEL_MIN_CHUNKS * LT_CHUNK);
+    if (n_threads > by_size) n_threads = by_size;
+    if (mode == LT_RED_OUTER_Q && n_threads > Q / LT_CHUNK) n_threads = Q / LT_CHUNK;
+    if (n_threads > n_units) n_threads = n_units;
+    if (n_threads < 1) n_threads = 1;
+    if (n_threads > 256) n_threads = 256;
+
+    char *blocks = NULL;
+    if (mode == LT_RED_BLOCKS) {
+        blocks = (char *)malloc((size_t)p->n_red * (size_t)n_units * 8);
+        if (!blocks) return -1;
+    }
+    lt_rtask tasks[256];
+    pthread_t threads[256];
+    int started[256] = {0};
+    for (int64_t t = 0; t < n_threads; t++) {
+        tasks[t].p = p;
+        tasks[t].mode = mode;
+        tasks[t].P = P; tasks[t].R = R; tasks[t].Q = Q;
+        tasks[t].first = n_units * t / n_threads;
+        tasks[t].end = n_units * (t + 1) / n_threads;
+        tasks[t].blocks = blocks;
+        tasks[t].n_units = n_units;
+        tasks[t].status = 0;
+    }
+    for (int64_t t = 1; t < n_threads; t++)
+        started[t] = pthread_create(&threads[t], NULL, lt_red_thread_main, &tasks[t]) == 0;
+    lt_red_range(&tasks[0]);
+    for (int64_t t = 1; t < n_threads; t++) {
+        if (started[t]) pthread_join(threads[t], NULL);
+        else lt_red_range(&tasks[t]);
+    }
+    int status = 0;
+    for (int64_t t = 0; t < n_threads; t++)
+        if (tasks[t].status != 0) status = tasks[t].status;
+    if (mode == LT_RED_BLOCKS && status == 0) {
+        /* each row: its block partials, pairwise in block order */
+        const int64_t nb = n_units / P;
+        unsigned fp_saved;
+        LT_FP_ENTER(fp_saved);
+        for (s = 0; s < p->n_red; s++) {
+            const lt_redfn *fn = &lt_reds[p->red_fn[s]];
+            for (int64_t row = 0; row < P; row++) {
+                lt_counter k;
+                unsigned char r[8];
+                k.count = 0;
+                for (int64_t b = 0; b < nb; b++)
+                    lt_counter_push(&k, fn, blocks + ((size_t)s * n_units + row * nb + b) * 8);
+                lt_counter_result(&k, fn, r);
+                memcpy(p->red_ptr[s] + row * fn->acc_size, r, (size_t)fn->acc_size);
+            }
+        }
+        LT_FP_LEAVE(fp_saved);
+    }
+    free(blocks);
+    return status;
+}
+
 int lt_run(const lt_program *p)
 {
     if (p->size <= 0) return 0;
     if (p->ndim < 1 || p->ndim > LT_MAX_DIMS) return -2;
     if (!lt_path_supported(p->path)) return -3;
+    if (p->n_red > 0) return lt_run_reduce(p);
     const int64_t n_chunks = (p->size + LT_CHUNK - 1) / LT_CHUNK;
     int64_t n_threads = p->n_threads < 1 ? 1 : p->n_threads;
     if (n_threads > n_chunks / LT_PARALLEL_MIN_CHUNKS) n_threads = n_chunks / LT_PARALLEL_MIN_CHUNKS;

@@ -32,6 +32,14 @@ typedef struct {
     int32_t exact;
     int32_t n_threads;
     int32_t path;                /* index into the kernel paths (lt_path_name) */
+    /* fused reductions (n_red == 0 for a plain elementwise kernel): the plan's dimensions
+     * are ordered P (kept), R (reduced), Q (kept); output element p * Q + q combines the R
+     * values at (p, r, q).  Each sink reduces one register into its accumulator array. */
+    int32_t n_red;
+    const int32_t *red_reg;      /* n_red registers holding the values */
+    const int32_t *red_fn;       /* n_red reduction functions (lt_red_name) */
+    char *const *red_ptr;        /* n_red accumulator arrays of P * Q slots */
+    int32_t red_np, red_nr;      /* how many of the ndim dimensions are P, then R */
 } lt_program;
 
 int lt_run(const lt_program *prog);
@@ -43,3 +51,6 @@ const char *lt_path_name(int path);
 int lt_path_supported(int path);
 void *lt_alloc(size_t nbytes);
 void lt_free(void *ptr);
+int lt_red_count(void);
+const char *lt_red_name(int fn);
+int lt_red_acc_size(int fn);

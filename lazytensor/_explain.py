@@ -49,6 +49,10 @@ class Explanation:
                              f"  <- {i['source']}")
             ops = ", ".join(op + ("*" if op in k["not_exact"] else "") for op in k["ops"])
             lines.append(f"  ops: {ops}")
+            for r in k["reductions"]:
+                lines.append(f"  red{r['index']}: {r['op']} over axes {r['axes']} of "
+                             f"{r['value_dtype']} values, {r['accumulator']} accumulator "
+                             f"-> {r['shape']}  (fused: the reduced value is not stored)")
             if k["not_exact"]:
                 lines.append(f"  * not yet exact (platform C library): "
                              f"{', '.join(sorted(set(k['not_exact'])))}")
@@ -90,5 +94,9 @@ def explain(*tensors) -> Explanation:
                 "coalesced_shape": ck.plan.shape,
                 "program": list(ck.program.listing),
                 "cut": g.cut,
+                "reductions": [{"index": i, "op": r.attrs[0], "axes": r.attrs[1],
+                                "value_dtype": r.inputs[0].dtype.name,
+                                "accumulator": r.dtype.name, "shape": r.shape}
+                               for i, r in enumerate(g.sinks)],
             })
     return Explanation(kernels)

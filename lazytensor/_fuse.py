@@ -8,6 +8,13 @@ needed by another group becomes an extra output of its own group (a multi-output
 A node of a smaller shape that feeds a larger one is computed in its own group at its own
 shape and broadcast, rather than recomputed per output element.  Groups are capped in
 size; a cut is a boundary like any other, and every boundary records why it is there.
+
+Reductions (``reduce`` nodes) are not members: each is a *sink* of the group that
+computes its input, which reduces the value chunk by chunk instead of writing it (all the
+sinks of a group reduce the same axes).  A node that reads a reduction's result is at a
+higher *level* than the reduction's input and is never joined with it, so a group never
+needs its own sink's result.  A reduction whose input has a value, or whose input's group
+already reduces other axes, gets a group of its own reading that input.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from dataclasses import dataclass, field
 
 MAX_GROUP_NODES = 1024   # instructions stay well within one program
 MAX_GROUP_INPUTS = 48    # distinct buffers one kernel reads
+MAX_GROUP_SINKS = 8      # reductions one kernel computes (the C side's limit)
 
 
 @dataclass
@@ -27,6 +35,8 @@ class Group:
     input_reasons: list = field(default_factory=list)
     output_reasons: list = field(default_factory=list)
     cut: str = ""                                    # why the group was closed early
+    sinks: list = field(default_factory=list)        # reduce nodes computed by this group
+    axes: tuple = None                               # the axes its sinks reduce
 
 
 def _find(parent, i):
@@ -64,15 +74,28 @@ def _single_group(roots, order):
 
 def partition(roots, order) -> list:
     """Kernel groups computing ``roots`` from the pending nodes ``order`` (topological)."""
-    simple = _single_group(roots, order)
-    if simple is not None:
-        return simple
+    has_reduce = any(n.op == "reduce" for n in order)
+    if not has_reduce:
+        simple = _single_group(roots, order)
+        if simple is not None:
+            return simple
     index = {id(n): i for i, n in enumerate(order)}
     parent = list(range(len(order)))
+    level = [0] * len(order)
     for i, node in enumerate(order):
+        if has_reduce:
+            for inp in node.inputs:
+                j = index.get(id(inp))
+                if j is not None:
+                    lv = level[j] + (order[j].op == "reduce")
+                    if lv > level[i]:
+                        level[i] = lv
+        if node.op == "reduce":
+            continue
         for inp in node.inputs:
             j = index.get(id(inp))
-            if j is not None and inp.shape == node.shape:
+            if (j is not None and inp.shape == node.shape and order[j].op != "reduce"
+                    and level[j] == level[i]):
                 a, b = _find(parent, i), _find(parent, j)
                 if a != b:
                     parent[max(a, b)] = min(a, b)
@@ -81,7 +104,11 @@ def partition(roots, order) -> list:
     group_of = [None] * len(order)
     open_group = {}
     groups = []
+    sink_groups = {}
     for i, node in enumerate(order):
+        if node.op == "reduce":
+            group_of[i] = _attach_sink(node, index, group_of, groups, sink_groups)
+            continue
         comp = _find(parent, i)
         g = open_group.get(comp)
         if g is not None:
@@ -110,6 +137,26 @@ def partition(roots, order) -> list:
     return _topological(groups, index, group_of)
 
 
+def _attach_sink(node, index, group_of, groups, sink_groups):
+    """The group that computes reduce ``node``: its input's, when that group reduces the
+    same axes or none; otherwise one reading the input (shared by reductions over the
+    same axes of the same input)."""
+    x, axes = node.inputs[0], node.attrs[1]
+    j = index.get(id(x))
+    g = group_of[j] if j is not None and x.op != "reduce" else None   # x is a member of g
+    if g is None or g.axes not in (None, axes) or len(g.sinks) >= MAX_GROUP_SINKS:
+        key = (id(x), axes)
+        g = sink_groups.get(key)
+        if g is None or len(g.sinks) >= MAX_GROUP_SINKS:
+            g = Group(shape=x.shape)
+            g._input_ids = {id(x)}
+            sink_groups[key] = g
+            groups.append(g)
+    g.axes = axes
+    g.sinks.append(node)
+    return g
+
+
 def _connect(groups, roots, order, index, group_of):
     root_ids = {id(r) for r in roots}
     consumers_elsewhere = {}
@@ -121,7 +168,7 @@ def _connect(groups, roots, order, index, group_of):
                 consumers_elsewhere.setdefault(j, group_of[i])
     for g in groups:
         seen = set()
-        for node in g.members:
+        for node in g.members + g.sinks:
             for x in node.inputs:
                 j = index.get(id(x))
                 if (j is not None and group_of[j] is g) or id(x) in seen:
@@ -132,7 +179,10 @@ def _connect(groups, roots, order, index, group_of):
                     g.input_reasons.append("constant" if x.op == "const" else "buffer")
                 else:
                     src = group_of[j]
-                    if x.shape != g.shape:
+                    if x.op == "reduce":
+                        g.input_reasons.append(f"result of a reduction ({x.attrs[0]}) "
+                                               f"by another kernel")
+                    elif x.shape != g.shape:
                         g.input_reasons.append(
                             f"computed once at shape {x.shape} by another kernel, then broadcast")
                     elif src.cut:

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _ops
 from ._lower import OPCODE, lower
-from ._plan import make_plan
+from ._plan import make_plan, make_reduce_plan
 
 try:
     from ._kernels import ffi, lib
@@ -86,6 +86,9 @@ def _check_opcodes():
 
 _check_opcodes()
 
+# the reduction functions of lt_kernel.c, by name ("sum:float32" -> index)
+REDUCTIONS = {ffi.string(lib.lt_red_name(i)).decode(): i for i in range(lib.lt_red_count())}
+
 
 class CompiledKernel:
     """A planned and lowered group, ready to run on buffers of the planned layout."""
@@ -102,6 +105,8 @@ class CompiledKernel:
             ffi.new("int32_t[]", program.reg_itemsize or [0]),
             ffi.new("int64_t[]", plan.shape),
             ffi.new("int64_t[]", [s for st in plan.in_strides for s in st] or [0]),
+            ffi.new("int32_t[]", list(program.red_reg) or [0]),
+            ffi.new("int32_t[]", [REDUCTIONS[f] for f in program.red_fn] or [0]),
         ]
         p = ffi.new("lt_program *")
         p.n_instr = program.n_instr
@@ -112,6 +117,9 @@ class CompiledKernel:
         p.size = plan.size
         p.n_in = n_in
         p.in_strides = self._keep[6]
+        p.n_red = len(program.red_reg)
+        p.red_reg, p.red_fn = self._keep[7:9]
+        p.red_np, p.red_nr = plan.red_np, plan.red_nr
         self._proto = p
         self._busy = threading.Lock()
         self._call = self._fresh_call()
@@ -121,20 +129,26 @@ class CompiledKernel:
         p[0] = self._proto[0]          # the shared description; buffers are set per call
         in_ptr = ffi.new("char *[]", max(len(self.plan.in_strides), 1))
         out_ptr = ffi.new("char *[]", max(len(self.program.reg_kind), 1))
-        p.in_ptr, p.out_ptr = in_ptr, out_ptr
-        return p, in_ptr, out_ptr
+        red_ptr = ffi.new("char *[]", max(len(self.program.red_reg), 1))
+        p.in_ptr, p.out_ptr, p.red_ptr = in_ptr, out_ptr, red_ptr
+        return p, in_ptr, out_ptr, red_ptr
 
-    def run(self, in_arrays, out_arrays, exact: bool, n_threads: int) -> None:
+    def run(self, in_arrays, out_arrays, exact: bool, n_threads: int, acc_arrays=()) -> None:
+        """Run over ``in_arrays``, writing ``out_arrays`` (C-contiguous, of the plan's
+        buffer shape) and, for a reduction, the C-contiguous ``acc_arrays`` (one slot per
+        result, of each reduction's accumulator dtype)."""
         if self.plan.size == 0:
             return
         # one call structure per kernel, reused when no other thread is running this kernel
         reuse = self._busy.acquire(blocking=False)
         try:
-            p, in_ptr, out_ptr = self._call if reuse else self._fresh_call()
+            p, in_ptr, out_ptr, red_ptr = self._call if reuse else self._fresh_call()
             for i, a in enumerate(in_arrays):
                 in_ptr[i] = _address(a)
             for i, a in enumerate(out_arrays):
                 out_ptr[i] = _address(a)
+            for i, a in enumerate(acc_arrays):
+                red_ptr[i] = _address(a)
             p.n_out = len(out_arrays)
             p.exact = 1 if exact else 0
             p.n_threads = n_threads
@@ -172,7 +186,9 @@ def structure_key(group) -> tuple:
     body = tuple((n.op, n.attrs, n.dtype.str, tuple(pos[id(x)] for x in n.inputs))
                  for n in group.members)
     outs = tuple(pos[id(n)][1] for n in group.outputs)
-    return body, outs
+    sinks = tuple((r.attrs, r.dtype.str, r.inputs[0].dtype.str, pos[id(r.inputs[0])])
+                  for r in group.sinks)
+    return body, outs, sinks
 
 
 def get_kernel(group, layouts) -> CompiledKernel:
@@ -184,7 +200,11 @@ def get_kernel(group, layouts) -> CompiledKernel:
             _cache.move_to_end(key)
             cache_stats["hits"] += 1
             return ck
-    plan = make_plan(group.shape, [(s, st, dt.itemsize) for s, st, dt in layouts])
+    inputs = [(s, st, dt.itemsize) for s, st, dt in layouts]
+    if group.sinks:
+        plan = make_reduce_plan(group.shape, group.axes, inputs)
+    else:
+        plan = make_plan(group.shape, inputs)
     ck = CompiledKernel(plan, lower(group, plan))
     with _cache_lock:
         cache_stats["misses"] += 1

@@ -25,6 +25,8 @@ class Program:
     reg_arg: tuple
     reg_itemsize: tuple
     listing: tuple      # one readable line per instruction, for lt.explain
+    red_reg: tuple = ()     # per sink: the register it reduces
+    red_fn: tuple = ()      # per sink: the reduction function's name ("sum:float32")
 
     @property
     def n_instr(self) -> int:
@@ -82,14 +84,17 @@ def lower(group, plan) -> Program:
             else:
                 node_vid[id(node)] = emit((op.name, dt), node.dtype.itemsize, srcs, params, node)
 
-    return _allocate(vinstr, vsize, vkind)
+    sinks = [(r, node_vid[id(r.inputs[0])]) for r in group.sinks]
+    return _allocate(vinstr, vsize, vkind, sinks)
 
 
-def _allocate(vinstr, vsize, vkind) -> Program:
+def _allocate(vinstr, vsize, vkind, sinks=()) -> Program:
     last_use = {}
     for i, (_, _, srcs, _) in enumerate(vinstr):
         for v in srcs:
             last_use[v] = i
+    for _, v in sinks:          # a reduced value is read after the last instruction
+        last_use[v] = len(vinstr)
     reg_kind, reg_arg, reg_size = [], [], []
     phys = {}
 
@@ -119,5 +124,14 @@ def _allocate(vinstr, vsize, vkind) -> Program:
         params += list(p)
         listing.append(f"r{phys[dst]} = {entry[0]}[{entry[1]}]"
                        f"({', '.join(f'r{phys[v]}' for v in srcs)})")
+    red_reg, red_fn = [], []
+    for k, (r, v) in enumerate(sinks):
+        if v not in phys:  # cannot happen: every value has a register by now
+            raise RuntimeError("lazytensor internal error: a reduced value has no register")
+        op, axes, _ = r.attrs
+        red_reg.append(phys[v])
+        red_fn.append(f"{op}:{r.inputs[0].dtype.name}")
+        listing.append(f"red{k} = {op}[{r.inputs[0].dtype.name} -> {r.dtype.name}]"
+                       f"(r{phys[v]}) over axes {axes}")
     return Program(tuple(instr), tuple(params), tuple(reg_kind), tuple(reg_arg),
-                   tuple(reg_size), tuple(listing))
+                   tuple(reg_size), tuple(listing), tuple(red_reg), tuple(red_fn))

@@ -18,6 +18,10 @@ SCALAR_BROADCAST = "scalar broadcast"
 REPEATED_BLOCK = "repeated contiguous block"
 INNER_VECTOR = "inner-vector/outer-broadcast"
 GENERAL = "general strided"
+REDUCE_ROWS = "reduction over an inner run"
+REDUCE_OUTER = "reduction across rows into a kept inner run"
+# a kept inner run shorter than this is reduced as gathered rows instead (Q = 1)
+MIN_OUTER_RUN = 8
 
 
 @dataclass(frozen=True)
@@ -28,6 +32,18 @@ class Plan:
     in_itemsizes: tuple
     size: int                 # number of output elements
     family: str
+    # fused reductions: `shape` is ordered P (kept), R (reduced), Q (kept) dimensions; the
+    # first red_np are P and the next red_nr are R.  Regular outputs are written in that
+    # order, into buffers of shape `buffer_shape` (the group's shape permuted by `perm`).
+    red_np: int = 0
+    red_nr: int = 0
+    perm: tuple = ()
+    reduced: int = 1          # values combined per result (R)
+    results: int = 0          # results per reduction (P * Q)
+
+    @property
+    def buffer_shape(self) -> tuple:
+        return tuple(self.out_shape[d] for d in self.perm)
 
     def is_scalar_input(self, k: int) -> bool:
         return not any(self.in_strides[k])
@@ -96,3 +112,70 @@ def _family(shape, in_strides, itemsizes) -> str:
             if others_dense and value_per_row:
                 return REPEATED_BLOCK
     return GENERAL
+
+
+def _coalesce(shape, strides):
+    """Merge adjacent dimensions of one part of a reduction plan (in place)."""
+    d = len(shape) - 1
+    while d > 0:
+        if all(st[d - 1] == st[d] * shape[d] for st in strides):
+            shape[d - 1] *= shape[d]
+            del shape[d]
+            for st in strides:
+                st[d - 1] = st[d]
+                del st[d]
+        d -= 1
+
+
+def make_reduce_plan(full_shape, axes, inputs) -> Plan:
+    """Plan a group over ``full_shape`` whose sinks reduce ``axes`` (sorted, normalized).
+
+    The iteration is reordered so that each result's values are one run: the kept
+    dimensions (P), then the reduced ones (R), except that a trailing run of kept
+    dimensions at least ``MIN_OUTER_RUN`` long stays innermost (Q) so that a reduction over
+    leading axes walks memory in order, accumulating whole rows.  Each of P, R, Q is
+    coalesced on its own; unit dimensions are dropped.
+    """
+    size = 1
+    for n in full_shape:
+        size *= n
+    strides = [_aligned(full_shape, s, st) for s, st, _ in inputs]
+    itemsizes = tuple(isz for _, _, isz in inputs)
+    axes = set(axes)
+    kept = [d for d in range(len(full_shape)) if d not in axes]
+    q_dims = []
+    for d in reversed(range(len(full_shape))):
+        if full_shape[d] == 1:
+            continue
+        if d in axes:
+            break
+        q_dims.insert(0, d)
+    q_size = 1
+    for d in q_dims:
+        q_size *= full_shape[d]
+    if q_size < MIN_OUTER_RUN:
+        q_dims = []
+    p_dims = [d for d in kept if d not in q_dims]
+    r_dims = sorted(axes)
+    perm = tuple(p_dims + r_dims + q_dims)
+    parts = []
+    for dims in (p_dims, r_dims, q_dims):
+        dims = [d for d in dims if full_shape[d] != 1]
+        shape = [full_shape[d] for d in dims]
+        sts = [[st[d] for d in dims] for st in strides]
+        _coalesce(shape, sts)
+        parts.append((shape, sts))
+    shape = parts[0][0] + parts[1][0] + parts[2][0]
+    in_strides = [parts[0][1][k] + parts[1][1][k] + parts[2][1][k] for k in range(len(inputs))]
+    red_np, red_nr = len(parts[0][0]), len(parts[1][0])
+    reduced = 1
+    for d in r_dims:
+        reduced *= full_shape[d]
+    results = 1
+    for d in kept:
+        results *= full_shape[d]
+    if size == 0 or not shape:
+        shape, in_strides, red_np, red_nr = [max(size, 1)], [[0] for _ in inputs], 0, 1
+    family = REDUCE_OUTER if parts[2][0] else REDUCE_ROWS
+    return Plan(tuple(full_shape), tuple(shape), tuple(tuple(st) for st in in_strides),
+                itemsizes, size, family, red_np, red_nr, perm, reduced, results)

@@ -1,18 +1,23 @@
 """Statistical functions: reductions and cumulative sums and products.
 
-They are not elementwise, so each evaluates its input and uses NumPy on the value.  Each is
-a fusion boundary: the elementwise expression feeding it runs as its own kernel first.
-(Fusing reductions into the kernel is a later step.)
+``sum``, ``prod``, ``max``, ``min``, ``mean``, ``var`` and ``std`` (and ``any``/``all`` in
+``_utility.py``) record a ``reduce`` node: the kernel that computes the elementwise input
+reduces it chunk by chunk, so the input is never stored (see docs/architecture.md,
+"Fused reductions").  Accumulation: float sums, products and means in float64 (float32
+and float16 values are rounded once at the end); integer sums and products wrap around in
+64 bits; max and min in the input's dtype.  Complex input still evaluates and uses NumPy.
+The cumulative functions evaluate their input and use NumPy.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._dtypes import canonical_dtype, float64, int64, uint64
-from ._elementwise import astype
+from . import _graph
+from ._dtypes import canonical_dtype, float32, float64, int64, uint64
+from ._elementwise import FUNCTIONS, astype
 from ._tensor import Tensor
-from ._args import check_kind, normalize_axis, quiet, reduced_size, wrap
+from ._args import check_kind, normalize_axes, normalize_axis, quiet, reduced_size, wrap
 from ._utility import reduction
 
 __all__ = ['cumulative_prod', 'cumulative_sum', 'max', 'mean', 'min', 'prod', 'std', 'sum',
@@ -50,6 +55,33 @@ def _accumulation_input(x, dtype, what):
     return x, dt
 
 
+def reduce_node(op, v, axes, keepdims, acc_dtype) -> Tensor:
+    """A lazy reduction of ``v`` over ``axes`` (normalized, sorted) by ``op`` (``sum``,
+    ``prod``, ``max``, ``min``), giving ``acc_dtype`` values: the fused kernel's
+    accumulators.  ``v``'s dtype must be one the kernel reduces (``_kernel.REDUCTIONS``)."""
+    if keepdims:
+        shape = tuple(1 if d in axes else n for d, n in enumerate(v.shape))
+    else:
+        shape = tuple(n for d, n in enumerate(v.shape) if d not in axes)
+    return Tensor._from_node(_graph.op_node("reduce", (v._node,), (op, tuple(axes),
+                                                                 bool(keepdims)),
+                                            np.dtype(acc_dtype), shape))
+
+
+def _fused_accumulation(op, x, dt, axes, keepdims):
+    """sum or prod of ``x`` in ``dt`` (real): cast to ``dt``, reduce in float64 or in
+    64-bit integers, round once to ``dt``."""
+    v = astype(x, dt)
+    if dt.kind == "f":
+        if dt.itemsize == 2:
+            v = astype(v, float32)   # exact; the float16 result is rounded once at the end
+        acc = float64
+    else:
+        v = astype(v, uint64 if dt.kind == "u" else int64)
+        acc = v.dtype
+    return astype(reduce_node(op, v, axes, keepdims, acc), dt)
+
+
 def sum(x, /, *, axis=None, dtype=None, keepdims=False):
     """Sum of the elements of ``x`` along ``axis``.
 
@@ -68,9 +100,14 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False):
     Returns
     -------
     Tensor
-        The sums; an empty sum is 0.  Integer sums wrap around on overflow.
+        The sums; an empty sum is 0.  Integer sums wrap around on overflow.  Float sums
+        are accumulated in float64 and rounded once to ``dtype``, in a fixed order
+        (the same bits for every thread count and kernel path).
     """
     x, dt = _accumulation_input(x, dtype, "sum")
+    if x.dtype.kind != "c" and dt.kind in "iuf":
+        axes = normalize_axes(axis, x.ndim, "sum", x.shape)
+        return _fused_accumulation("sum", x, dt, axes, keepdims)
     return reduction("sum", x, axis, keepdims,
                   lambda v, axes: np.sum(v, axis=axes, dtype=dt, keepdims=keepdims), dt)
 
@@ -93,8 +130,12 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False):
     -------
     Tensor
         The products; an empty product is 1.  Integer products wrap around on overflow.
+        Float products are accumulated in float64 and rounded once to ``dtype``.
     """
     x, dt = _accumulation_input(x, dtype, "prod")
+    if x.dtype.kind != "c" and dt.kind in "iuf":
+        axes = normalize_axes(axis, x.ndim, "prod", x.shape)
+        return _fused_accumulation("prod", x, dt, axes, keepdims)
     return reduction("prod", x, axis, keepdims,
                   lambda v, axes: np.prod(v, axis=axes, dtype=dt, keepdims=keepdims), dt)
 
@@ -141,6 +182,14 @@ cumulative_prod = _cumulative("cumulative_prod", np.cumulative_prod, 1)
 
 def _extremum(name, np_fn):
     def fn(x, /, *, axis=None, keepdims=False):
+        if isinstance(x, Tensor) and x.dtype.kind in "biuf":
+            axes = normalize_axes(axis, x.ndim, name, x.shape)
+            if reduced_size(x.shape, axes) == 0:
+                raise ValueError(f"{name}: the {name}imum of zero elements is undefined "
+                                 f"(tensor shape {x.shape}, axis {axis})")
+            v = astype(x, float32) if x.dtype.kind == "f" and x.dtype.itemsize == 2 else x
+            return astype(reduce_node(name, v, axes, keepdims, v.dtype), x.dtype)
+
         def compute(v, axes):
             if reduced_size(v.shape, axes) == 0:
                 raise ValueError(f"{name}: the {name}imum of zero elements is undefined "
@@ -207,6 +256,13 @@ def mean(x, /, *, axis=None, keepdims=False):
         (NaN + NaN j for complex input).
     """
     dt = _float_result(x, "mean")
+    if x.dtype.kind != "c":
+        axes = normalize_axes(axis, x.ndim, "mean", x.shape)
+        v = astype(x, float32 if x.dtype.kind == "f" and x.dtype.itemsize == 2
+                   else dt if x.dtype.kind in "biu" else x.dtype)
+        total = reduce_node("sum", v, axes, keepdims, float64)
+        # float64 sum / M (0 / 0 is NaN for an empty mean), rounded once to the dtype
+        return astype(total / float(reduced_size(x.shape, axes)), dt)
     return reduction("mean", x, axis, keepdims,
                   lambda v, axes: np.mean(v, axis=axes, keepdims=keepdims), dt)
 
@@ -219,6 +275,9 @@ def _spread(name, np_fn):
         if isinstance(correction, bool) or not isinstance(correction, (int, float, np.integer,
                                                                        np.floating)):
             raise TypeError(f"{name}: correction must be a real number, got {correction!r}")
+
+        if x.dtype.kind != "c":
+            return _fused_spread(name, x, axis, correction, keepdims, dt)
 
         def compute(v, axes):
             out = np_fn(v, axis=axes, ddof=correction, keepdims=keepdims)
@@ -252,6 +311,23 @@ def _spread(name, np_fn):
         The {what}s; NaN where ``M - correction <= 0``.
     """
     return fn
+
+
+def _fused_spread(name, x, axis, correction, keepdims, dt):
+    """var or std in two passes over the (recomputed, never stored) input: the float64
+    mean, then the float64 sum of squared deviations from it."""
+    axes = normalize_axes(axis, x.ndim, name, x.shape)
+    m = reduced_size(x.shape, axes)
+    v = astype(x, float64)
+    mean = reduce_node("sum", v, axes, True, float64) / float(m)
+    mean._value()   # the first pass runs now, so the second recomputes v instead of storing it
+    d = v - mean
+    ss = reduce_node("sum", d * d, axes, keepdims, float64)
+    divisor = m - float(correction)
+    out = ss / divisor if divisor > 0 else ss * float("nan")   # the standard's NaN
+    if name == "std":
+        out = FUNCTIONS["sqrt"](out)
+    return astype(out, dt)
 
 
 var = _spread("var", np.var)

@@ -28,6 +28,18 @@ def reduction(what: str, x, axis, keepdims: bool, compute, dtype=None) -> Tensor
 
 
 # ---- all, any, diff --------------------------------------------------------------------
+def _fused_truth(name, x, axis, keepdims):
+    """any/all as the max/min of ``x != 0`` (bool), reduced in the kernel computing ``x``;
+    None for complex input (NumPy computes it)."""
+    if not isinstance(x, Tensor) or x.dtype.kind == "c":
+        return None
+    from ._statistical import reduce_node   # noqa: PLC0415  (imports this module)
+
+    axes = normalize_axes(axis, x.ndim, name, x.shape)
+    truth = x if x.dtype == _dtypes.bool_ else x != 0
+    return reduce_node("max" if name == "any" else "min", truth, axes, keepdims, _dtypes.bool_)
+
+
 def all(x, /, *, axis=None, keepdims=False):
     """Test whether all elements along ``axis`` are true (non-zero).
 
@@ -45,6 +57,9 @@ def all(x, /, *, axis=None, keepdims=False):
     Tensor
         A bool tensor; an empty reduction gives True.
     """
+    fused = _fused_truth("all", x, axis, keepdims)
+    if fused is not None:
+        return fused
     return reduction("all", x, axis, keepdims,
                   lambda v, axes: np.all(v, axis=axes, keepdims=keepdims))
 
@@ -66,6 +81,9 @@ def any(x, /, *, axis=None, keepdims=False):
     Tensor
         A bool tensor; an empty reduction gives False.
     """
+    fused = _fused_truth("any", x, axis, keepdims)
+    if fused is not None:
+        return fused
     return reduction("any", x, axis, keepdims,
                   lambda v, axes: np.any(v, axis=axes, keepdims=keepdims))
 

@@ -145,9 +145,17 @@ def test_input_cap(monkeypatch):
 
 
 def test_non_elementwise_op_is_a_boundary(x):
-    s = lt.sum(x * 2.0)        # evaluates x * 2.0 as its own kernel, then NumPy sums
-    assert s.is_evaluated
-    assert str(lt.explain(s)) == "nothing to compute: every tensor already has a value"
+    r = lt.reshape(x * 2.0, (100, 100))   # evaluates x * 2.0 as its own kernel
+    assert r.is_evaluated
+    assert str(lt.explain(r)) == "nothing to compute: every tensor already has a value"
+
+
+def test_reduction_is_fused_into_the_kernel_of_its_input(x):
+    s = lt.sum(x * 2.0)        # lazy: x * 2.0 is reduced chunk by chunk, never stored
+    assert not s.is_evaluated
+    k = lt.explain(s).kernels[0]
+    assert k["ops"] == ["multiply"] and k["outputs"] == []
+    assert [r["op"] for r in k["reductions"]] == ["sum"]
     np.testing.assert_allclose(float(s), float(np.sum(np.asarray(x) * 2)), rtol=1e-5)
 
 
