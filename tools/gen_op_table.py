@@ -32,6 +32,20 @@ def _load_ops():
     return mod
 
 
+def _ulps(v: float) -> str:
+    return "correctly rounded" if v == 0.5 else f"<= {v:g} ulp"
+
+
+def _mode(op) -> str:
+    if not op.exact:
+        return "not yet exact"
+    if not op.math:
+        return "exact"
+    b = dict(op.ulp)
+    return (f"exact (own math): float32 {_ulps(b['float32'])}, float64 {_ulps(b['float64'])}; "
+            f"fast <= {b['fast']:g} ulp")
+
+
 def table() -> str:
     ops = _load_ops()
     lines = ["| op | call | ONNX | element types | result | mode | rule |",
@@ -40,7 +54,7 @@ def table() -> str:
         call = _WHERE.get(op.name, f"lt.{op.name}")
         types = ", ".join(_KINDS[k] for k in op.kinds if k != "h") + (", complex*" if op.cplx else "")
         result = "bool" if op.result == "bool" else "input dtype"
-        mode = "exact" if op.exact else "not yet exact"
+        mode = _mode(op)
         lines.append(f"| {op.name} | `{call}` | {op.onnx} | {types} | {result} | {mode} | "
                      f"{op.doc} |")
     return "\n".join(lines)
