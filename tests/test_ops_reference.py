@@ -18,8 +18,11 @@ Run: python -m pytest tests/test_ops_reference.py -q
 from __future__ import annotations
 
 import itertools
+import os
+import sys
 import zlib
 from dataclasses import dataclass
+
 
 import numpy as np
 import pytest
@@ -593,6 +596,31 @@ def compare(name, dtname, arrays, actual_dtype, actual, mode="exact", attrs=None
                     nan_bits=False)
 
 
+def _mpfr_where_differs(op, actual, expected, inputs):
+    """The float64 reference rounded to float32 can be wrong by double rounding (the
+    float64 value lands on a float32 midpoint): where it differs from the result, take
+    the MPFR value rounded once instead."""
+    import gmpy2
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "tools"))
+    import verify_float32
+    import verify_float64
+
+    differs = (bits_of(actual) != bits_of(canonical_nans(expected))) & ~np.isnan(expected)
+    if not differs.any():
+        return expected
+    mp_fn = verify_float64.functions()[op.name][2]
+    ctx = gmpy2.get_context()
+    # enough bits that f(x) = x/2 - O(x^3) for a subnormal x is not rounded onto x/2
+    ctx.precision, ctx.emin, ctx.emax = 1000, -20000, 20000
+    fixed = np.array(expected, copy=True)
+    ins = [np.broadcast_to(x, expected.shape) for x in inputs]
+    for idx in zip(*np.nonzero(differs)):
+        v = mp_fn(gmpy2, *(gmpy2.mpfr(float(x[idx])) for x in ins))
+        fixed[idx] = verify_float32.mp_to_f32(gmpy2, v)
+    return fixed
+
+
 def check_math_bound(op, what, actual, expected, inputs, mode):
     """An op of the library's own math against float64 NumPy rounded once: bit for bit
     where the op is correctly rounded (float32 bound 0.5), else within its documented
@@ -601,7 +629,7 @@ def check_math_bound(op, what, actual, expected, inputs, mode):
     once more: within one float16 ulp."""
     dt = expected.dtype
     if mode == "exact" and dt == np.float32 and op.ulp_bound("float32") == 0.5:
-        check_exact(what, actual, expected, inputs)
+        check_exact(what, actual, _mpfr_where_differs(op, actual, expected, inputs), inputs)
         return
     if dt == np.float16:
         bound = 1
