@@ -69,7 +69,7 @@ def _c_expr(body, dt):
 # constant tables, included once.  A family header defines, per function NAME, the exact
 # forms ltm_NAME_f32 / ltm_NAME_f64 (and optionally ltm_NAME_f32_chunk, a whole-chunk
 # vectorised form) and the fast forms ltm_NAME_f32_fast / ltm_NAME_f64_fast.
-MATH_FAMILIES = ("trig", "misc")
+MATH_FAMILIES = ("log", "erf", "trig", "misc")
 
 
 def _math_headers():

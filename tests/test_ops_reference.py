@@ -584,7 +584,8 @@ def compare(name, dtname, arrays, actual_dtype, actual, mode="exact", attrs=None
     assert actual_dtype == expected.dtype, f"{what}: result dtype {actual_dtype}, expected {expected.dtype}"
     ref = REFERENCES[name]
     if op.math and expected.dtype.kind == "f":
-        check_math_bound(op, what, actual, expected, arrays, mode)
+        check_math_bound(op, what, actual, expected, arrays, mode,
+                         rtol=ref.rtol64 if expected.dtype == np.float64 else 0.0)
     elif mode == "exact" and op.exact:
         check_exact(what, actual, expected, arrays)
     elif mode == "exact":
@@ -621,12 +622,13 @@ def _mpfr_where_differs(op, actual, expected, inputs):
     return fixed
 
 
-def check_math_bound(op, what, actual, expected, inputs, mode):
+def check_math_bound(op, what, actual, expected, inputs, mode, rtol=0.0):
     """An op of the library's own math against float64 NumPy rounded once: bit for bit
     where the op is correctly rounded (float32 bound 0.5), else within its documented
     bound in ulps, plus one ulp for the float64 reference's own error (NumPy's float64
     functions are not correctly rounded either).  Float16 is the float32 result rounded
-    once more: within one float16 ulp."""
+    once more: within one float16 ulp.  ``rtol`` widens the bound where the float64
+    reference itself is ill-conditioned (the Gelu's)."""
     dt = expected.dtype
     if mode == "exact" and dt == np.float32 and op.ulp_bound("float32") == 0.5:
         check_exact(what, actual, _mpfr_where_differs(op, actual, expected, inputs), inputs)
@@ -636,8 +638,8 @@ def check_math_bound(op, what, actual, expected, inputs, mode):
     else:
         bound = op.ulp_bound(dt.name if mode == "exact" else "fast")
         bound = int(np.ceil(bound)) + (1 if dt == np.float64 else 0)
-    check_close(what, actual, expected, inputs, ulps=bound, zero_sign=mode == "exact",
-                nan_bits=mode == "exact")
+    check_close(what, actual, expected, inputs, ulps=bound, rtol=rtol,
+                zero_sign=mode == "exact", nan_bits=mode == "exact")
 
 
 def _require_reference(name):

@@ -1,0 +1,544 @@
+/* The erf family: erf and the erf-form gelu, exact and fast modes.
+ *
+ * Tables: lt_erf_data.h (tools/gen_erf_tables.py).  Exact functions use + - * / only (no FMA,
+ * no C library), so they give the same bits on every kernel path.
+ *
+ * Method.  With z = t^2:
+ *   |t| < 0.5:      erf(t)  = t (C0 + z Q(z)), C0 = 2/sqrt(pi), Q of degree 9
+ *                   (lt_tab_erf_small, relative error 2^-58.3 with the double coefficients);
+ *   0.5 <= t < 32:  erfc(t) = exp(-z) erfcx(t), erfcx on 48 intervals (8 per binade, index
+ *                   = exponent and top 3 mantissa bits of t), a degree-11 polynomial in
+ *                   s = t - c per interval (lt_tab_erf_cx, relative error 2^-57.8);
+ *                   erf(t) = 1 - erfc(t) (no harmful cancellation: erfc(0.5) = 0.48).
+ *   exp(-z) comes from the private exps below (a table of 2^(j/64) and a Taylor polynomial).
+ *   gelu(x) = x/2 erfc(-x/sqrt(2)): for x < 0 erfc is taken directly (never 1 + erf(x));
+ *   in float64, t = x/sqrt(2) is a double-double and z = x^2/2 is exact (two_prod), since
+ *   exp(-z) amplifies an absolute error of z into a relative error of the result.
+ *
+ * float32 erf is correctly rounded: pass 1 (branch-free, vectorised) evaluates in double with
+ * a proven error bound and Ziv's test; the rare ambiguous inputs are recomputed by the Taylor
+ * series in double-double (ltm_erf_accurate_f32) and rounded via round-to-odd.
+ * float32 gelu: double evaluation (relative error < 2^-48), one rounding (within 0.5 + 2^-24
+ * ulp; not claimed correctly rounded).  float64 erf and gelu: double-double where it matters,
+ * faithful (measured max 0.75 ulp for erf, 0.71 for gelu against MPFR).
+ * Fast mode: the same formulas in double with LT_FMA, lower-degree tables for float32.
+ *
+ * The erfcx tables reach t = 32 because float64 gelu needs erfc(-x/sqrt 2) with relative
+ * accuracy down to x = -39 (where the result underflows to -0).  ltm_erf_exp_dd (exp of a
+ * double-double argument, scale returned apart) and ltm_erf_exp_d / _fast / _fast32 are
+ * private to this family, to be merged with the general exp family (lt_exp.h) later.
+ *
+ * Vectorised loops use ltm_erf_sel (a bitwise blend) instead of ?: for every select.
+ */
+
+/* ---- small helpers ---------------------------------------------------------------------- */
+
+/* c ? a : b without control flow: the vectorised loops compute every branch and blend, and a
+ * plain ?: lets gcc sink the table loads into a branch (then they become masked gathers that
+ * it cannot vectorise). */
+static inline double ltm_erf_sel(int64_t c, double a, double b)
+{
+    uint64_t m = (uint64_t)0 - (uint64_t)(c != 0);
+    return lt_from_bits64((lt_bits64(a) & m) | (lt_bits64(b) & ~m));
+}
+
+/* erf(x) = x (C0 + z Q(z)) for |x| < 0.5 (plain double; Q's Horner only). */
+static inline double ltm_erf_small_q(double z)
+{
+    const double *c = lt_tab_erf_small;
+    double q = c[11];
+    q = q * z + c[10]; q = q * z + c[9]; q = q * z + c[8]; q = q * z + c[7];
+    q = q * z + c[6]; q = q * z + c[5]; q = q * z + c[4]; q = q * z + c[3];
+    q = q * z + c[2];
+    return q;
+}
+
+static inline double ltm_erf_small_q_fma(double z)
+{
+    const double *c = lt_tab_erf_small;
+    double q = c[11];
+    q = LT_FMA(q, z, c[10]); q = LT_FMA(q, z, c[9]); q = LT_FMA(q, z, c[8]);
+    q = LT_FMA(q, z, c[7]); q = LT_FMA(q, z, c[6]); q = LT_FMA(q, z, c[5]);
+    q = LT_FMA(q, z, c[4]); q = LT_FMA(q, z, c[3]); q = LT_FMA(q, z, c[2]);
+    return q;
+}
+
+/* Row of lt_tab_erf_cx for 0.5 <= t < 32 (t must be clamped into that range). */
+static inline int64_t ltm_erf_cx_row(double t)
+{
+    return ((int64_t)(lt_bits64(t) >> 49) - 0x1FF0) * 16;
+}
+
+/* erfcx(t) - a0 = s (a1 + s (a2 + ...)), the polynomial tail of row r at s = t - c. */
+static inline double ltm_erf_cx_tail(int64_t r, double s)
+{
+    const double *c = lt_tab_erf_cx;
+    double q = c[r + 12];
+    q = q * s + c[r + 11]; q = q * s + c[r + 10]; q = q * s + c[r + 9]; q = q * s + c[r + 8];
+    q = q * s + c[r + 7]; q = q * s + c[r + 6]; q = q * s + c[r + 5]; q = q * s + c[r + 4];
+    q = q * s + c[r + 3]; q = q * s + c[r + 2];
+    return q * s;
+}
+
+static inline double ltm_erf_cx_tail_fma(int64_t r, double s)
+{
+    const double *c = lt_tab_erf_cx;
+    double q = c[r + 12];
+    q = LT_FMA(q, s, c[r + 11]); q = LT_FMA(q, s, c[r + 10]); q = LT_FMA(q, s, c[r + 9]);
+    q = LT_FMA(q, s, c[r + 8]); q = LT_FMA(q, s, c[r + 7]); q = LT_FMA(q, s, c[r + 6]);
+    q = LT_FMA(q, s, c[r + 5]); q = LT_FMA(q, s, c[r + 4]); q = LT_FMA(q, s, c[r + 3]);
+    q = LT_FMA(q, s, c[r + 2]);
+    return q * s;
+}
+
+/* erfcx(t) in double, 0.5 <= t < 32.  The tail is at most 7% of the result (|erfcx'/erfcx|
+ * times the half-width is below 0.07 on every interval), so with the method error 2^-57.8
+ * and the dropped a0 lo, the relative error is below 0.6 * 2^-53 + 0.07 * 3 * 2^-53 < 2^-52.2. */
+static inline double ltm_erf_cx_d(double t)
+{
+    int64_t r = ltm_erf_cx_row(t);
+    double s = t - lt_tab_erf_cx[r + 13];   /* exact: c/2 <= t <= 2c (Sterbenz) */
+    return lt_tab_erf_cx[r] + ltm_erf_cx_tail(r, s);
+}
+
+/* erfcx(th + tl) as a double-double, 0.5 <= th < 32, |tl| <= ulp(th): relative error below
+ * 2^-57.8 (method) + 0.07 * 3 * 2^-53 (the tail's roundings) + 0.07 * 2^-53 (the rounding of
+ * s = (th - c) + tl, |s| <= half-width, times |erfcx'/erfcx|) < 0.3 * 2^-53.  Carrying tl
+ * matters: erfcx's relative sensitivity t |erfcx'/erfcx| is about 1, so dropping tl would
+ * cost up to an ulp. */
+static inline lt_dd ltm_erf_cx_dd(double th, double tl)
+{
+    int64_t r = ltm_erf_cx_row(th);
+    double s = (th - lt_tab_erf_cx[r + 13]) + tl;   /* the subtraction is exact */
+    double q = ltm_erf_cx_tail(r, s);
+    lt_dd v = lt_two_sum(lt_tab_erf_cx[r], q);
+    v.lo += lt_tab_erf_cx[r + 1];
+    return lt_fast_two_sum(v.hi, v.lo);
+}
+
+/* ---- the private exps of the erf family --------------------------------------------------
+ * x = k ln2/64 + r, k = 64 m + j, |r| <= ln2/128 (1 + 2^-40); exp(x) = 2^m 2^(j/64) exp(r).
+ * ln2/64 = L_hi + L_lo with L_hi of 36 bits: k L_hi is exact for |k| < 2^17 (|x| < 1400),
+ * and x - k L_hi is exact (both are multiples of min(ulp(x), 2^-42) and the difference is
+ * below 2^-7 in magnitude, so it fits in 53 bits).
+ * (To be merged with the general exp family of lt_exp.h later.) */
+
+/* exp(x) in double for -750 < x <= 0 with a normal result factor: returns exp(x) =
+ * m * 2^e (the caller applies the power of two: see ltm_erf_exp_d).  Relative error of the
+ * full value: r's rounding 2^-53 |r| plus k L_lo's (|r| <= 2^-7.5: below 2^-60), Taylor
+ * truncation r^7/5040 < 2^-65, Horner roundings ~2^-53 |p| < 2^-60, T = T_hi + T_lo,
+ * final rounding of T_hi + (T_hi p + T_lo) 2^-53 plus T_hi p's rounding 2^-53 |p| -> total
+ * below 1.1 * 2^-53 < 2^-52.8. */
+static inline double ltm_erf_exp_d(double x)
+{
+    const double L_hi = lt_tab_erf_const[2], L_lo = lt_tab_erf_const[3];
+    const double inv_L = lt_tab_erf_const[4], shifter = 0x1.8p52;
+    double tk = x * inv_L + shifter;
+    double kf = tk - shifter;
+    int64_t k = (int64_t)(lt_bits64(tk) - lt_bits64(shifter));   /* == kf, vectorises */
+    double r = (x - kf * L_hi) - kf * L_lo;
+    double p = r + r * r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720)))));
+    int64_t j = k & 63;
+    double th = lt_tab_erf_exp[2 * j], tl = lt_tab_erf_exp[2 * j + 1];
+    double e = th + (th * p + tl);
+    /* 2^m, m = (k - j)/64 >= -1022, built as ((k - j) << 46) + bits(1): no arithmetic
+       shift (AVX2 has none on 64-bit lanes) */
+    return e * lt_from_bits64(((uint64_t)(k - j) << 46) + 0x3FF0000000000000ull);
+}
+
+/* Same with FMA, for the fast functions: exp(x) = e 2^m returned as e (in [0.7, 1.5]) and
+ * the bits of 2^m' with m' = m, or m + 200 when m < -1000 (then the caller multiplies by
+ * 2^-200 last: a result deep in the subnormal range is rounded once). -1400 < x <= 0, and
+ * xl is a small correction to the argument (the low part of a double-double). */
+typedef struct { double e, s1, s2; } ltm_erf_expf_t;
+
+static inline ltm_erf_expf_t ltm_erf_exp_fast(double x, double xl)
+{
+    const double L_hi = lt_tab_erf_const[2], L_lo = lt_tab_erf_const[3];
+    const double inv_L = lt_tab_erf_const[4], shifter = 0x1.8p52;
+    double tk = LT_FMA(x, inv_L, shifter);
+    double kf = tk - shifter;
+    int64_t k = (int64_t)(lt_bits64(tk) - lt_bits64(shifter));
+    double r = LT_FMA(-kf, L_lo, LT_FMA(-kf, L_hi, x)) + xl;
+    double p = LT_FMA(r * r, LT_FMA(r, LT_FMA(r, LT_FMA(r, LT_FMA(r, 1.0 / 720, 1.0 / 120), 1.0 / 24),
+                                              1.0 / 6), 0.5), r);
+    int64_t j = k & 63, km = k - j;                   /* 64 m */
+    int64_t deep = km < -64000;
+    km += -(int64_t)deep & 12800;
+    double th = lt_tab_erf_exp[2 * j], tl = lt_tab_erf_exp[2 * j + 1];
+    ltm_erf_expf_t v;
+    v.e = th + LT_FMA(th, p, tl);
+    v.s1 = lt_from_bits64(((uint64_t)km << 46) + 0x3FF0000000000000ull);
+    v.s2 = ltm_erf_sel(deep, 0x1p-200, 1.0);
+    return v;
+}
+
+/* ltm_erf_exp_dd: exp of a double-double argument xh + xl (-1400 < xh <= 1, |xl| <=
+ * ulp(xh)), as a double-double mantissa times a power of two: exp(xh + xl) = (hi + lo) 2^k,
+ * hi in [0.7, 1.5].  Relative error below 2^-64:
+ *   r = rh + rl from x - k L_hi (exact) + (xl - k L_lo) (error < 2^-53 |k L_lo| < 2^-86);
+ *   exp(r) - 1 = P = rh + rh^2 (1/2 + rh/6 + ... + rh^4/720) + rl (1 + rh): truncation
+ *   rh^7/5040 < 2^-65, the rounding of the rh^2 part 3 * 2^-53 * 2^-16 < 2^-67, rl's
+ *   neglected rl rh^2/2 and rl^2/2 < 2^-100;
+ *   (T_hi + T_lo)(1 + P) in double-double (T_lo is 2^(j/64) - T_hi to 2^-106): < 2^-100.
+ * The scale is returned, not applied, so that a result deep in the subnormal range keeps
+ * its relative accuracy until its single final rounding. */
+typedef struct { double hi, lo; int64_t k; } ltm_erf_expdd_t;
+
+static inline ltm_erf_expdd_t ltm_erf_exp_dd(double xh, double xl)
+{
+    const double L_hi = lt_tab_erf_const[2], L_lo = lt_tab_erf_const[3];
+    const double inv_L = lt_tab_erf_const[4], shifter = 0x1.8p52;
+    double tk = xh * inv_L + shifter;
+    double kf = tk - shifter;
+    int64_t k = (int64_t)(lt_bits64(tk) - lt_bits64(shifter));
+    double r1 = xh - kf * L_hi;                    /* exact */
+    lt_dd rr = lt_two_sum(r1, xl - kf * L_lo);
+    double rh = rr.hi, rl = rr.lo;
+    double q = rh * rh * (0.5 + rh * (1.0 / 6 + rh * (1.0 / 24 + rh * (1.0 / 120 + rh * (1.0 / 720)))));
+    lt_dd P = lt_fast_two_sum(rh, q);              /* |q| < |rh| */
+    P.lo += rl + rl * rh;
+    int64_t j = k & 63, m = (k - j) / 64;            /* exact division */
+    double th = lt_tab_erf_exp[2 * j], tl = lt_tab_erf_exp[2 * j + 1];
+    lt_dd a = lt_two_prod(th, P.hi);
+    double lo = a.lo + (th * P.lo + (tl + tl * P.hi));
+    lt_dd s = lt_fast_two_sum(th, a.hi);           /* th >= 1 > |a.hi| */
+    s.lo += lo;
+    s = lt_fast_two_sum(s.hi, s.lo);
+    ltm_erf_expdd_t e = { s.hi, s.lo, m };
+    return e;
+}
+
+/* 2^k for -1022 <= k <= 1023 */
+static inline double ltm_erf_pow2(int64_t k)
+{
+    return lt_from_bits64((uint64_t)(k + 1023) << 52);
+}
+
+/* erf(th + tl) as a double-double for |th| < 0.5, |tl| <= ulp(th) (tl = 0 for erf itself).
+ * Relative error: method 2^-58.3; z = th^2 rounded and the Horner roundings of the tail
+ * z Q(z), which is at most 8% of C0 + z Q: < 0.08 * 3 * 2^-53; the two_sum and two_prod are
+ * exact; tl's term erf'(th) tl uses exp(-z) ~ 1 - z + z^2/2 (relative 2^-8.6 of a term of
+ * relative size 2^-53).  Total below 0.3 * 2^-53.  th must be at least 2^-960 (the Dekker
+ * product's error terms must not underflow). */
+static inline lt_dd ltm_erf_small_dd(double th, double tl)
+{
+    const double C0h = lt_tab_erf_small[0], C0l = lt_tab_erf_small[1];
+    double z = th * th;
+    double tail = z * ltm_erf_small_q(z);
+    lt_dd S = lt_two_sum(C0h, tail);
+    S.lo += C0l;
+    lt_dd P = lt_two_prod(th, S.hi);
+    P.lo += th * S.lo + tl * (C0h * (1.0 - z * (1.0 - 0.5 * z)));
+    return lt_fast_two_sum(P.hi, P.lo);
+}
+
+/* ---- float32 erf, correctly rounded ---------------------------------------------------- */
+
+/* Round a double-double to float32 correctly: round hi + lo to odd at 53 bits, then to
+ * nearest at float32 precision (24 bits or fewer for subnormals; 53 >= 24 + 2). */
+static inline float ltm_erf_dd_to_f32(lt_dd v)
+{
+    uint64_t b = lt_bits64(v.hi);
+    if (v.lo != 0 && !(b & 1))
+        b += ((v.lo > 0) == (v.hi > 0)) ? 1 : (uint64_t)-1;
+    return (float)lt_from_bits64(b);
+}
+
+static inline lt_dd ltm_erf_dd_div_d(lt_dd a, double b)
+{
+    double q1 = a.hi / b;
+    lt_dd p = lt_two_prod(q1, b);
+    double r = ((a.hi - p.hi) - p.lo) + a.lo;
+    return lt_fast_two_sum(q1, r / b);
+}
+
+/* Accurate path: erf(x) for a float32 x, |x| < 4, by the Taylor series
+ * erf(x) = C0 sum_n (-1)^n x^(2n+1) / (n! (2n+1)) in double-double.  x^2 is exact (24-bit x).
+ * The largest term is below 2^20 (x = 4: 16^n/n!), each operation has relative error ~2^-104,
+ * about 3 * 130 operations: absolute error below 2^-75 near x = 4, relative below 2^-95 for
+ * small x; plenty for the float32 rounding decision. */
+static inline float ltm_erf_accurate_f32(float xf)
+{
+    double x = xf, z = x * x;
+    if (x == 0) return xf;                           /* keeps the sign of zero */
+    lt_dd term = lt_dd_make(x, 0.0), sum = term;
+    double lim = __builtin_fabs(x) * 0x1p-112;
+    for (int n = 1; n < 400; n++) {
+        term = ltm_erf_dd_div_d(lt_dd_mul_d(term, -z), (double)n);
+        lt_dd add = ltm_erf_dd_div_d(term, (double)(2 * n + 1));
+        sum = lt_dd_add(sum, add);
+        if (__builtin_fabs(add.hi) < lim) break;
+    }
+    sum = lt_dd_mul(sum, lt_dd_make(lt_tab_erf_small[0], lt_tab_erf_small[1]));
+    return ltm_erf_dd_to_f32(sum);
+}
+
+/* Pass 1 for one element: the double approximation y, its error bound err, and whether
+ * Ziv's test fails.  Branch-free.
+ *   |x| < 0.5: y = x (C0h + z Q(z)): method 2^-58.3, C0's lo dropped 2^-55.8, the tail's
+ *     roundings < 0.08 * 3 * 2^-53, the sum and product roundings 2 * 2^-53: relative error
+ *     below 2^-50.9; err = 2^-49 |y|.
+ *   0.5 <= |x| < 4: erfc = E R, E = exp(-x^2) (x^2 exact; relative 2^-52.8), R = erfcx
+ *     (2^-52.2), product rounding 2^-53: relative < 2^-50.9 of erfc <= 0.48, so absolute
+ *     < 2^-51.9; 1 - E R rounds with 2^-54: absolute below 2^-51.3; err = 2^-49.
+ *   |x| >= 4: erf(x) rounds to +-1 (1 - erf(4) = 1.5e-8 < 2^-25 = 3.0e-8), exactly.
+ * Ambiguity is tested for the finite |x| < 4 only. */
+typedef struct { double y, err; } ltm_erf_approx_t;
+typedef struct { float f; int amb; } ltm_erf_p1_t;
+
+static inline ltm_erf_approx_t ltm_erf_approx32(double x)
+{
+    double ax = __builtin_fabs(x), z = x * x;
+    double yA = x * (lt_tab_erf_small[0] + z * ltm_erf_small_q(z));
+    double t = ltm_erf_sel(ax < 0.5, 0.5, ltm_erf_sel(ax < 4.0, ax, 4.0));   /* NaN -> 4 */
+    double yB = 1.0 - ltm_erf_exp_d(-(t * t)) * ltm_erf_cx_d(t);
+    yB = __builtin_copysign(yB, x);
+    int64_t small = ax < 0.5, mid = ax < 4.0;
+    ltm_erf_approx_t r;
+    r.y = ltm_erf_sel(small, yA, ltm_erf_sel(mid, yB, __builtin_copysign(1.0, x)));
+    r.err = ltm_erf_sel(small, __builtin_fabs(yA) * 0x1p-49, ltm_erf_sel(mid, 0x1p-49, 0.0));
+    return r;
+}
+
+static inline ltm_erf_p1_t ltm_erf_pass1(float xf)
+{
+    double x = xf;
+    ltm_erf_approx_t a = ltm_erf_approx32(x);
+    ltm_erf_p1_t r;
+    r.amb = (x == x) & lt_f32_ambiguous(a.y, a.err);
+    r.f = (float)ltm_erf_sel(x != x, __builtin_nan(""), a.y);
+    return r;
+}
+
+static inline float ltm_erf_f32(float x)
+{
+    ltm_erf_p1_t r = ltm_erf_pass1(x);
+    return r.amb ? ltm_erf_accurate_f32(x) : r.f;
+}
+
+static inline void ltm_erf_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+{
+    int amb[LT_CHUNK];
+    for (int64_t i = 0; i < n; i++) {
+        ltm_erf_p1_t r = ltm_erf_pass1(a[i]);
+        o[i] = r.f;
+        amb[i] = r.amb;
+    }
+    for (int64_t i = 0; i < n; i++)
+        if (amb[i]) o[i] = ltm_erf_accurate_f32(a[i]);
+}
+
+/* ---- float64 erf, faithful ---------------------------------------------------------------
+ * |x| < 0.5: x (C0 + z Q) in double-double (ltm_erf_small_dd), one final rounding: error
+ *   below 0.5 + 0.3 ulp (tiny x are scaled by 2^128 so that no Dekker term underflows; the
+ *   final scaling back may round a second time, in the subnormal range: still < 1 ulp).
+ * 0.5 <= |x| < 6: 1 - exp(-x^2) erfcx(|x|), x^2 exact (two_prod), exp and erfcx in
+ *   double-double: erfc's relative error < 0.3 * 2^-53 (erfcx) + 2^-64, erfc <= 0.48 while
+ *   erf >= 0.52: < 0.3 ulp before the final rounding.
+ * |x| >= 6: +-1 (1 - erf(6) = 2.2e-17 < 2^-54). */
+static inline double ltm_erf_f64(double x)
+{
+    if (x != x) return __builtin_nan("");
+    double ax = __builtin_fabs(x);
+    if (ax < 0.5) {
+        if (ax < 0x1p-900) {
+            lt_dd v = ltm_erf_small_dd(x * 0x1p128, 0.0);
+            return __builtin_copysign((v.hi + v.lo) * 0x1p-128, x);   /* also +-0 */
+        }
+        lt_dd v = ltm_erf_small_dd(x, 0.0);
+        return __builtin_copysign(v.hi + v.lo, x);    /* -0 + +0 would be +0 */
+    }
+    if (ax >= 6.0) return __builtin_copysign(1.0, x);
+    lt_dd z = lt_two_prod(ax, ax);
+    ltm_erf_expdd_t e = ltm_erf_exp_dd(-z.hi, -z.lo);
+    lt_dd R = ltm_erf_cx_dd(ax, 0.0);
+    lt_dd P = lt_dd_mul(lt_dd_make(e.hi, e.lo), R);
+    double sc = ltm_erf_pow2(e.k);                    /* k >= -53: P stays normal */
+    lt_dd y = lt_fast_two_sum(1.0, -P.hi * sc);
+    double r = y.hi + (y.lo - P.lo * sc);
+    return __builtin_copysign(r, x);
+}
+
+/* ---- gelu(x) = x/2 erfc(-x/sqrt(2)) ------------------------------------------------------ */
+
+/* float32: evaluated in double, branch-free (vectorises), one final rounding; the double
+ * value has a relative error below 2^-48, so the float32 result is within 0.5 + 2^-24 ulp.
+ *   u = |x|/sqrt(2) (rounded; harmless at this accuracy), z = x^2/2 exact (24-bit x);
+ *   u < 0.5: erf(u) = u (C0 + z Q(z)); erfc(-x/sqrt 2) = 1 -+ erf(u) (>= 0.48);
+ *   u >= 0.5: erfc(u) = exp(-z) erfcx(u); erfc(-x/sqrt 2) = erfc(u) for x < 0, 2 - erfc(u)
+ *   for x > 0.  x < -16: the result is below 2^-170 and rounds to -0; x > 10: gelu(x) = x. */
+static inline double ltm_gelu_d32(double x)
+{
+    const double rs = lt_tab_erf_const[0];
+    double ax = __builtin_fabs(x), u = ax * rs, z = 0.5 * (x * x);
+    double eA = u * (lt_tab_erf_small[0] + z * ltm_erf_small_q(z));
+    double t = ltm_erf_sel(u < 0.5, 0.5, ltm_erf_sel(u < 12.0, u, 12.0));   /* NaN -> 12 */
+    double zc = ltm_erf_sel(u < 12.0, z, 72.0);
+    double P = ltm_erf_exp_d(-zc) * ltm_erf_cx_d(t);
+    int64_t small = u < 0.5, neg = x < 0;
+    double C = ltm_erf_sel(neg, ltm_erf_sel(small, 1.0 - eA, P), ltm_erf_sel(small, 1.0 + eA, 2.0 - P));
+    double g = 0.5 * x * C;
+    g = ltm_erf_sel(x < -16.0, -0.0, ltm_erf_sel(x > 10.0, x, g));
+    return ltm_erf_sel(x != x, __builtin_nan(""), g);
+}
+
+static inline float ltm_gelu_f32(float x)
+{
+    return (float)ltm_gelu_d32(x);
+}
+
+static inline void ltm_gelu_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+{
+    for (int64_t i = 0; i < n; i++)
+        o[i] = ltm_gelu_f32(a[i]);
+}
+
+/* float64: faithful.  T = x/sqrt(2) as a double-double (th + tl), u = |T|, z = x^2/2 exact.
+ *   u < 0.5: erf(u) in double-double (relative 0.3 * 2^-53), C = 1 -+ erf(u) in double-double
+ *     (>= 0.48: relative error < 0.33 * 2^-53);
+ *   u >= 0.5: erfc(u) = exp(-z) erfcx(u) (2^-64 and 0.3 * 2^-53), C = erfc(u) (x < 0, the
+ *     power of two kept apart until the end) or 2 - erfc(u) (x > 0);
+ *   gelu = (x/2) C in double-double, rounded once (then scaled by 2^k, with a second
+ *   rounding only in the subnormal range).  Total below 0.5 + 0.35 ulp.
+ *   |x| < 2^-60: x/2 (the next term x^2/sqrt(2 pi) is below 2^-60 relative);
+ *   x > 9: x (erfc(6.36)/2 < 2^-64); x < -39: -0 (|gelu(-39)| < 2^-1090). */
+static inline double ltm_gelu_f64(double x)
+{
+    if (x != x) return __builtin_nan("");
+    double ax = __builtin_fabs(x);
+    if (ax < 0x1p-60) return 0.5 * x;
+    if (x > 9.0) return x;
+    if (x < -39.0) return -0.0;
+    double hx = 0.5 * x;
+    lt_dd T = lt_two_prod(ax, lt_tab_erf_const[0]);
+    T.lo += ax * lt_tab_erf_const[1];
+    T = lt_fast_two_sum(T.hi, T.lo);
+    lt_dd C;
+    if (T.hi < 0.5) {
+        lt_dd e = ltm_erf_small_dd(T.hi, T.lo);
+        C = lt_dd_add_d(x < 0 ? lt_dd_neg(e) : e, 1.0);
+    } else {
+        lt_dd z = lt_two_prod(x, x);
+        ltm_erf_expdd_t e = ltm_erf_exp_dd(-0.5 * z.hi, -0.5 * z.lo);
+        lt_dd R = ltm_erf_cx_dd(T.hi, T.lo);
+        lt_dd P = lt_dd_mul(lt_dd_make(e.hi, e.lo), R);
+        if (x < 0) {
+            lt_dd g = lt_dd_mul_d(P, hx);
+            int64_t k1 = e.k >> 1, k2 = e.k - k1;     /* e.k >= -1100 */
+            return ((g.hi + g.lo) * ltm_erf_pow2(k1)) * ltm_erf_pow2(k2);
+        }
+        double sc = ltm_erf_pow2(e.k);                /* x <= 9: k >= -60 */
+        C = lt_dd_add_d(lt_dd_make(-P.hi * sc, -P.lo * sc), 2.0);
+    }
+    lt_dd g = lt_dd_mul_d(C, hx);
+    return g.hi + g.lo;
+}
+
+/* ---- fast mode ---------------------------------------------------------------------------
+ * float32: lower-degree tables (lt_tab_erf_small_fast, relative 2^-34.2; lt_tab_erf_cx_fast,
+ * 2^-29.6) and a shorter exp (degree 4: r^5/120 < 2^-44), in double with FMA: the double
+ * value is within ~2^-29 relative, so the float32 result is within 0.5 + 0.03 ulp.
+ * float64: the exact-mode tables in double with FMA, without the double-double parts. */
+
+static inline double ltm_erf_cx_fast32(double t)
+{
+    const double *c = lt_tab_erf_cx_fast;
+    int64_t r = ((int64_t)(lt_bits64(t) >> 49) - 0x1FF0) * 8;
+    double s = t - c[r + 7];
+    double q = LT_FMA(c[r + 6], s, c[r + 5]);
+    q = LT_FMA(q, s, c[r + 4]); q = LT_FMA(q, s, c[r + 3]); q = LT_FMA(q, s, c[r + 2]);
+    return LT_FMA(q, s, c[r]);
+}
+
+static inline double ltm_erf_small_fast32(double z)
+{
+    const double *c = lt_tab_erf_small_fast;
+    double q = LT_FMA(c[6], z, c[5]);
+    q = LT_FMA(q, z, c[4]); q = LT_FMA(q, z, c[3]); q = LT_FMA(q, z, c[2]);
+    return LT_FMA(q, z, c[0]);
+}
+
+/* exp(x) for -130 < x <= 0, relative error ~2^-51 (float32 fast functions only) */
+static inline double ltm_erf_exp_fast32(double x)
+{
+    const double L_hi = lt_tab_erf_const[2], L_lo = lt_tab_erf_const[3];
+    const double inv_L = lt_tab_erf_const[4], shifter = 0x1.8p52;
+    double tk = LT_FMA(x, inv_L, shifter);
+    double kf = tk - shifter;
+    int64_t k = (int64_t)(lt_bits64(tk) - lt_bits64(shifter));
+    double r = LT_FMA(-kf, L_lo, LT_FMA(-kf, L_hi, x));
+    double p = LT_FMA(r * r, LT_FMA(r, LT_FMA(r, 1.0 / 24, 1.0 / 6), 0.5), r);
+    int64_t j = k & 63;
+    double th = lt_tab_erf_exp[2 * j];
+    return LT_FMA(th, p, th) * lt_from_bits64(((uint64_t)(k - j) << 46) + 0x3FF0000000000000ull);
+}
+
+static inline double ltm_erf_fast_core(double x)
+{
+    double ax = __builtin_fabs(x), z = x * x;
+    double yA = x * LT_FMA(z, ltm_erf_small_q_fma(z), lt_tab_erf_small[0]);
+    double t = ltm_erf_sel(ax < 0.5, 0.5, ltm_erf_sel(ax < 6.0, ax, 6.0));
+    int64_t r = ltm_erf_cx_row(t);
+    double R = lt_tab_erf_cx[r] + ltm_erf_cx_tail_fma(r, t - lt_tab_erf_cx[r + 13]);
+    ltm_erf_expf_t E = ltm_erf_exp_fast(-(t * t), 0.0);          /* t <= 6: s2 = 1 */
+    double yB = __builtin_copysign(LT_FMA(-(E.e * E.s1), R, 1.0), x);
+    double y = ltm_erf_sel(ax < 0.5, yA, ltm_erf_sel(ax < 6.0, yB, __builtin_copysign(1.0, x)));
+    return ltm_erf_sel(x != x, x, y);
+}
+
+static inline double ltm_erf_f64_fast(double x) { return ltm_erf_fast_core(x); }
+
+static inline float ltm_erf_f32_fast(float xf)
+{
+    double x = xf, ax = __builtin_fabs(x), z = x * x;
+    double yA = x * ltm_erf_small_fast32(z);
+    double t = ltm_erf_sel(ax < 0.5, 0.5, ltm_erf_sel(ax < 4.0, ax, 4.0));
+    double yB = __builtin_copysign(LT_FMA(-ltm_erf_exp_fast32(-(t * t)), ltm_erf_cx_fast32(t), 1.0), x);
+    double y = ltm_erf_sel(ax < 0.5, yA, ltm_erf_sel(ax < 4.0, yB, __builtin_copysign(1.0, x)));
+    return (float)ltm_erf_sel(x != x, x, y);
+}
+
+static inline float ltm_gelu_f32_fast(float xf)
+{
+    double x = xf;
+    const double rs = lt_tab_erf_const[0];
+    double ax = __builtin_fabs(x), u = ax * rs, z = 0.5 * (x * x);
+    double eA = u * ltm_erf_small_fast32(z);
+    double t = ltm_erf_sel(u < 0.5, 0.5, ltm_erf_sel(u < 12.0, u, 12.0));
+    double zc = ltm_erf_sel(u < 12.0, z, 72.0);
+    double P = ltm_erf_exp_fast32(-zc) * ltm_erf_cx_fast32(t);
+    int64_t small = u < 0.5, neg = x < 0;
+    double C = ltm_erf_sel(neg, ltm_erf_sel(small, 1.0 - eA, P), ltm_erf_sel(small, 1.0 + eA, 2.0 - P));
+    double g = 0.5 * x * C;
+    g = ltm_erf_sel(x < -16.0, -0.0, ltm_erf_sel(x > 10.0, x, g));
+    return (float)g;
+}
+
+/* float64 fast: z = x^2/2 as an exact pair (Dekker's product: an FMA is not available on the
+ * generic path, and the tail needs z's low part), and t = |x|/sqrt(2) with its low part too
+ * (erfcx's relative sensitivity to t is about 1 ulp per ulp of t). */
+static inline double ltm_gelu_f64_fast(double x)
+{
+    const double rs = lt_tab_erf_const[0];
+    double ax = __builtin_fabs(x), u = ax * rs;
+    double axc = ltm_erf_sel(ax < 40.0, ax, 40.0);                  /* NaN -> 40 */
+    lt_dd zz = lt_two_prod(axc, axc);
+    double zh = 0.5 * zz.hi, zl = 0.5 * zz.lo;
+    double eA = u * LT_FMA(zh, ltm_erf_small_q_fma(zh), lt_tab_erf_small[0]);
+    double t = ltm_erf_sel(u < 0.5, 0.5, ltm_erf_sel(u < 28.0, u, 28.0));
+    lt_dd tt = lt_two_prod(axc, rs);                                /* u's rounding error */
+    double tl = tt.lo + axc * lt_tab_erf_const[1];
+    int64_t r = ltm_erf_cx_row(t);
+    double R = lt_tab_erf_cx[r] + (ltm_erf_cx_tail_fma(r, (t - lt_tab_erf_cx[r + 13]) + tl) +
+                                   lt_tab_erf_cx[r + 1]);
+    double hx = 0.5 * x;
+    ltm_erf_expf_t E = ltm_erf_exp_fast(-zh, -zl);
+    int64_t small = u < 0.5, neg = x < 0;
+    double gn = (((hx * R) * E.e) * E.s1) * E.s2;
+    double C = ltm_erf_sel(small, ltm_erf_sel(neg, 1.0 - eA, 1.0 + eA), 2.0 - (E.e * E.s1) * R);
+    double g = ltm_erf_sel(neg & !small, gn, hx * C);
+    g = ltm_erf_sel(x < -39.0, -0.0, ltm_erf_sel(x > 9.0, x, g));
+    g = ltm_erf_sel(ax < 0x1p-60, hx, g);
+    return g;
+}

@@ -1,0 +1,788 @@
+/* The log family: log, log1p, log2, log10, asinh, acosh, atanh (float32 exact and correctly
+ * rounded, float64 exact and faithful, fast variants), plus double-double log cores that
+ * other families may reuse:
+ *
+ *   lt_dd ltm_log_dd(double hi, double lo)      ln(hi + lo), relative error < 2^-100
+ *   lt_dd ltm_log1p_dd(lt_dd t)                 ln(1 + t.hi + t.lo), relative error < 2^-98
+ *   lt_dd ltm_log_dd_fast(double hi, double lo) ln(hi + lo), relative error < 2^-59 (cheap,
+ *                                               branch-free, used by the float64 functions)
+ *   (hi > 0 finite, |lo| <= ulp(hi); ltm_log_dd also accepts subnormal hi with lo = 0;
+ *   ltm_log_dd_fast needs hi normal.  NaN/inf/<=0 are the caller's business.)
+ *
+ * Range reduction (tables from tools/gen_log_tables.py, lt_log_data.h): h = 2^k * m with
+ * m in [OFF, 2*OFF) = [0.7012, 1.4023), found with integer operations on the bits of h
+ * (tmp = bits(h) - bits(OFF); k = tmp >> 52; bucket i = bits 45..51 of tmp).  Bucket i has
+ * a 20-bit r ~ 1/m and -ln(r) = ch + cm + cl (ch a multiple of 2^-42, so k*LN2_HI + ch is
+ * exact).  m is split (Veltkamp) into mh + ml of 26 bits each, so zh = mh*r - 1 and
+ * t1 = ml*r are exact (26 + 20 bits; Sterbenz for the subtraction, mh*r in [0.99, 1.01]),
+ * and z = m*r - 1 + lo*2^-k*r lies in [-0.00388, 0.00391].  The bucket containing 1 has
+ * r = 1 and ch = cm = cl = 0, so for inputs near 1 everything is relative to z.
+ *
+ * Fast core error (ltm_log_core, ln(m) = A + B):  A = RN(ch + zh + t1 + t2) by three exact
+ * two_sums (t2 = lo*2^-k*r, exact when r = 1 and k = 0; otherwise its rounding is < 2^-105
+ * absolute); B collects the two_sum errors, cm, and z^2*Q6(z).  Q6 approximates
+ * (log1p(z) - z)/z^2 with |z + z^2 Q6 - log1p z| <= 2^-71 |log1p z| (printed by the
+ * generator).  The Horner evaluation of Q6 (|Q6| ~ 1/2) has relative error < 2^-51, the
+ * rounding of z and of z*z add 2^-52, so z^2 Q6 is off by < 2^-51 * z^2/2 <= 2^-69; relative
+ * to ln(m) that is < 2^-60 in non-central buckets (|ln m| >= 2^-9) and < 2^-51 |z|/2 <=
+ * 2^-60 in the central one; the other roundings in B are < 2^-53 |B| <= 2^-62 |ln m|, the
+ * neglected cl is < 2^-96 absolute.  So A + B = ln(m) (1 + e), |e| < 2^-59 (measured max
+ * 2^-60.7 over 10^5 random double-double inputs, tools: scratch tdd.py).
+ *
+ * float32 exact functions compute a double y with a proven error bound (see each pass-1
+ * function), then Ziv's test; ambiguous elements (about 1 in 2^24 inputs or fewer) are
+ * recomputed in double-double (ltm_log_dd / ltm_log1p_dd, error < 2^-98) and rounded to float32 through round-to-odd.
+ */
+
+/* ------------------------------------------------------------------ helpers */
+
+static inline float ltm_log_qnanf(void) { return __builtin_nanf(""); }
+static inline double ltm_log_qnan(void) { return __builtin_nan(""); }
+
+/* Round a normalized double-double (hi = RN(hi + lo)) to float32 correctly: first to a
+ * 53-bit round-to-odd value (hi, or its neighbour towards lo when hi is even and lo != 0),
+ * then to float32; rounding to odd with 53 >= 24 + 2 bits makes the double rounding safe. */
+static inline float ltm_log_dd_to_f32(lt_dd v)
+{
+    uint64_t b = lt_bits64(v.hi);
+    if (v.lo != 0 && (b & 1) == 0)
+        b = ((v.lo > 0) == (v.hi > 0)) ? b + 1 : b - 1;
+    return (float)lt_from_bits64(b);
+}
+
+/* sqrt of a double-double s > 0 (|s.hi| < 2^990): relative error < 2^-100 */
+static inline lt_dd ltm_log_sqrt_dd(lt_dd s)
+{
+    double q = __builtin_sqrt(s.hi);
+    if (q == 0.0) return lt_dd_make(0.0, 0.0);
+    lt_dd p = lt_two_prod(q, q);
+    double r = ((s.hi - p.hi) - p.lo) + s.lo;   /* s.hi - p.hi is exact (Sterbenz) */
+    return lt_fast_two_sum(q, r / (2.0 * q));
+}
+
+/* ok ? a : b written with bit operations, so that the compiler computes a unconditionally
+ * (a conditional use lets it sink the table loads into a branch, which then become masked
+ * gathers that gcc cannot vectorise) */
+static inline double ltm_log_sel(int64_t ok, double a, double b)
+{
+    uint64_t m = (uint64_t)0 - (uint64_t)ok;
+    return lt_from_bits64((lt_bits64(a) & m) | (lt_bits64(b) & ~m));
+}
+
+/* ------------------------------------------------------------------ cores */
+
+/* Reduction shared by all cores: h > 0 normal finite.  Returns m, sets bucket i, k (as an
+ * exact double, computed with integer ops only so that it vectorises on AVX2) and the
+ * scale 2^-k (clamped to 2^-1023 -> 0 for k >= 1023, where lo no longer matters). */
+static inline double ltm_log_reduce(double h, uint64_t *idx, double *kd, double *sc)
+{
+    uint64_t u = lt_bits64(h);
+    uint64_t tmp = u - 0x3FE6700000000000ull;          /* bits of OFF = 0.701171875 */
+    uint64_t kf = (tmp >> 52) ^ 2048;                   /* k + 2048, in [0, 4095] */
+    *idx = (tmp >> 45) & 127;
+    *kd = lt_from_bits64(0x4330000000000000ull | kf) - 0x1.00000000008p52;
+    int64_t sf = 3071 - (int64_t)kf;                    /* 1023 - k */
+    sf = sf < 0 ? 0 : sf;
+    *sc = lt_from_bits64((uint64_t)sf << 52);
+    return lt_from_bits64(u - (tmp & 0xFFF0000000000000ull));
+}
+
+/* Fast core: ln(h + lo) = k*ln2 + A + B, returns A, sets *bo = B and *ko = k.
+ * h > 0 normal finite, |lo| <= ulp(h).  Error of A + B vs ln(m): < 2^-59 relative (header). */
+static inline double ltm_log_core(double h, double lo, double *bo, double *ko)
+{
+    uint64_t i;
+    double sc;
+    double m = ltm_log_reduce(h, &i, ko, &sc);
+    double r = lt_tab_log_r[i], ch = lt_tab_log_ch[i], cm = lt_tab_log_cm[i];
+    double c = m * 134217729.0;
+    double mh = c - (c - m), ml = m - mh;
+    double zh = mh * r - 1.0;            /* exact */
+    double t1 = ml * r;                  /* exact */
+    double t2 = (lo * sc) * r;
+    lt_dd s0 = lt_two_sum(ch, zh);
+    lt_dd s1 = lt_two_sum(s0.hi, t1);
+    lt_dd s2 = lt_two_sum(s1.hi, t2);
+    double z = zh + (t1 + t2);
+    const double *q = lt_tab_log_q6;
+    double p = q[0] + z * (q[1] + z * (q[2] + z * (q[3] + z * (q[4] + z * (q[5] + z * q[6])))));
+    *bo = ((s0.lo + s1.lo) + (s2.lo + cm)) + (z * z) * p;
+    return s2.hi;
+}
+
+/* ln(h + lo) rounded to double: error < 0.5 ulp + 2^-58 relative (so faithful), that is
+ * |y - ln| <= 2^-53 |y| (1 + 2^-5) (the float32 pass-1 bounds below use this).
+ * k*LN2_HI is exact (|k| < 2^11, LN2_HI has 42 bits) and |k*LN2_HI| >= |A| when k != 0,
+ * so the fast_two_sum is exact. */
+static inline double ltm_log_ln_d(double h, double lo, double kadj)
+{
+    double B, k;
+    double A = ltm_log_core(h, lo, &B, &k);
+    k += kadj;
+    lt_dd S = lt_fast_two_sum(k * lt_tab_log_k[0], A);
+    return S.hi + (S.lo + (B + k * lt_tab_log_k[1]));
+}
+
+/* ln(hi + lo) as a double-double, relative error < 2^-59 (hi normal). */
+static inline lt_dd ltm_log_dd_fast(double hi, double lo)
+{
+    double B, k;
+    double A = ltm_log_core(hi, lo, &B, &k);
+    lt_dd S = lt_fast_two_sum(k * lt_tab_log_k[0], A);
+    return lt_fast_two_sum(S.hi, S.lo + (B + (k * lt_tab_log_k[1] + k * lt_tab_log_k[2])));
+}
+
+/* log1p(z) for a double-double |z| <= 2^-7.99 by its Taylor series to z^14 (truncation
+ * < 2^-111 |z|); terms 8..14 in double on z.hi (they are < 2^-55 |z|), 1..7 in dd. */
+static inline lt_dd ltm_log_taylor_dd(lt_dd z)
+{
+    const double *c = lt_tab_log_taylor;
+    double zh = z.hi;
+    double t = c[26];
+    for (int j = 24; j >= 14; j -= 2)
+        t = t * zh + c[j];               /* sum_{j=8}^{14} c_j z^(j-8) */
+    lt_dd acc = lt_dd_make(t, 0.0);
+    for (int j = 12; j >= 0; j -= 2)
+        acc = lt_dd_add(lt_dd_mul(acc, z), lt_dd_make(c[j], c[j + 1]));
+    return lt_dd_mul(acc, z);
+}
+
+/* Accurate core: ln(hi + lo) as a double-double, relative error < 2^-100.
+ * hi > 0 finite (subnormal allowed when lo = 0), |lo| <= ulp(hi). */
+static inline lt_dd ltm_log_dd(double hi, double lo)
+{
+    double kadj = 0.0;
+    if (hi < 0x1p-1022) { hi *= 0x1p60; lo *= 0x1p60; kadj = -60.0; }
+    uint64_t i;
+    double k, sc;
+    double m = ltm_log_reduce(hi, &i, &k, &sc);
+    k += kadj;
+    double r = lt_tab_log_r[i];
+    lt_dd ms = lt_split(m);
+    double zh = ms.hi * r - 1.0;        /* exact */
+    double t1 = ms.lo * r;              /* exact */
+    lt_dd t2 = lt_two_prod(lo * sc, r); /* exact unless lo*sc is subnormal (then < 2^-1000) */
+    lt_dd z = lt_dd_add(lt_two_sum(zh, t1), t2);
+    lt_dd p = ltm_log_taylor_dd(z);
+    /* -ln r + k ln2 = (k*L2H + ch) + k*L2M + cm + (cl + k*L2L); k*L2H + ch is exact */
+    double H = k * lt_tab_log_k[0] + lt_tab_log_ch[i];
+    lt_dd s = lt_two_prod(k, lt_tab_log_k[1]);
+    s = lt_dd_add_d(s, lt_tab_log_cm[i]);
+    s.lo += lt_tab_log_cl[i] + k * lt_tab_log_k[2];
+    s = lt_dd_add(s, p);
+    return lt_dd_add_d(s, H);
+}
+
+/* log1p of a double-double t > -1 (t = t.hi + t.lo normalized), relative error < 2^-98. */
+static inline lt_dd ltm_log1p_dd(lt_dd t)
+{
+    if (__builtin_fabs(t.hi) <= 0x1p-8)
+        return ltm_log_taylor_dd(t);
+    lt_dd w = lt_dd_add_d(t, 1.0);
+    return ltm_log_dd(w.hi, w.lo);
+}
+
+/* ------------------------------------------------------------------ fast core (LT_FMA) */
+
+/* ln(h + lo) in double for the fast variants, h > 0 normal.  deg selects the polynomial:
+ * 2 -> Q2 (relative error ~2^-36, float32 results), 6 -> Q6 (float64 results). */
+static inline double ltm_log_fcore(double h, double lo, int deg)
+{
+    uint64_t i;
+    double k, sc;
+    double m = ltm_log_reduce(h, &i, &k, &sc);
+    double r = lt_tab_log_r[i];
+    double z = LT_FMA(m, r, -1.0) + (lo * sc) * r;
+    double p;
+    if (deg == 2) {
+        const double *q = lt_tab_log_q2;
+        p = LT_FMA(z, LT_FMA(z, q[2], q[1]), q[0]);
+    } else {
+        const double *q = lt_tab_log_q6;
+        double z2 = z * z;
+        double a = LT_FMA(z, q[1], q[0]), b = LT_FMA(z, q[3], q[2]);
+        double c = LT_FMA(z, LT_FMA(z, q[6], q[5]), q[4]);
+        p = LT_FMA(z2, LT_FMA(z2, c, b), a);
+    }
+    double hi = LT_FMA(k, lt_tab_log_k[0], lt_tab_log_ch[i]);   /* exact */
+    double lo2 = LT_FMA(k, lt_tab_log_k[1], lt_tab_log_cm[i]);
+    return hi + (z + LT_FMA(z * z, p, lo2));
+}
+
+/* ln(m) part only (k returned in *ko), for the fast log2/log10 */
+static inline double ltm_log_fcore_m(double h, double *ko)
+{
+    uint64_t i;
+    double sc;
+    double m = ltm_log_reduce(h, &i, ko, &sc);
+    double r = lt_tab_log_r[i];
+    double z = LT_FMA(m, r, -1.0);
+    const double *q = lt_tab_log_q6;
+    double z2 = z * z;
+    double a = LT_FMA(z, q[1], q[0]), b = LT_FMA(z, q[3], q[2]);
+    double c = LT_FMA(z, LT_FMA(z, q[6], q[5]), q[4]);
+    double p = LT_FMA(z2, LT_FMA(z2, c, b), a);
+    return lt_tab_log_ch[i] + (z + LT_FMA(z2, p, lt_tab_log_cm[i]));
+}
+
+/* ================================================================== float32 exact */
+/* Each NAME has ltm_NAME_p1 (branch-free pass 1: result, ambiguity flag) and ltm_NAME_acc
+ * (double-double recomputation); ltm_NAME_f32 and ltm_NAME_f32_chunk both use exactly these,
+ * so they agree bit for bit. */
+
+/* log: y = ltm_log_ln_d(x), |y - ln x| <= 2^-53 |y| (1 + 2^-5), tested with 2^-51 |y|. */
+static inline float ltm_log_p1(float xf, int64_t *amb)
+{
+    double x = (double)xf;
+    int64_t ok = (x > 0.0) & (x < __builtin_inf());
+    double y = ltm_log_ln_d(ltm_log_sel(ok, x, 1.0), 0.0, 0.0);
+    double err = __builtin_fabs(y) * 0x1p-51;
+    double sp = x == 0.0 ? -__builtin_inf() : (x > 0.0 ? __builtin_inf() : ltm_log_qnan());
+    *amb = ok & lt_f32_ambiguous(y, err);
+    return (float)ltm_log_sel(ok, y, sp);
+}
+static inline float ltm_log_acc(float x)
+{
+    return ltm_log_dd_to_f32(ltm_log_dd((double)x, 0.0));
+}
+
+/* log1p: (hi, lo) = 1 + x exactly, y = ltm_log_ln_d(hi, lo), same bound as log (t2 = lo
+ * exactly when the result is small). */
+static inline float ltm_log1p_p1(float xf, int64_t *amb)
+{
+    double x = (double)xf;
+    int64_t ok = (x > -1.0) & (x < __builtin_inf());
+    lt_dd h = lt_two_sum(1.0, ltm_log_sel(ok, x, 0.0));
+    double y = ltm_log_ln_d(h.hi, h.lo, 0.0);
+    double err = __builtin_fabs(y) * 0x1p-51;
+    double sp = x == -1.0 ? -__builtin_inf() : (x > 0.0 ? __builtin_inf() : ltm_log_qnan());
+    *amb = ok & lt_f32_ambiguous(y, err);
+    return (float)ltm_log_sel(ok, ltm_log_sel(x == 0.0, x, y), sp);
+}
+static inline float ltm_log1p_acc(float x)
+{
+    if (x == 0.0f) return x;
+    return ltm_log_dd_to_f32(ltm_log1p_dd(lt_dd_make((double)x, 0.0)));
+}
+
+/* log2: y = k + P, P = (A + B)/ln2 with relative error <= 1.5*2^-53 (two roundings + core);
+ * if k != 0 then |y| >= 0.49 and |P| <= 0.51, so |y - log2 x| <= 2.6*2^-53 |y| < 2^-51 |y|;
+ * tested with 2^-50 |y|.  Powers of two: A = B = 0, y = k exactly. */
+static inline float ltm_log2_p1(float xf, int64_t *amb)
+{
+    double x = (double)xf;
+    int64_t ok = (x > 0.0) & (x < __builtin_inf());
+    double B, k;
+    double A = ltm_log_core(ltm_log_sel(ok, x, 1.0), 0.0, &B, &k);
+    double P = A * lt_tab_log_k[3] + (A * lt_tab_log_k[4] + B * lt_tab_log_k[3]);
+    double y = k + P;
+    double err = __builtin_fabs(y) * 0x1p-50;
+    double sp = x == 0.0 ? -__builtin_inf() : (x > 0.0 ? __builtin_inf() : ltm_log_qnan());
+    *amb = ok & lt_f32_ambiguous(y, err);
+    return (float)ltm_log_sel(ok, y, sp);
+}
+static inline float ltm_log2_acc(float x)
+{
+    lt_dd l = ltm_log_dd((double)x, 0.0);
+    return ltm_log_dd_to_f32(lt_dd_mul(l, lt_dd_make(lt_tab_log_k[3], lt_tab_log_k[4])));
+}
+
+/* log10: y = k*LG2_HI (exact) + (P + k*LG2_MID), P = (A + B)/ln10; if k != 0, |y| >= 0.15,
+ * |P| <= 0.152: |y - log10 x| <= 3.1*2^-53 |y|; tested with 2^-50 |y|. */
+static inline float ltm_log10_p1(float xf, int64_t *amb)
+{
+    double x = (double)xf;
+    int64_t ok = (x > 0.0) & (x < __builtin_inf());
+    double B, k;
+    double A = ltm_log_core(ltm_log_sel(ok, x, 1.0), 0.0, &B, &k);
+    double P = A * lt_tab_log_k[5] + (A * lt_tab_log_k[6] + B * lt_tab_log_k[5]);
+    double y = k * lt_tab_log_k[7] + (P + k * lt_tab_log_k[8]);
+    double err = __builtin_fabs(y) * 0x1p-50;
+    double sp = x == 0.0 ? -__builtin_inf() : (x > 0.0 ? __builtin_inf() : ltm_log_qnan());
+    *amb = ok & lt_f32_ambiguous(y, err);
+    return (float)ltm_log_sel(ok, y, sp);
+}
+static inline float ltm_log10_acc(float x)
+{
+    lt_dd l = ltm_log_dd((double)x, 0.0);
+    return ltm_log_dd_to_f32(lt_dd_mul(l, lt_dd_make(lt_tab_log_k[5], lt_tab_log_k[6])));
+}
+
+/* atanh: y = ln(1 + t)/2, t = 2|x|/(1 - |x|) with relative error <= 2*2^-53 (the
+ * subtraction is exact for |x| >= 2^-30, the division rounds once), which moves ln(1 + t)
+ * by at most that much relatively (t / ((1 + t) ln(1 + t)) <= 1); plus ltm_log_ln_d's
+ * 1.04*2^-53: |y - atanh x| <= 3.1*2^-53 |y|; tested with 2^-50 |y|. */
+static inline float ltm_atanh_p1(float xf, int64_t *amb)
+{
+    double x = (double)xf, ax = __builtin_fabs(x);
+    int64_t ok = ax < 1.0;
+    double axs = ltm_log_sel(ok, ax, 0.0);
+    double t = (2.0 * axs) / (1.0 - axs);
+    lt_dd h = lt_two_sum(1.0, t);
+    double y = 0.5 * ltm_log_ln_d(h.hi, h.lo, 0.0);
+    double err = y * 0x1p-50;
+    double sp = ax == 1.0 ? __builtin_copysign(__builtin_inf(), x) : ltm_log_qnan();
+    *amb = ok & lt_f32_ambiguous(y, err);
+    return (float)ltm_log_sel(ok, __builtin_copysign(y, x), sp);
+}
+static inline float ltm_atanh_acc(float xf)
+{
+    double ax = __builtin_fabs((double)xf);
+    lt_dd l1 = ltm_log1p_dd(lt_dd_make(ax, 0.0)), l2 = ltm_log1p_dd(lt_dd_make(-ax, 0.0));
+    lt_dd d = lt_dd_sub(l1, l2);
+    return __builtin_copysignf(ltm_log_dd_to_f32(lt_dd_make(0.5 * d.hi, 0.5 * d.lo)), xf);
+}
+
+/* asinh: y = ln(1 + t), t = |x| + x^2/(1 + sqrt(1 + x^2)); x^2 is exact (24-bit x, no
+ * under/overflow in double), then four roundings: the second term has relative error
+ * <= 3.5*2^-53, t <= 4.5*2^-53; with the log 5.6*2^-53 |y|; tested with 2^-49 |y|. */
+static inline float ltm_asinh_p1(float xf, int64_t *amb)
+{
+    double x = (double)xf, ax = __builtin_fabs(x);
+    int64_t ok = ax < __builtin_inf();
+    double axs = ltm_log_sel(ok, ax, 0.0);
+    double x2 = axs * axs;
+    double t = axs + x2 / (1.0 + __builtin_sqrt(1.0 + x2));
+    lt_dd h = lt_two_sum(1.0, t);
+    double y = ltm_log_ln_d(h.hi, h.lo, 0.0);
+    double err = y * 0x1p-49;
+    double sp = ax == __builtin_inf() ? x : ltm_log_qnan();
+    *amb = ok & lt_f32_ambiguous(y, err);
+    return (float)ltm_log_sel(ok, __builtin_copysign(y, x), sp);
+}
+static inline float ltm_asinh_acc(float xf)
+{
+    double ax = __builtin_fabs((double)xf);
+    double x2 = ax * ax;                                   /* exact */
+    lt_dd q = ltm_log_sqrt_dd(lt_two_sum(1.0, x2));
+    lt_dd t = lt_dd_add_d(lt_dd_div(lt_dd_make(x2, 0.0), lt_dd_add_d(q, 1.0)), ax);
+    return __builtin_copysignf(ltm_log_dd_to_f32(ltm_log1p_dd(t)), xf);
+}
+
+/* acosh: y = ln(1 + t), t = (x - 1) + sqrt((x - 1)(x + 1)); x - 1 and x + 1 are exact below
+ * 2^53 (else one rounding each), the product and sqrt round: t <= 4.5*2^-53, y <= 5.6*2^-53
+ * |y|; tested with 2^-49 |y|.  acosh(1) = +0 exactly. */
+static inline float ltm_acosh_p1(float xf, int64_t *amb)
+{
+    double x = (double)xf;
+    int64_t ok = (x >= 1.0) & (x < __builtin_inf());
+    double xs = ltm_log_sel(ok, x, 1.0);
+    double d = xs - 1.0;
+    double t = d + __builtin_sqrt(d * (xs + 1.0));
+    lt_dd h = lt_two_sum(1.0, t);
+    double y = ltm_log_ln_d(h.hi, h.lo, 0.0);
+    double err = y * 0x1p-49;
+    double sp = x == __builtin_inf() ? __builtin_inf() : ltm_log_qnan();
+    *amb = ok & lt_f32_ambiguous(y, err);
+    return (float)ltm_log_sel(ok, y, sp);
+}
+static inline float ltm_acosh_acc(float xf)
+{
+    double x = (double)xf;
+    lt_dd d = lt_two_sum(x, -1.0);
+    lt_dd q = ltm_log_sqrt_dd(lt_two_sum(x * x, -1.0));     /* x*x exact */
+    return ltm_log_dd_to_f32(ltm_log1p_dd(lt_dd_add(d, q)));
+}
+
+static inline float ltm_log_f32(float x)
+{
+    int64_t amb;
+    float r = ltm_log_p1(x, &amb);
+    return amb ? ltm_log_acc(x) : r;
+}
+static inline void ltm_log_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+{
+    int64_t fl[LT_CHUNK], any = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t f;
+        o[i] = ltm_log_p1(a[i], &f);
+        fl[i] = f;
+        any |= f;
+    }
+    if (any)
+        for (int64_t i = 0; i < n; i++)
+            if (fl[i]) o[i] = ltm_log_acc(a[i]);
+}
+
+static inline float ltm_log1p_f32(float x)
+{
+    int64_t amb;
+    float r = ltm_log1p_p1(x, &amb);
+    return amb ? ltm_log1p_acc(x) : r;
+}
+static inline void ltm_log1p_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+{
+    int64_t fl[LT_CHUNK], any = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t f;
+        o[i] = ltm_log1p_p1(a[i], &f);
+        fl[i] = f;
+        any |= f;
+    }
+    if (any)
+        for (int64_t i = 0; i < n; i++)
+            if (fl[i]) o[i] = ltm_log1p_acc(a[i]);
+}
+
+static inline float ltm_log2_f32(float x)
+{
+    int64_t amb;
+    float r = ltm_log2_p1(x, &amb);
+    return amb ? ltm_log2_acc(x) : r;
+}
+static inline void ltm_log2_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+{
+    int64_t fl[LT_CHUNK], any = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t f;
+        o[i] = ltm_log2_p1(a[i], &f);
+        fl[i] = f;
+        any |= f;
+    }
+    if (any)
+        for (int64_t i = 0; i < n; i++)
+            if (fl[i]) o[i] = ltm_log2_acc(a[i]);
+}
+
+static inline float ltm_log10_f32(float x)
+{
+    int64_t amb;
+    float r = ltm_log10_p1(x, &amb);
+    return amb ? ltm_log10_acc(x) : r;
+}
+static inline void ltm_log10_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+{
+    int64_t fl[LT_CHUNK], any = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t f;
+        o[i] = ltm_log10_p1(a[i], &f);
+        fl[i] = f;
+        any |= f;
+    }
+    if (any)
+        for (int64_t i = 0; i < n; i++)
+            if (fl[i]) o[i] = ltm_log10_acc(a[i]);
+}
+
+static inline float ltm_asinh_f32(float x)
+{
+    int64_t amb;
+    float r = ltm_asinh_p1(x, &amb);
+    return amb ? ltm_asinh_acc(x) : r;
+}
+static inline void ltm_asinh_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+{
+    int64_t fl[LT_CHUNK], any = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t f;
+        o[i] = ltm_asinh_p1(a[i], &f);
+        fl[i] = f;
+        any |= f;
+    }
+    if (any)
+        for (int64_t i = 0; i < n; i++)
+            if (fl[i]) o[i] = ltm_asinh_acc(a[i]);
+}
+
+static inline float ltm_acosh_f32(float x)
+{
+    int64_t amb;
+    float r = ltm_acosh_p1(x, &amb);
+    return amb ? ltm_acosh_acc(x) : r;
+}
+static inline void ltm_acosh_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+{
+    int64_t fl[LT_CHUNK], any = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t f;
+        o[i] = ltm_acosh_p1(a[i], &f);
+        fl[i] = f;
+        any |= f;
+    }
+    if (any)
+        for (int64_t i = 0; i < n; i++)
+            if (fl[i]) o[i] = ltm_acosh_acc(a[i]);
+}
+
+static inline float ltm_atanh_f32(float x)
+{
+    int64_t amb;
+    float r = ltm_atanh_p1(x, &amb);
+    return amb ? ltm_atanh_acc(x) : r;
+}
+static inline void ltm_atanh_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+{
+    int64_t fl[LT_CHUNK], any = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t f;
+        o[i] = ltm_atanh_p1(a[i], &f);
+        fl[i] = f;
+        any |= f;
+    }
+    if (any)
+        for (int64_t i = 0; i < n; i++)
+            if (fl[i]) o[i] = ltm_atanh_acc(a[i]);
+}
+
+/* ================================================================== float64 exact */
+/* All: the value is formed as a double-double (or hi + small lo) with relative error
+ * < 2^-58 and rounded once, so the error is < 0.5 ulp + 2^-58 relative: faithful. */
+
+static inline double ltm_log_f64(double x)
+{
+    if (!(x > 0.0) || x == __builtin_inf())
+        return x == 0.0 ? -__builtin_inf() : (x > 0.0 ? x : ltm_log_qnan());
+    double kadj = 0.0;
+    if (x < 0x1p-1022) { x *= 0x1p52; kadj = -52.0; }
+    return ltm_log_ln_d(x, 0.0, kadj);
+}
+
+static inline double ltm_log1p_f64(double x)
+{
+    if (!(x > -1.0) || x == __builtin_inf() || x == 0.0)
+        return x == -1.0 ? -__builtin_inf() : (x >= 0.0 ? x : ltm_log_qnan());
+    lt_dd h = lt_two_sum(1.0, x);
+    return ltm_log_ln_d(h.hi, h.lo, 0.0);
+}
+
+static inline double ltm_log2_f64(double x)
+{
+    if (!(x > 0.0) || x == __builtin_inf())
+        return x == 0.0 ? -__builtin_inf() : (x > 0.0 ? x : ltm_log_qnan());
+    double kadj = 0.0;
+    if (x < 0x1p-1022) { x *= 0x1p52; kadj = -52.0; }
+    double B, k;
+    double A = ltm_log_core(x, 0.0, &B, &k);
+    k += kadj;
+    lt_dd P = lt_two_prod(A, lt_tab_log_k[3]);
+    P.lo += A * lt_tab_log_k[4] + B * lt_tab_log_k[3];
+    lt_dd S = lt_fast_two_sum(k, P.hi);        /* |k| >= 1 > |P.hi| or k = 0 */
+    return S.hi + (S.lo + P.lo);
+}
+
+static inline double ltm_log10_f64(double x)
+{
+    if (!(x > 0.0) || x == __builtin_inf())
+        return x == 0.0 ? -__builtin_inf() : (x > 0.0 ? x : ltm_log_qnan());
+    double kadj = 0.0;
+    if (x < 0x1p-1022) { x *= 0x1p52; kadj = -52.0; }
+    double B, k;
+    double A = ltm_log_core(x, 0.0, &B, &k);
+    k += kadj;
+    lt_dd P = lt_two_prod(A, lt_tab_log_k[5]);
+    P.lo += (A * lt_tab_log_k[6] + B * lt_tab_log_k[5]) + (k * lt_tab_log_k[8] + k * lt_tab_log_k[9]);
+    lt_dd S = lt_fast_two_sum(k * lt_tab_log_k[7], P.hi);   /* k*LG2_HI exact, >= 0.30 */
+    return S.hi + (S.lo + P.lo);
+}
+
+/* atanh = (log1p|x| - log1p(-|x|))/2, both logs as double-doubles (no cancellation) */
+static inline double ltm_atanh_f64(double x)
+{
+    double ax = __builtin_fabs(x);
+    if (!(ax < 1.0))
+        return ax == 1.0 ? __builtin_copysign(__builtin_inf(), x) : ltm_log_qnan();
+    if (ax < 0x1p-30)   /* atanh x = x + x^3/3 + ..., x^5 term < 2^-150 |x| */
+        return x + x * (x * x) * 0x1.5555555555555p-2;
+    lt_dd h1 = lt_two_sum(1.0, ax), h2 = lt_two_sum(1.0, -ax);
+    lt_dd d = lt_dd_sub(ltm_log_dd_fast(h1.hi, h1.lo), ltm_log_dd_fast(h2.hi, h2.lo));
+    return __builtin_copysign(0.5 * (d.hi + d.lo), x);
+}
+
+/* asinh = ln(|x| + sqrt(1 + x^2)) with the argument as a double-double */
+static inline double ltm_asinh_f64(double x)
+{
+    double ax = __builtin_fabs(x);
+    if (!(ax < __builtin_inf()))
+        return x != x ? ltm_log_qnan() : x;
+    if (ax < 0x1p-26)   /* x - x^3/6, next term < 2^-105 |x| */
+        return __builtin_copysign(ax - ax * (ax * ax) * 0x1.5555555555555p-3, x);
+    lt_dd l;
+    if (ax > 0x1p28) {  /* ln(2|x|) + 1/(4x^2), the latter < 2^-58 */
+        l = ltm_log_dd_fast(ax, 0.0);
+        l = lt_dd_add_d(lt_dd_add_d(l, lt_tab_log_k[0]), lt_tab_log_k[1]);
+    } else {
+        lt_dd q = ltm_log_sqrt_dd(lt_dd_add_d(lt_two_prod(ax, ax), 1.0));
+        lt_dd w = lt_dd_add_d(q, ax);
+        l = ltm_log_dd_fast(w.hi, w.lo);
+    }
+    return __builtin_copysign(l.hi + l.lo, x);
+}
+
+/* acosh = log1p(d + sqrt(d (x + 1))), d = x - 1 exact, all in double-double */
+static inline double ltm_acosh_f64(double x)
+{
+    if (!(x >= 1.0) || x == __builtin_inf())
+        return x == __builtin_inf() ? x : ltm_log_qnan();
+    lt_dd l;
+    if (x > 0x1p28) {   /* ln(2x) - 1/(4x^2) */
+        l = ltm_log_dd_fast(x, 0.0);
+        l = lt_dd_add_d(lt_dd_add_d(l, lt_tab_log_k[0]), lt_tab_log_k[1]);
+    } else {
+        double d = x - 1.0;                          /* exact */
+        lt_dd e = lt_two_sum(x, 1.0);
+        lt_dd s = lt_two_prod(d, e.hi);
+        s = lt_fast_two_sum(s.hi, s.lo + d * e.lo);
+        lt_dd t = lt_dd_add_d(ltm_log_sqrt_dd(s), d);
+        lt_dd w = lt_dd_add_d(t, 1.0);
+        l = ltm_log_dd_fast(w.hi, w.lo);
+    }
+    return l.hi + l.lo;
+}
+
+/* ================================================================== fast variants */
+/* float32 fast: double arithmetic with the degree-2 polynomial (relative error ~2^-36
+ * before the final rounding to float32); float64 fast: FMA reduction, degree-6 polynomial. */
+
+static inline float ltm_log_f32_fast(float xf)
+{
+    double x = (double)xf;
+    int ok = (x > 0.0) & (x < __builtin_inf());
+    double y = ltm_log_fcore(ltm_log_sel(ok, x, 1.0), 0.0, 2);
+    double sp = x == 0.0 ? -__builtin_inf() : (x > 0.0 ? __builtin_inf() : ltm_log_qnan());
+    return (float)ltm_log_sel(ok, y, sp);
+}
+
+static inline float ltm_log1p_f32_fast(float xf)
+{
+    double x = (double)xf;
+    int ok = (x > -1.0) & (x < __builtin_inf());
+    lt_dd h = lt_two_sum(1.0, ltm_log_sel(ok, x, 0.0));
+    double y = ltm_log_fcore(h.hi, h.lo, 2);
+    double sp = x == -1.0 ? -__builtin_inf() : (x > 0.0 ? __builtin_inf() : ltm_log_qnan());
+    return (float)ltm_log_sel(ok, ltm_log_sel(x == 0.0, x, y), sp);
+}
+
+static inline float ltm_log2_f32_fast(float xf)
+{
+    double x = (double)xf, k;
+    int ok = (x > 0.0) & (x < __builtin_inf());
+    double lm = ltm_log_fcore_m(ltm_log_sel(ok, x, 1.0), &k);
+    double y = k + lm * lt_tab_log_k[3];
+    double sp = x == 0.0 ? -__builtin_inf() : (x > 0.0 ? __builtin_inf() : ltm_log_qnan());
+    return (float)ltm_log_sel(ok, y, sp);
+}
+
+static inline float ltm_log10_f32_fast(float xf)
+{
+    double x = (double)xf, k;
+    int ok = (x > 0.0) & (x < __builtin_inf());
+    double lm = ltm_log_fcore_m(ltm_log_sel(ok, x, 1.0), &k);
+    double y = LT_FMA(k, lt_tab_log_k[7], LT_FMA(lm, lt_tab_log_k[5], k * lt_tab_log_k[8]));
+    double sp = x == 0.0 ? -__builtin_inf() : (x > 0.0 ? __builtin_inf() : ltm_log_qnan());
+    return (float)ltm_log_sel(ok, y, sp);
+}
+
+static inline float ltm_atanh_f32_fast(float xf)
+{
+    double x = (double)xf, ax = __builtin_fabs(x);
+    int ok = ax < 1.0;
+    double axs = ltm_log_sel(ok, ax, 0.0);
+    lt_dd h = lt_two_sum(1.0, (2.0 * axs) / (1.0 - axs));
+    double y = 0.5 * ltm_log_fcore(h.hi, h.lo, 2);
+    double sp = ax == 1.0 ? __builtin_copysign(__builtin_inf(), x) : ltm_log_qnan();
+    return (float)ltm_log_sel(ok, __builtin_copysign(y, x), sp);
+}
+
+static inline float ltm_asinh_f32_fast(float xf)
+{
+    double x = (double)xf, ax = __builtin_fabs(x);
+    int ok = ax < __builtin_inf();
+    double axs = ltm_log_sel(ok, ax, 0.0), x2 = axs * axs;
+    lt_dd h = lt_two_sum(1.0, axs + x2 / (1.0 + __builtin_sqrt(1.0 + x2)));
+    double y = ltm_log_fcore(h.hi, h.lo, 2);
+    double sp = ax == __builtin_inf() ? x : ltm_log_qnan();
+    return (float)ltm_log_sel(ok, __builtin_copysign(y, x), sp);
+}
+
+static inline float ltm_acosh_f32_fast(float xf)
+{
+    double x = (double)xf;
+    int ok = (x >= 1.0) & (x < __builtin_inf());
+    double d = ltm_log_sel(ok, x, 1.0) - 1.0;
+    lt_dd h = lt_two_sum(1.0, d + __builtin_sqrt(d * (d + 2.0)));
+    double y = ltm_log_fcore(h.hi, h.lo, 2);
+    double sp = x == __builtin_inf() ? __builtin_inf() : ltm_log_qnan();
+    return (float)ltm_log_sel(ok, y, sp);
+}
+
+static inline double ltm_log_f64_fast(double x)
+{
+    int ok = (x > 0.0) & (x < __builtin_inf());
+    int sub = x < 0x1p-1022;
+    double xs = ltm_log_sel(ok, ltm_log_sel(sub, x * 0x1p52, x), 1.0);
+    double y = ltm_log_fcore(xs, 0.0, 6) + ltm_log_sel(sub, -0x1.205966f2b4f12p+5, 0.0);  /* -52 ln2 */
+    double sp = x == 0.0 ? -__builtin_inf() : (x > 0.0 ? x : ltm_log_qnan());
+    return ltm_log_sel(ok, y, sp);
+}
+
+static inline double ltm_log1p_f64_fast(double x)
+{
+    int ok = (x > -1.0) & (x < __builtin_inf());
+    lt_dd h = lt_two_sum(1.0, ltm_log_sel(ok, x, 0.0));
+    double y = ltm_log_fcore(h.hi, h.lo, 6);
+    double sp = x == -1.0 ? -__builtin_inf() : (x > 0.0 ? x : ltm_log_qnan());
+    return ltm_log_sel(ok, ltm_log_sel(x == 0.0, x, y), sp);
+}
+
+static inline double ltm_log2_f64_fast(double x)
+{
+    int ok = (x > 0.0) & (x < __builtin_inf());
+    int sub = x < 0x1p-1022;
+    double k;
+    double lm = ltm_log_fcore_m(ltm_log_sel(ok, ltm_log_sel(sub, x * 0x1p52, x), 1.0), &k);
+    k -= ltm_log_sel(sub, 52.0, 0.0);
+    double y = LT_FMA(lm, lt_tab_log_k[3], k);
+    double sp = x == 0.0 ? -__builtin_inf() : (x > 0.0 ? x : ltm_log_qnan());
+    return ltm_log_sel(ok, y, sp);
+}
+
+static inline double ltm_log10_f64_fast(double x)
+{
+    int ok = (x > 0.0) & (x < __builtin_inf());
+    int sub = x < 0x1p-1022;
+    double k;
+    double lm = ltm_log_fcore_m(ltm_log_sel(ok, ltm_log_sel(sub, x * 0x1p52, x), 1.0), &k);
+    k -= ltm_log_sel(sub, 52.0, 0.0);
+    double y = LT_FMA(k, lt_tab_log_k[7], LT_FMA(lm, lt_tab_log_k[5], k * lt_tab_log_k[8]));
+    double sp = x == 0.0 ? -__builtin_inf() : (x > 0.0 ? x : ltm_log_qnan());
+    return ltm_log_sel(ok, y, sp);
+}
+
+static inline double ltm_atanh_f64_fast(double x)
+{
+    double ax = __builtin_fabs(x);
+    int ok = ax < 1.0;
+    double axs = ltm_log_sel(ok, ax, 0.0);
+    lt_dd h1 = lt_two_sum(1.0, axs), h2 = lt_two_sum(1.0, -axs);
+    double y = 0.5 * (ltm_log_fcore(h1.hi, h1.lo, 6) - ltm_log_fcore(h2.hi, h2.lo, 6));
+    double sp = ax == 1.0 ? __builtin_copysign(__builtin_inf(), x) : ltm_log_qnan();
+    return ltm_log_sel(ok, __builtin_copysign(y, x), sp);
+}
+
+static inline double ltm_asinh_f64_fast(double x)
+{
+    double ax = __builtin_fabs(x);
+    int ok = ax < __builtin_inf();
+    int big = ax > 0x1p500;
+    double axs = ltm_log_sel(ok, ax, 0.0), x2 = axs * axs;
+    double t = axs + x2 / (1.0 + __builtin_sqrt(1.0 + x2));
+    lt_dd h = lt_two_sum(1.0, ltm_log_sel(big, 0.0, t));
+    double y = ltm_log_fcore(ltm_log_sel(big, axs, h.hi), ltm_log_sel(big, 0.0, h.lo), 6)
+               + ltm_log_sel(big, lt_tab_log_k[10], 0.0);
+    double sp = ax == __builtin_inf() ? x : ltm_log_qnan();
+    return ltm_log_sel(ok, __builtin_copysign(y, x), sp);
+}
+
+static inline double ltm_acosh_f64_fast(double x)
+{
+    int ok = (x >= 1.0) & (x < __builtin_inf());
+    int big = x > 0x1p500;
+    double xs = ltm_log_sel(ok, x, 1.0);
+    double d = xs - 1.0;
+    double t = d + __builtin_sqrt(d * (xs + 1.0));
+    lt_dd h = lt_two_sum(1.0, ltm_log_sel(big, 0.0, t));
+    double y = ltm_log_fcore(ltm_log_sel(big, xs, h.hi), ltm_log_sel(big, 0.0, h.lo), 6)
+               + ltm_log_sel(big, lt_tab_log_k[10], 0.0);
+    double sp = x == __builtin_inf() ? x : ltm_log_qnan();
+    return ltm_log_sel(ok, y, sp);
+}

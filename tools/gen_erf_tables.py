@@ -1,0 +1,230 @@
+"""Generate kernels_c/lt_erf_data.h: the coefficient tables of the erf family (erf, gelu).
+
+    python tools/gen_erf_tables.py            # writes kernels_c/lt_erf_data.h, prints errors
+
+Everything is derived here with mpmath (no coefficients copied from elsewhere):
+
+* lt_tab_erf_small: erf(t) = t * (C0 + z * Q(z)), z = t^2, |t| < 0.5.  Q (degree QDEG) is the
+  Chebyshev interpolant (in z on [0, 1/4]) of (erf(t)/t - C0)/z, computed from the Taylor
+  series at 160 bits, converted to monomials and rounded to double.  C0 = 2/sqrt(pi) is
+  stored as a double-double (hi, lo) in the first two slots.
+
+* lt_tab_erf_cx: the scaled complementary error function erfcx(t) = exp(t^2) erfc(t) on
+  [0.5, 32), cut into 48 intervals, 8 per binade (the interval index is the exponent and the
+  top 3 mantissa bits of t: (bits(t) >> 49) - 0x1FF0).  On each interval, with centre c
+  (a short binary number) and s = t - c, erfcx(c + s) = sum_k a_k s^k, degree CXDEG, the
+  Chebyshev interpolant at 160 bits.  Row layout (stride 16 doubles):
+  [a0 hi, a0 lo, a1, ..., a_CXDEG, c, 0 ...].
+
+* lt_tab_erf_small_fast, lt_tab_erf_cx_fast: the same with degrees QDEG_FAST and
+  CXDEG_FAST (rows of 8: a0 hi, a0 lo, a1 .. a5, c), for the float32 fast functions.
+
+* lt_tab_erf_const: 1/sqrt(2) as (hi, lo); ln2/64 as hi (36 bits) + lo; 64/ln2.
+
+* lt_tab_erf_exp: 2^(j/64), j = 0..63, as double-double pairs (hi, lo), for the private
+  exp of the erf family (exp(-t^2) in erfc(t) = exp(-t^2) * erfcx(t)).
+
+The printed errors are the relative errors of the double-coefficient polynomials (evaluated
+exactly) against the function, over a dense grid: the method errors used in the bounds of
+kernels_c/lt_erf.h.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import mpmath as mp
+
+mp.mp.prec = 160
+
+QDEG = 9          # degree of Q in z for |t| < 0.5 (erf = t (C0 + z Q(z)))
+CXDEG = 11        # degree of the erfcx polynomials
+QDEG_FAST = 4     # the same for the float32 fast functions (relative error ~2^-30 suffices)
+CXDEG_FAST = 5
+CXSTRIDE = 16
+NCX = 48          # intervals [0.5, 32), 8 per binade
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "kernels_c", "lt_erf_data.h")
+
+
+def dbl(v):
+    return float(mp.mpf(v))
+
+
+def hexd(v):
+    return float(v).hex()
+
+
+def split_dd(v):
+    hi = dbl(v)
+    lo = dbl(mp.mpf(v) - mp.mpf(hi))
+    return hi, lo
+
+
+def cheb_fit(f, a, b, n):
+    """Coefficients (monomial in s = x - c, c = (a+b)/2) of the degree-n interpolant of f at
+    the Chebyshev nodes of [a, b]."""
+    a, b = mp.mpf(a), mp.mpf(b)
+    c, h = (a + b) / 2, (b - a) / 2
+    us = [mp.cos(mp.pi * (k + mp.mpf(1) / 2) / (n + 1)) for k in range(n + 1)]
+    vals = [f(c + h * u) for u in us]
+    # solve the Vandermonde system in u = s / h (well conditioned at these nodes for n ~ 12)
+    A = mp.matrix([[u ** j for j in range(n + 1)] for u in us])
+    coef_u = mp.lu_solve(A, mp.matrix(vals))
+    return [coef_u[j] / h ** j for j in range(n + 1)]
+
+
+def erfcx(t):
+    t = mp.mpf(t)
+    return mp.exp(t * t) * mp.erfc(t)
+
+
+C0 = 2 / mp.sqrt(mp.pi)
+
+
+def small_F(z):
+    """(erf(t)/t - C0)/z as a series in z = t^2 (exact to 160 bits for z <= 1/4)."""
+    z = mp.mpf(z)
+    s, term, n = mp.mpf(0), mp.mpf(1), 1
+    while True:
+        term = term * (-z) / n if n > 1 else mp.mpf(-1)
+        add = term / (2 * n + 1)
+        s += add
+        if abs(add) < mp.mpf(2) ** -170:
+            break
+        n += 1
+        if n > 200:
+            break
+    return C0 * s
+
+
+def gen_small(qdeg=QDEG):
+    q = cheb_fit(small_F, 0, mp.mpf(1) / 4, qdeg)
+    # the fit is centred at z = 1/8: re-expand around z = 0 (binomial shift)
+    c = mp.mpf(1) / 8
+    n = len(q)
+    mono = [mp.mpf(0)] * n
+    for j in range(n):
+        for i in range(j + 1):
+            mono[i] += q[j] * mp.binomial(j, i) * (-c) ** (j - i)
+    qd = [dbl(v) for v in mono]
+    c0h, c0l = split_dd(C0)
+    worst = 0
+    for i in range(1, 2001):
+        t = mp.mpf(i) / 4000
+        z = t * t
+        p = sum(mp.mpf(qd[k]) * z ** k for k in range(n))
+        approx = t * (mp.mpf(c0h) + mp.mpf(c0l) + z * p)
+        worst = max(worst, abs(approx / mp.erf(t) - 1))
+    return [c0h, c0l] + qd, worst
+
+
+def cx_interval(i):
+    e, j = divmod(i, 8)
+    lo = mp.mpf(2) ** (e - 1)
+    a = lo * (1 + mp.mpf(j) / 8)
+    b = lo * (1 + mp.mpf(j + 1) / 8)
+    return a, b
+
+
+def gen_cx(deg=CXDEG, stride=CXSTRIDE):
+    rows, worst = [], 0
+    for i in range(NCX):
+        a, b = cx_interval(i)
+        co = cheb_fit(erfcx, a, b, deg)
+        c = (a + b) / 2
+        assert mp.mpf(dbl(c)) == c
+        a0h, a0l = split_dd(co[0])
+        ad = [dbl(v) for v in co[1:]]
+        row = [a0h, a0l] + ad + [dbl(c)]
+        row += [0.0] * (stride - len(row))
+        rows.append(row)
+        w = 0
+        for k in range(81):
+            t = a + (b - a) * k / 80
+            s = t - c
+            p = mp.mpf(a0h) + mp.mpf(a0l) + sum(mp.mpf(ad[m - 1]) * s ** m for m in range(1, deg + 1))
+            w = max(w, abs(p / erfcx(t) - 1))
+        worst = max(worst, w)
+    return rows, worst
+
+
+def gen_exp():
+    out = []
+    for j in range(64):
+        h, l = split_dd(mp.mpf(2) ** (mp.mpf(j) / 64))
+        out += [h, l]
+    return out
+
+
+def gen_const():
+    """1/sqrt(2) (hi, lo); ln2/64 split as hi (36 significant bits, so k * hi is exact for
+    |k| < 2^17) + lo; 64/ln2 rounded."""
+    rs_h, rs_l = split_dd(1 / mp.sqrt(2))
+    L = mp.log(2) / 64
+    Lh = mp.floor(L * 2 ** 42 + mp.mpf(1) / 2) / 2 ** 42
+    assert mp.mpf(dbl(Lh)) == Lh
+    return [rs_h, rs_l, dbl(Lh), dbl(L - Lh), dbl(64 / mp.log(2))]
+
+
+def fmt_array(name, vals, per_line=4, comment=None):
+    lines = []
+    if comment:
+        lines.append(f"/* {comment} */")
+    lines.append(f"static const double {name}[{len(vals)}] = {{")
+    for k in range(0, len(vals), per_line):
+        lines.append("    " + ", ".join(hexd(v) for v in vals[k:k + per_line]) + ",")
+    lines.append("};")
+    return "\n".join(lines)
+
+
+def main():
+    small, ws = gen_small()
+    rows, wc = gen_cx()
+    ex = gen_exp()
+    smallf, wsf = gen_small(QDEG_FAST)
+    rowsf, wcf = gen_cx(CXDEG_FAST, 8)
+    print(f"fast small-|t| polynomial: max relative error 2^{float(mp.log(wsf, 2)):.1f}", file=sys.stderr)
+    print(f"fast erfcx polynomials: max relative error 2^{float(mp.log(wcf, 2)):.1f}", file=sys.stderr)
+    print(f"small-|t| polynomial: max relative error 2^{float(mp.log(ws, 2)):.1f}", file=sys.stderr)
+    print(f"erfcx interval polynomials: max relative error 2^{float(mp.log(wc, 2)):.1f}", file=sys.stderr)
+    flat = [v for r in rows for v in r]
+    text = [
+        "/* Generated by tools/gen_erf_tables.py: do not edit.  Tables of the erf family",
+        " * (kernels_c/lt_erf.h); see the generator for their derivation. */",
+        "#ifndef LT_ERF_DATA_H",
+        "#define LT_ERF_DATA_H",
+        "",
+        fmt_array("lt_tab_erf_small", small, comment=(
+            f"erf(t) = t (C0 + z Q(z)), z = t^2, |t| < 0.5: C0 hi, C0 lo, Q_0 .. Q_{QDEG}; "
+            f"relative error 2^{float(mp.log(ws, 2)):.1f}")),
+        "",
+        fmt_array("lt_tab_erf_cx", flat, per_line=4, comment=(
+            f"erfcx(t) on [0.5, 32), {NCX} intervals (8 per binade), rows of {CXSTRIDE}: a0 hi, a0 lo, "
+            f"a1 .. a{CXDEG} (powers of s = t - c), c, padding; relative error 2^{float(mp.log(wc, 2)):.1f}")),
+        "",
+        fmt_array("lt_tab_erf_small_fast", smallf, comment=(
+            f"fast float32 version: C0 hi, C0 lo, Q_0 .. Q_{QDEG_FAST}; relative error "
+            f"2^{float(mp.log(wsf, 2)):.1f}")),
+        "",
+        fmt_array("lt_tab_erf_cx_fast", [v for r in rowsf for v in r], comment=(
+            f"fast float32 version of lt_tab_erf_cx: rows of 8: a0 hi, a0 lo, a1 .. a{CXDEG_FAST}, c, "
+            f"padding; relative error 2^{float(mp.log(wcf, 2)):.1f}")),
+        "",
+        fmt_array("lt_tab_erf_const", gen_const(), comment=(
+            "1/sqrt(2) hi, lo; ln2/64 hi (36 bits), lo; 64/ln2")),
+        "",
+        fmt_array("lt_tab_erf_exp", ex, comment="2^(j/64), j = 0..63, as (hi, lo) pairs"),
+        "",
+        "#endif",
+        "",
+    ]
+    with open(OUT, "w") as f:
+        f.write("\n".join(text))
+    print(f"wrote {os.path.normpath(OUT)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
