@@ -69,16 +69,14 @@ def _c_expr(body, dt):
 # constant tables, included once.  A family header defines, per function NAME, the exact
 # forms ltm_NAME_f32 / ltm_NAME_f64 (and optionally ltm_NAME_f32_chunk, a whole-chunk
 # vectorised form) and the fast forms ltm_NAME_f32_fast / ltm_NAME_f64_fast.
-MATH_FAMILIES = ("log", "erf", "trig", "misc")
+MATH_FAMILIES = ("exp", "log", "erf", "trig", "misc")
 
 
 def _math_headers():
-    """(data headers, concatenated function text) of the math families present."""
+    """(data headers, concatenated function text) of the math families."""
     data, text = [], []
     for fam in MATH_FAMILIES:
         fn = os.path.join(HERE, f"lt_{fam}.h")
-        if not os.path.exists(fn):
-            continue
         if os.path.exists(os.path.join(HERE, f"lt_{fam}_data.h")):
             data.append(f"lt_{fam}_data.h")
         with open(fn) as f:
@@ -94,25 +92,25 @@ def _math_defined(name: str) -> bool:
 
 
 def _math_loops(op, dt, loads):
-    """(exact loop, fast loop) of an op computed by the library's own math, or None."""
-    width = {"float32": "f32", "float64": "f64"}.get(dt)
-    if not op.math or width is None or not _math_defined(f"ltm_{op.math}_{width}"):
-        return None
-    args = ", ".join("abc"[: op.arity])
+    """(exact loop, fast loop) of an op of the library's own math."""
+    width = {"float32": "f32", "float64": "f64"}[dt]
     exact_fn, fast_fn = f"ltm_{op.math}_{width}", f"ltm_{op.math}_{width}_fast"
+    for fn in (exact_fn, fast_fn):
+        if not _math_defined(fn):
+            raise RuntimeError(f"op {op.name}: {fn} is not defined in kernels_c/lt_*.h")
+    args = ", ".join("abc"[: op.arity])
     if _math_defined(exact_fn + "_chunk"):
         exact = f"{exact_fn}_chunk(n, o, {', '.join('p' + v for v in 'abc'[: op.arity])});"
     else:  # the functions return the canonical NaN themselves
         exact = f"for (int64_t i = 0; i < n; i++) {{ {loads} o[i] = {exact_fn}({args}); }}"
-    if not _math_defined(fast_fn):
-        fast_fn = exact_fn
     fast = f"for (int64_t i = 0; i < n; i++) {{ {loads} o[i] = {fast_fn}({args}); }}"
     return exact, fast
 
 
 def _op_function(op, dt):
     _, ctype, utype, kind, _ = _ROW[dt]
-    body = _c_expr(op.c_body(kind), dt)
+    math = bool(op.math) and kind == "f"
+    body = "" if math else _c_expr(op.c_body(kind), dt)
     out_t = "uint8_t" if op.result == "bool" else ctype
     names = "abc"[: op.arity]
     loads = " ".join(f"const T {v} = p{v}[i];" for v in names)
@@ -120,9 +118,8 @@ def _op_function(op, dt):
     canon = ("lt_canonf" if dt == "float32" else "lt_canon") if (kind == "f" and op.result == "same") else ""
     exact_loop = f"for (int64_t i = 0; i < n; i++) {{ {loads} o[i] = ({out_t}){canon}({body}); }}"
     fast_loop = f"for (int64_t i = 0; i < n; i++) {{ {loads} o[i] = ({out_t})({body}); }}"
-    math_loops = _math_loops(op, dt, loads)
-    if math_loops is not None:
-        loops = "if (exact) {{ {} }} else {{ {} }}".format(*math_loops)
+    if math:
+        loops = "if (exact) {{ {} }} else {{ {} }}".format(*_math_loops(op, dt, loads))
     elif not canon:
         loops = fast_loop
     else:
@@ -235,16 +232,6 @@ def _path_text(text: str, path: str) -> str:
     return re.sub(r"\bltm_", f"ltm_{path}_", text)
 
 
-def _exp2_table() -> str:
-    """2^(j/64), j = 0..63, each correctly rounded to double (decimal at 60 digits)."""
-    from decimal import Decimal, getcontext
-
-    getcontext().prec = 60
-    values = [float(Decimal(2) ** (Decimal(j) / 64)) for j in range(64)]
-    return ("const double lt_exp2_64[64] = {\n" +
-            ",\n".join(f"    {v.hex()}" for v in values) + "\n};\n")
-
-
 def generate_ops_source() -> str:
     body = []
     for op in ops.OPS_LIST:
@@ -257,7 +244,7 @@ def generate_ops_source() -> str:
     entries = ops.kernel_entries()
     parts = ['#include <stdint.h>\n#include <string.h>\n#include <math.h>\n#include "lt_math.h"\n'
              '#include "lt_dd.h"\n#include "lt_kernel.h"\n'] + \
-        [f'#include "{h}"' for h in MATH_DATA_HEADERS] + [_exp2_table()]
+        [f'#include "{h}"' for h in MATH_DATA_HEADERS]
     path_names = []
     for i, (path, target) in enumerate(X86_PATHS):
         guard = "#if 1" if target is None else "#if defined(__x86_64__) || defined(__i386__)"

@@ -108,25 +108,20 @@ static inline int lt_f32_ambiguous(double y, double err)
     return (float)(y - err) != (float)(y + err);
 }
 
-/* hi + lo correctly rounded to float32 (ties to even).  (float)hi alone is right unless hi
- * sits exactly on a float32 midpoint (a double with at most 25 significant bits) and lo
- * moves the true value off it: then the rounding goes the way lo points. */
+/* hi + lo (|lo| <= |hi|) correctly rounded to float32, ties to even: first rounded to odd
+ * at double precision (an inexact sum that came out even steps to its odd neighbour on lo's
+ * side, so the sticky information survives), then to nearest float32; with 53 >= 24 + 2 bits
+ * this double rounding is exact, also for subnormal float32 results. */
 static inline float lt_dd_to_f32(lt_dd x)
 {
-    float f = (float)x.hi;
-    double fd = (double)f;
-    if (x.lo != 0 && fd != x.hi && f - f == 0) {
-        /* g: the float32 neighbour of f on hi's side; (f + g) / 2 is exact in double */
-        uint32_t u;
-        memcpy(&u, &f, 4);
-        int away = (x.hi > fd) == (f > 0 || (f == 0 && x.hi > 0));
-        u = f == 0 ? (x.hi > 0 ? 1u : 0x80000001u) : (away ? u + 1 : u - 1);
-        float g;
-        memcpy(&g, &u, 4);
-        if (x.hi == (fd + (double)g) * 0.5)            /* exactly on the midpoint */
-            f = ((x.lo > 0) == (x.hi > fd)) ? g : f;   /* lo points toward g, or back */
-    }
-    return f;
+    double s = x.lo == 0 ? x.hi : x.hi + x.lo;     /* keeps the sign of a zero hi */
+    double e = x.lo - (s - x.hi);
+    uint64_t b;
+    memcpy(&b, &s, 8);
+    if (e != 0 && (b & 1) == 0)
+        b = ((e > 0) == (s > 0)) ? b + 1 : b - 1;
+    memcpy(&s, &b, 8);
+    return (float)s;
 }
 
 #endif /* LT_DD_H */

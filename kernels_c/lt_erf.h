@@ -235,15 +235,6 @@ static inline lt_dd ltm_erf_small_dd(double th, double tl)
 
 /* ---- float32 erf, correctly rounded ---------------------------------------------------- */
 
-/* Round a double-double to float32 correctly: round hi + lo to odd at 53 bits, then to
- * nearest at float32 precision (24 bits or fewer for subnormals; 53 >= 24 + 2). */
-static inline float ltm_erf_dd_to_f32(lt_dd v)
-{
-    uint64_t b = lt_bits64(v.hi);
-    if (v.lo != 0 && !(b & 1))
-        b += ((v.lo > 0) == (v.hi > 0)) ? 1 : (uint64_t)-1;
-    return (float)lt_from_bits64(b);
-}
 
 static inline lt_dd ltm_erf_dd_div_d(lt_dd a, double b)
 {
@@ -271,7 +262,7 @@ static inline float ltm_erf_accurate_f32(float xf)
         if (__builtin_fabs(add.hi) < lim) break;
     }
     sum = lt_dd_mul(sum, lt_dd_make(lt_tab_erf_small[0], lt_tab_erf_small[1]));
-    return ltm_erf_dd_to_f32(sum);
+    return lt_dd_to_f32(sum);
 }
 
 /* Pass 1 for one element: the double approximation y, its error bound err, and whether

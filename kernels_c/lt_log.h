@@ -39,16 +39,6 @@
 static inline float ltm_log_qnanf(void) { return __builtin_nanf(""); }
 static inline double ltm_log_qnan(void) { return __builtin_nan(""); }
 
-/* Round a normalized double-double (hi = RN(hi + lo)) to float32 correctly: first to a
- * 53-bit round-to-odd value (hi, or its neighbour towards lo when hi is even and lo != 0),
- * then to float32; rounding to odd with 53 >= 24 + 2 bits makes the double rounding safe. */
-static inline float ltm_log_dd_to_f32(lt_dd v)
-{
-    uint64_t b = lt_bits64(v.hi);
-    if (v.lo != 0 && (b & 1) == 0)
-        b = ((v.lo > 0) == (v.hi > 0)) ? b + 1 : b - 1;
-    return (float)lt_from_bits64(b);
-}
 
 /* sqrt of a double-double s > 0 (|s.hi| < 2^990): relative error < 2^-100 */
 static inline lt_dd ltm_log_sqrt_dd(lt_dd s)
@@ -243,7 +233,7 @@ static inline float ltm_log_p1(float xf, int64_t *amb)
 }
 static inline float ltm_log_acc(float x)
 {
-    return ltm_log_dd_to_f32(ltm_log_dd((double)x, 0.0));
+    return lt_dd_to_f32(ltm_log_dd((double)x, 0.0));
 }
 
 /* log1p: (hi, lo) = 1 + x exactly, y = ltm_log_ln_d(hi, lo), same bound as log (t2 = lo
@@ -262,7 +252,7 @@ static inline float ltm_log1p_p1(float xf, int64_t *amb)
 static inline float ltm_log1p_acc(float x)
 {
     if (x == 0.0f) return x;
-    return ltm_log_dd_to_f32(ltm_log1p_dd(lt_dd_make((double)x, 0.0)));
+    return lt_dd_to_f32(ltm_log1p_dd(lt_dd_make((double)x, 0.0)));
 }
 
 /* log2: y = k + P, P = (A + B)/ln2 with relative error <= 1.5*2^-53 (two roundings + core);
@@ -284,7 +274,7 @@ static inline float ltm_log2_p1(float xf, int64_t *amb)
 static inline float ltm_log2_acc(float x)
 {
     lt_dd l = ltm_log_dd((double)x, 0.0);
-    return ltm_log_dd_to_f32(lt_dd_mul(l, lt_dd_make(lt_tab_log_k[3], lt_tab_log_k[4])));
+    return lt_dd_to_f32(lt_dd_mul(l, lt_dd_make(lt_tab_log_k[3], lt_tab_log_k[4])));
 }
 
 /* log10: y = k*LG2_HI (exact) + (P + k*LG2_MID), P = (A + B)/ln10; if k != 0, |y| >= 0.15,
@@ -305,7 +295,7 @@ static inline float ltm_log10_p1(float xf, int64_t *amb)
 static inline float ltm_log10_acc(float x)
 {
     lt_dd l = ltm_log_dd((double)x, 0.0);
-    return ltm_log_dd_to_f32(lt_dd_mul(l, lt_dd_make(lt_tab_log_k[5], lt_tab_log_k[6])));
+    return lt_dd_to_f32(lt_dd_mul(l, lt_dd_make(lt_tab_log_k[5], lt_tab_log_k[6])));
 }
 
 /* atanh: y = ln(1 + t)/2, t = 2|x|/(1 - |x|) with relative error <= 2*2^-53 (the
@@ -330,7 +320,7 @@ static inline float ltm_atanh_acc(float xf)
     double ax = __builtin_fabs((double)xf);
     lt_dd l1 = ltm_log1p_dd(lt_dd_make(ax, 0.0)), l2 = ltm_log1p_dd(lt_dd_make(-ax, 0.0));
     lt_dd d = lt_dd_sub(l1, l2);
-    return __builtin_copysignf(ltm_log_dd_to_f32(lt_dd_make(0.5 * d.hi, 0.5 * d.lo)), xf);
+    return __builtin_copysignf(lt_dd_to_f32(lt_dd_make(0.5 * d.hi, 0.5 * d.lo)), xf);
 }
 
 /* asinh: y = ln(1 + t), t = |x| + x^2/(1 + sqrt(1 + x^2)); x^2 is exact (24-bit x, no
@@ -356,7 +346,7 @@ static inline float ltm_asinh_acc(float xf)
     double x2 = ax * ax;                                   /* exact */
     lt_dd q = ltm_log_sqrt_dd(lt_two_sum(1.0, x2));
     lt_dd t = lt_dd_add_d(lt_dd_div(lt_dd_make(x2, 0.0), lt_dd_add_d(q, 1.0)), ax);
-    return __builtin_copysignf(ltm_log_dd_to_f32(ltm_log1p_dd(t)), xf);
+    return __builtin_copysignf(lt_dd_to_f32(ltm_log1p_dd(t)), xf);
 }
 
 /* acosh: y = ln(1 + t), t = (x - 1) + sqrt((x - 1)(x + 1)); x - 1 and x + 1 are exact below
@@ -381,7 +371,7 @@ static inline float ltm_acosh_acc(float xf)
     double x = (double)xf;
     lt_dd d = lt_two_sum(x, -1.0);
     lt_dd q = ltm_log_sqrt_dd(lt_two_sum(x * x, -1.0));     /* x*x exact */
-    return ltm_log_dd_to_f32(ltm_log1p_dd(lt_dd_add(d, q)));
+    return lt_dd_to_f32(ltm_log1p_dd(lt_dd_add(d, q)));
 }
 
 static inline float ltm_log_f32(float x)

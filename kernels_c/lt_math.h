@@ -1,11 +1,11 @@
 /* Scalar helpers used by the op bodies: float16 conversion, rounding, integer division
- * rules, the float remainder family and the not-yet-exact activations.
+ * rules and the float remainder family (the transcendentals are the library's own, in
+ * lt_<family>.h).
  *
  * Everything that claims to be exact here is written with + - * /, comparisons and bit
  * operations only, so it gives the same bits on every machine.  fmod is the one C library
  * call allowed in exact ops: its result is exactly representable, so every correct
- * implementation returns the same bits.  Functions marked "not yet exact" call the C
- * library and are replaced by the library's own implementations later.
+ * implementation returns the same bits.
  */
 #ifndef LT_MATH_H
 #define LT_MATH_H
@@ -163,90 +163,6 @@ static inline uint16_t lt_nextafter_f16(uint16_t x, uint16_t y)
 LT_DEF_DIVMOD(f, float)
 LT_DEF_DIVMOD(, double)
 
-/* ---- float32 sigmoid and tanh-form gelu without the C library: evaluated in double with
- * the library's own exp, rounded once.
- * x = (64 m + j) ln2/64 + r with |r| <= ln2/128; exp(x) = 2^m * 2^(j/64) * exp(r), the 64
- * table values correctly rounded (generated), exp(r) by a degree-6 Taylor polynomial
- * (truncation below 1e-19).  Branch-free, the same code on every kernel path.  Accurate to
- * a few units of 2^-53, which rounds to float32 correctly nearly always (sigmoid misrounds
- * 6 of the 2^32 inputs, tools/verify_float32.py); not yet correctly rounded everywhere, and
- * not yet vectorised by gcc (the gather and the int/double mix defeat it): the hard cases
- * and the vector form are the exact-mode work. */
-extern const double lt_exp2_64[64];
-
-static inline double lt_exp_d32(double x)
-{
-    /* hi has 35 significant bits, so k * hi is exact for |k| < 2^18 */
-    const double shifter = 0x1.8p52, inv_ln2_64 = 92.33248261689366;
-    const double ln2_64_hi = 0x1.62e42fefc0000p-7, ln2_64_lo = -0x1.c610ca86c3899p-43;
-    /* beyond these bounds the double result is 0 or the float32 result is inf */
-    double xc = x < -760.0 ? -760.0 : (x > 90.0 ? 90.0 : x);
-    xc = xc != xc ? 0.0 : xc;                                   /* NaN: fixed below */
-    double tk = xc * inv_ln2_64 + shifter;      /* rounds to an integer k in its low bits */
-    double kf = tk - shifter;
-    int32_t k = (int32_t)(uint32_t)lt_bits64(tk); /* 2^51 + k, mod 2^32 (vectorises) */
-    double r = (xc - kf * ln2_64_hi) - kf * ln2_64_lo;
-    double p = r + r * r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720)))));
-    int32_t j = k & 63, m = (k - j) / 64;
-    int32_t m1 = m / 2, m2 = m - m1;            /* two factors: 2^m may be subnormal */
-    double t = lt_exp2_64[j];
-    double e = (lt_from_bits64((uint64_t)(int64_t)(m1 + 1023) << 52) * (t + t * p)) *
-               lt_from_bits64((uint64_t)(int64_t)(m2 + 1023) << 52);
-    return x != x ? x + x : e;
-}
-
-static inline double lt_sigmoid_d32(double x)
-{
-    double e = lt_exp_d32(-__builtin_fabs(x));  /* <= 1: no overflow */
-    double s = x >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
-    return x != x ? x + x : s;
-}
-
-/* ---- not yet exact: activations through the C library, float32 in double. */
-static inline double lt_sigmoid_d(double x)
-{
-    if (x >= 0) return 1.0 / (1.0 + exp(-x));
-    double e = exp(x);
-    return e / (1.0 + e);
-}
-static inline float lt_sigmoidf(float x) { return (float)lt_sigmoid_d32(x); }
-static inline double lt_sigmoid(double x) { return lt_sigmoid_d(x); }
-
-static inline double lt_gelu_d(double x)
-{
-    if (x == -INFINITY) return -0.0;
-    if (x < 0) return 0.5 * x * erfc(-x / 1.4142135623730951);  /* no 1 + erf cancellation */
-    return 0.5 * x * (1.0 + erf(x / 1.4142135623730951));
-}
-static inline float lt_geluf(float x) { return (float)lt_gelu_d(x); }
-static inline double lt_gelu(double x) { return lt_gelu_d(x); }
-
-static inline double lt_gelu_tanh_d(double x)
-{
-    if (x == -INFINITY) return -0.0;
-    /* 0.5 x (1 + tanh(u)) = x * sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3) */
-    double u = 0.7978845608028654 * (x + 0.044715 * x * x * x);
-    return x * lt_sigmoid_d(2.0 * u);
-}
-static inline float lt_gelu_tanhf(float xf)
-{
-    double x = xf;
-    double u = 0.7978845608028654 * (x + 0.044715 * x * x * x);
-    double g = x * lt_sigmoid_d32(2.0 * u);
-    return (float)(x == -INFINITY ? -0.0 : g);
-}
-static inline double lt_gelu_tanh(double x) { return lt_gelu_tanh_d(x); }
-
-static inline double lt_logaddexp_d(double a, double b)
-{
-    if (a == b) return a + 0.6931471805599453;   /* also inf + inf */
-    double d = a - b;
-    if (d > 0) return a + log1p(exp(-d));
-    if (d <= 0) return b + log1p(exp(d));
-    return d;                                      /* NaN */
-}
-static inline float lt_logaddexpf(float a, float b) { return (float)lt_logaddexp_d(a, b); }
-static inline double lt_logaddexp(double a, double b) { return lt_logaddexp_d(a, b); }
 
 /* ---- integer division rules: x/0 and x%0 give 0, MIN/-1 wraps to MIN, MIN%-1 is 0. */
 #define LT_SAFE_DEN(b) ((b) == 0 || (b) == -1 ? 1 : (b))

@@ -27,17 +27,6 @@
 static inline uint32_t ltm_trig_f2u(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
 static inline float ltm_trig_u2f(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
 
-/* hi + lo (|lo| <= |hi| or hi == 0) correctly rounded to float32: round to odd at double
- * precision (keeps the sticky information of lo), then round to nearest float. */
-static inline float ltm_trig_dd_to_f32(double hi, double lo)
-{
-    double s = hi + lo, e = lo - (s - hi);
-    uint64_t b = lt_bits64(s);
-    if (e != 0 && (b & 1) == 0 && s != 0) {
-        if ((e > 0) == (s > 0)) b++; else b--;
-    }
-    return (float)lt_from_bits64(b);
-}
 
 #define LTM_TRIG_MAGIC 0x1.8p52
 
@@ -152,7 +141,7 @@ static inline float ltm_trig_sct_acc32(int which, float x)
         neg = odd ^ (d < 0);
     }
     if (neg) y = lt_dd_neg(y);
-    return ltm_trig_dd_to_f32(y.hi, y.lo);
+    return lt_dd_to_f32(y);
 }
 
 static inline float ltm_trig_sct_f32(int which, float x)
@@ -306,7 +295,7 @@ static inline float ltm_trig_inv_acc32(int kind, float yf, float xf)
     }
     lt_dd r = ltm_trig_at2_dd(num, den, xneg, 1);
     if (rneg) r = lt_dd_neg(r);
-    return ltm_trig_dd_to_f32(r.hi, r.lo);
+    return lt_dd_to_f32(r);
 }
 
 /* validity of the double evaluation; invalid lanes give the canonical NaN */

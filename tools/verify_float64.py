@@ -80,7 +80,9 @@ def functions():
                       _sampler("all", 40)),
         "atan2": ("atan2", 2, lambda g, y, x: g.atan2(y, x), _sampler("all", 10)),
         "hypot": ("hypot", 2, lambda g, x, y: g.hypot(x, y), _sampler("all", 10)),
-        "logaddexp": ("logaddexp", 2, lambda g, x, y: g.log(g.exp(x) + g.exp(y)),
+        "logaddexp": ("logaddexp", 2,
+                      lambda g, x, y: x + g.log(2) if x == y else
+                      (x if x > y else y) + g.log1p(g.exp(-abs(x - y))),
                       _sampler("all", 60)),
     }
 

@@ -1,0 +1,818 @@
+/* The exp family: exp, expm1, tanh, sigmoid, sinh, cosh, gelu_tanh (float32 and float64,
+ * exact and fast), plus reusable exp cores (ltm_exp_dd, ltm_exp_dd_core).
+ *
+ * Tables (lt_exp_data.h, tools/gen_exp_tables.py): T_j = 2^(j/128) as double-double,
+ * ln2/128 split into a 35-bit head and two tails, 1/n! as double-double.
+ *
+ * Reduction (all paths): k = round(x * 128/ln2) (shifter trick, |k| < 2^18), j = k & 127,
+ * m = k >> 7 (computed as ((k + 1023*128) & ~127) << 45 directly in the exponent field,
+ * only unsigned shifts and ands on 64-bit lanes, so it vectorises on AVX2),
+ * r = x - k*c_hi exactly (k*c_hi exact with 35+18 bits; the subtraction is exact by
+ * Sterbenz when k != 0, trivially when k == 0), then r - k*c_mid.
+ * exp(x) = 2^m * T_j * (1 + p(r)), p(r) = exp(r) - 1, |r| <= ln2/256 * (1 + 2^-40) < 0.00271.
+ *
+ * Exact mode uses only + - * / and bit operations (no FMA), so every path gives the same bits.
+ * Float32 exact: pass 1 evaluates in double with a proven relative bound and applies Ziv's test
+ * (lt_f32_ambiguous); flagged elements are recomputed in double-double (error < 2^-95 rel.)
+ * and rounded with a round-to-odd step (lt_dd_to_f32 in lt_dd.h), so the result is correctly rounded.
+ */
+
+/* ------------------------------------------------------------------ small helpers */
+/* canonical quiet NaNs (bits 0x7FC00000, 0x7FF8000000000000) */
+static inline float ltm_exp_nanf(void) { return __builtin_nanf(""); }
+static inline double ltm_exp_nan(void) { return __builtin_nan(""); }
+
+
+/* ------------------------------------------------------------------ reduction */
+/* x finite, |x| < 1400.  Returns k; r + *rlo == rh + t exactly (two_sum), which is
+ * x - k*ln2/128 within 2^-79 (t's rounding) + |k| 2^-98 (c_lo dropped) < 2^-78. */
+static inline int64_t ltm_exp_reduce(double x, double *r, double *rlo)
+{
+    const double shifter = 0x1.8p52;
+    double tk = x * lt_tab_exp_red[0] + shifter;
+    double kd = tk - shifter;
+    int64_t k = (int64_t)(lt_bits64(tk) - lt_bits64(shifter));
+    double rh = x - kd * lt_tab_exp_red[1];      /* exact */
+    double t = -(kd * lt_tab_exp_red[2]);        /* rounded: |t| < 2^-26, error < 2^-79 */
+    double s = rh + t, bb = s - rh;
+    *rlo = (rh - (s - bb)) + (t - bb);
+    *r = s;
+    return k;
+}
+
+/* 2^(m + bias - 1023) where m = floor(k / 128): the scale with the exponent field built
+ * from k directly (k + bias*128 must be in [128, 2047*128)). */
+static inline double ltm_exp_scale(int64_t k, int64_t bias)
+{
+    return lt_from_bits64(((uint64_t)(k + bias * 128) & ~(uint64_t)127) << 45);
+}
+
+/* q(r) with p(r) = r + r^2 q(r), degree 6 Taylor: |p - (exp(r)-1)| <= r^7/7! * 1.01 < 2^-71 |r| */
+static inline double ltm_exp_q6(double r)
+{
+    const double *f = lt_tab_exp_fact;
+    return f[4] + r * (f[6] + r * (f[8] + r * (f[10] + r * f[12])));
+}
+
+/* ------------------------------------------------------------------ float32 pass-1 cores */
+/* exp(x) in double for float32 purposes, x finite in [-745, 709] (callers clamp; the
+ * exponent field needs m + 1023 >= 1).  Relative error bound:
+ *   r = RN(rh + t): |r - (x - k ln2/128)| <= 2^-53 |r| + 2^-80 -> factor exp(.) error < 2^-61;
+ *   p: truncation < 2^-71, evaluation of r + r^2 q: r^2 q <= 2^-9.5 |r|, its errors
+ *      < 2^-60 |r|, the final add 2^-53 |p| <= 2^-61.5;
+ *   T_hi: 2^-53; T_hi * p: 2^-53 * 2^-8.5; T_hi + T_hi p: 2^-53; scaling exact (normal).
+ *   Total < 2^-53 (T) + 2^-53 (add) + 2^-60 < 2^-51.9.  */
+static inline double ltm_exp_d(double x)
+{
+    double r, rlo;
+    int64_t k = ltm_exp_reduce(x, &r, &rlo);
+    double p = r + r * r * ltm_exp_q6(r);
+    double t = lt_tab_exp_t_hi[k & 127];
+    return ltm_exp_scale(k, 1023) * (t + t * p);
+}
+
+/* expm1(x) in double, x finite in [-745, 709-ish] (scale must not overflow).
+ * y = (t - 1) + (t p + 2^m T_lo), t = 2^m T_hi.  Bound, relative to |y|:
+ *   k == 0: t = 1, y = p, error of p < 2^-52.8 |p| (r exact here since k = 0 -> r = x).
+ *   k != 0: |t - 1| >= 2^(1/128) - 1 > 0.00541 > |t p| / 0.99... so |y| >= 0.99 |b|,
+ *   a = t - 1 exact when t in [0.5, 2], else error 2^-53 |a| with |a| <= 1.01 |y|;
+ *   b = t p + s T_lo: p error < 2^-52 |p| (r rounding), product and sum 2 * 2^-53;
+ *   final add 2^-53.  Total < (2^-53*1.01 + 2^-52 + 2^-52 + 2^-53) |y| < 2^-50.4 |y|. */
+static inline double ltm_expm1_d(double x)
+{
+    double r, rlo;
+    int64_t k = ltm_exp_reduce(x, &r, &rlo);
+    double p = r + r * r * ltm_exp_q6(r);
+    double sc = ltm_exp_scale(k, 1023);
+    double t = sc * lt_tab_exp_t_hi[k & 127];
+    double b = t * p + sc * lt_tab_exp_t_lo[k & 127];
+    return (t - 1.0) + b;
+}
+
+/* ------------------------------------------------------------------ double-double core */
+/* exp(xh + xl) = 2^m * (returned dd), m = *k >> 7 (floor), returned value in
+ * [2^-1/256, 2^(1+1/256)); |xh| <= 1400, |xl| <= 2^-40.  Relative error < 2^-100:
+ * reduction with the 3-part ln2/128 (error <= |k| 2^-160 + 2^-106 |r|), degree-11 Taylor
+ * of exp(r) - 1 in double-double (truncation r^12/12! < 2^-128), about 2^-104 per dd
+ * operation, attenuated by powers of r, and T_j to 2^-106. */
+static inline lt_dd ltm_exp_dd_core(double xh, double xl, int64_t *kout)
+{
+    const double shifter = 0x1.8p52;
+    double tk = xh * lt_tab_exp_red[0] + shifter;
+    double kd = tk - shifter;
+    int64_t k = (int64_t)(lt_bits64(tk) - lt_bits64(shifter));
+    double rh = xh - kd * lt_tab_exp_red[1];                 /* exact */
+    lt_dd km = lt_two_prod(kd, lt_tab_exp_red[2]);          /* exact */
+    lt_dd r = lt_dd_sub(lt_dd_make(rh, 0.0), km);
+    r = lt_dd_add_d(r, xl);                       /* separately: xl - kd*c_lo would round */
+    r = lt_dd_add_d(r, -(kd * lt_tab_exp_red[3])); /* at 2^-53 |xl|, up to 2^-97 */
+    const lt_dd *f = (const lt_dd *)(const void *)lt_tab_exp_fact;
+    lt_dd acc = lt_dd_make(f[11].hi, f[11].lo);
+    for (int n = 10; n >= 1; n--)
+        acc = lt_dd_add(lt_dd_mul(acc, r), lt_dd_make(f[n].hi, f[n].lo));
+    lt_dd p = lt_dd_mul(acc, r);                              /* exp(r) - 1 */
+    lt_dd T = lt_dd_make(lt_tab_exp_t_hi[k & 127], lt_tab_exp_t_lo[k & 127]);
+    *kout = k;
+    return lt_dd_add(T, lt_dd_mul(T, p));
+}
+
+/* exp(hi + lo) as a double-double with relative error < 2^-100 (measured 2^-105.1 on 60000
+ * inputs against MPFR), for -630 <= hi <= 709 and |lo| <= 2^-40 (below -630 the low part
+ * of the result becomes subnormal and the relative error grows: use ltm_exp_dd_core, which
+ * returns the unscaled value and k, and scale yourself).
+ * For reuse by other families (erfc's exp(-t^2), logaddexp). */
+static inline lt_dd ltm_exp_dd(double hi, double lo)
+{
+    int64_t k;
+    lt_dd e = ltm_exp_dd_core(hi, lo, &k);
+    double s = ltm_exp_scale(k, 1023);
+    return lt_dd_make(e.hi * s, e.lo * s);
+}
+
+/* expm1(x) as double-double, x finite in [-700, 709], relative error < 2^-95
+ * (k == 0: p itself; k != 0: |result| > 0.0054 and the dd subtraction loses < 8 bits). */
+static inline lt_dd ltm_expm1_dd(double x)
+{
+    int64_t k;
+    const double shifter = 0x1.8p52;
+    double tk = x * lt_tab_exp_red[0] + shifter;
+    if (lt_bits64(tk) == lt_bits64(shifter)) {               /* k == 0: exp(x)-1 = p(x) */
+        const lt_dd *f = (const lt_dd *)(const void *)lt_tab_exp_fact;
+        lt_dd r = lt_dd_make(x, 0.0);
+        lt_dd acc = lt_dd_make(f[12].hi, f[12].lo);
+        for (int n = 11; n >= 1; n--)
+            acc = lt_dd_add(lt_dd_mul(acc, r), lt_dd_make(f[n].hi, f[n].lo));
+        return lt_dd_mul(acc, r);
+    }
+    lt_dd e = ltm_exp_dd_core(x, 0.0, &k);
+    double s = ltm_exp_scale(k, 1023);
+    return lt_dd_add_d(lt_dd_make(e.hi * s, e.lo * s), -1.0);
+}
+
+/* ------------------------------------------------------------------ float32 accurate paths */
+static inline float ltm_exp_acc_f32(double x)
+{
+    lt_dd e = ltm_exp_dd(x, 0.0);
+    return lt_dd_to_f32(e);
+}
+static inline float ltm_expm1_acc_f32(double x)
+{
+    lt_dd e = ltm_expm1_dd(x);
+    return lt_dd_to_f32(e);
+}
+static inline float ltm_tanh_acc_f32(double ax, double sign)   /* ax = |x| <= 10 */
+{
+    lt_dd e = ltm_expm1_dd(2.0 * ax);
+    lt_dd q = lt_dd_div(e, lt_dd_add_d(e, 2.0));
+    return lt_dd_to_f32(lt_dd_make(q.hi * sign, q.lo * sign));
+}
+static inline float ltm_sigmoid_acc_f32(double x)              /* |x| <= 110 */
+{
+    lt_dd e = ltm_exp_dd(-__builtin_fabs(x), 0.0);
+    lt_dd num = x >= 0 ? lt_dd_make(1.0, 0.0) : e;
+    lt_dd q = lt_dd_div(num, lt_dd_add_d(e, 1.0));
+    return lt_dd_to_f32(q);
+}
+static inline float ltm_sinh_acc_f32(double ax, double sign)   /* ax = |x| <= 90 */
+{
+    lt_dd e = ltm_expm1_dd(ax);
+    lt_dd q = lt_dd_div(e, lt_dd_add_d(e, 1.0));
+    lt_dd s = lt_dd_add(e, q);
+    return lt_dd_to_f32(lt_dd_make(0.5 * s.hi * sign, 0.5 * s.lo * sign));
+}
+static inline float ltm_cosh_acc_f32(double ax)                /* ax = |x| <= 90 */
+{
+    lt_dd e = ltm_exp_dd(ax, 0.0);
+    lt_dd q = lt_dd_div(lt_dd_make(1.0, 0.0), e);
+    lt_dd s = lt_dd_add(e, q);
+    return lt_dd_to_f32(lt_dd_make(0.5 * s.hi, 0.5 * s.lo));
+}
+
+/* ------------------------------------------------------------------ float32 pass 1 */
+/* Each returns the float32 result and sets *amb when the element must be recomputed
+ * (Ziv's test with a bound at least 2x the proven one above; NaN lanes never flagged).
+ * The clamp bounds lo, hi are parameters: the chunk loops pass them through volatile locals
+ * read once per chunk, because with literal bounds gcc threads the constant (clamped) path,
+ * folds exp(constant) there and the table load becomes a masked gather it cannot vectorise. */
+static inline float ltm_exp_p1(float xf, double lo, double hi, int32_t *amb)
+{
+    double x = xf;
+    double xc = x < lo ? lo : (x > hi ? hi : x);   /* lo = -104, hi = 89: beyond, 0 / inf */
+    double y = ltm_exp_d(xc);
+    *amb = lt_f32_ambiguous(y, y * 0x1p-50) & (x == x);
+    return x == x ? (float)y : ltm_exp_nanf();
+}
+
+static inline float ltm_expm1_p1(float xf, double lo, double hi, int32_t *amb)
+{
+    double x = xf;
+    double xc = x < lo ? lo : (x > hi ? hi : x);   /* lo = -104, hi = 89 */
+    double y = ltm_expm1_d(xc);
+    y = x == 0 ? x : y;                                          /* expm1(-0) = -0 */
+    *amb = lt_f32_ambiguous(y, __builtin_fabs(y) * 0x1p-49) & (x == x);
+    return x == x ? (float)y : ltm_exp_nanf();
+}
+
+/* tanh(|x|) = e / (e + 2), e = expm1(2|x|) >= 0: relative error < 2^-50.4 (e, condition
+ * 2/(e+2) <= 1) + 2 * 2^-53 < 2^-49.9. |x| clamped to 10 (tanh rounds to 1 from 9.01). */
+static inline float ltm_tanh_p1(float xf, double lo, double hi, int32_t *amb)
+{
+    (void)lo;                                      /* symmetric: only |x| <= hi */
+    double x = xf, ax = __builtin_fabs(x);
+    double axc = ax > hi ? hi : ax;                /* hi = 10 */
+    double e = ltm_expm1_d(2.0 * axc);
+    double y = e / (e + 2.0);
+    *amb = lt_f32_ambiguous(y, y * 0x1p-48) & (x == x);
+    y = __builtin_copysign(y, x);
+    return x == x ? (float)y : ltm_exp_nanf();
+}
+
+/* sigmoid: E = exp(-|x|) (< 2^-51.9), 1 + E and the division: < 2^-50.6 relative. */
+static inline float ltm_sigmoid_p1(float xf, double lo, double hi, int32_t *amb)
+{
+    (void)lo;                                      /* symmetric: only |x| <= hi */
+    double x = xf, ax = __builtin_fabs(x);
+    double axc = ax > hi ? hi : ax;                /* hi = 110 */
+    double e = ltm_exp_d(-axc);
+    double num = x >= 0 ? 1.0 : e;
+    double y = num / (1.0 + e);
+    *amb = lt_f32_ambiguous(y, y * 0x1p-49) & (x == x);
+    return x == x ? (float)y : ltm_exp_nanf();
+}
+
+/* sinh(|x|) = (e + e/(1+e)) / 2, e = expm1(|x|) >= 0, both terms >= 0:
+ * < 2^-50.4 + 3 * 2^-53 < 2^-49.6 relative.  |x| clamped to 90 (overflow from 89.42). */
+static inline float ltm_sinh_p1(float xf, double lo, double hi, int32_t *amb)
+{
+    (void)lo;                                      /* symmetric: only |x| <= hi */
+    double x = xf, ax = __builtin_fabs(x);
+    double axc = ax > hi ? hi : ax;                /* hi = 90 */
+    double e = ltm_expm1_d(axc);
+    double y = 0.5 * (e + e / (1.0 + e));
+    *amb = lt_f32_ambiguous(y, y * 0x1p-48) & (x == x);
+    y = __builtin_copysign(y, x);
+    return x == x ? (float)y : ltm_exp_nanf();
+}
+
+/* cosh(|x|) = (E + 1/E) / 2, E = exp(|x|): < 2^-51.9 + 2 * 2^-53 < 2^-50.9 relative. */
+static inline float ltm_cosh_p1(float xf, double lo, double hi, int32_t *amb)
+{
+    (void)lo;                                      /* symmetric: only |x| <= hi */
+    double x = xf, ax = __builtin_fabs(x);
+    double axc = ax > hi ? hi : ax;                /* hi = 90 */
+    double e = ltm_exp_d(axc);
+    double y = 0.5 * (e + 1.0 / e);
+    *amb = lt_f32_ambiguous(y, y * 0x1p-49) & (x == x);
+    return x == x ? (float)y : ltm_exp_nanf();
+}
+
+/* ------------------------------------------------------------------ float32 exact API */
+static inline float ltm_exp_f32(float x)
+{
+    int32_t amb;
+    float y = ltm_exp_p1(x, -104.0, 89.0, &amb);
+    return amb ? ltm_exp_acc_f32(x) : y;
+}
+static inline float ltm_expm1_f32(float x)
+{
+    int32_t amb;
+    float y = ltm_expm1_p1(x, -104.0, 89.0, &amb);
+    return amb ? ltm_expm1_acc_f32(x) : y;
+}
+static inline float ltm_tanh_f32(float x)
+{
+    int32_t amb;
+    float y = ltm_tanh_p1(x, 0.0, 10.0, &amb);
+    return amb ? ltm_tanh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0) : y;
+}
+static inline float ltm_sigmoid_f32(float x)
+{
+    int32_t amb;
+    float y = ltm_sigmoid_p1(x, 0.0, 110.0, &amb);
+    return amb ? ltm_sigmoid_acc_f32(x) : y;
+}
+static inline float ltm_sinh_f32(float x)
+{
+    int32_t amb;
+    float y = ltm_sinh_p1(x, 0.0, 90.0, &amb);
+    return amb ? ltm_sinh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0) : y;
+}
+static inline float ltm_cosh_f32(float x)
+{
+    int32_t amb;
+    float y = ltm_cosh_p1(x, 0.0, 90.0, &amb);
+    return amb ? ltm_cosh_acc_f32(__builtin_fabs((double)x)) : y;
+}
+
+/* chunk forms: pass 1 vectorised (flags in a local int32 array), pass 2 scalar */
+static inline void ltm_exp_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+{
+    volatile double lov = -104.0, hiv = 89.0;
+    double lo = lov, hi = hiv;
+    int32_t amb[256];
+    int32_t any = 0;
+    for (int64_t i = 0; i < n; i++) { o[i] = ltm_exp_p1(a[i], lo, hi, &amb[i]); any |= amb[i]; }
+    if (any)
+        for (int64_t i = 0; i < n; i++)
+            if (amb[i]) o[i] = ltm_exp_acc_f32(a[i]);
+}
+static inline void ltm_expm1_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+{
+    volatile double lov = -104.0, hiv = 89.0;
+    double lo = lov, hi = hiv;
+    int32_t amb[256];
+    int32_t any = 0;
+    for (int64_t i = 0; i < n; i++) { o[i] = ltm_expm1_p1(a[i], lo, hi, &amb[i]); any |= amb[i]; }
+    if (any)
+        for (int64_t i = 0; i < n; i++)
+            if (amb[i]) o[i] = ltm_expm1_acc_f32(a[i]);
+}
+static inline void ltm_tanh_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+{
+    volatile double lov = 0.0, hiv = 10.0;
+    double lo = lov, hi = hiv;
+    int32_t amb[256];
+    int32_t any = 0;
+    for (int64_t i = 0; i < n; i++) { o[i] = ltm_tanh_p1(a[i], lo, hi, &amb[i]); any |= amb[i]; }
+    if (any)
+        for (int64_t i = 0; i < n; i++)
+            if (amb[i]) o[i] = ltm_tanh_acc_f32(__builtin_fabs((double)a[i]), a[i] < 0 ? -1.0 : 1.0);
+}
+static inline void ltm_sigmoid_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+{
+    volatile double lov = 0.0, hiv = 110.0;
+    double lo = lov, hi = hiv;
+    int32_t amb[256];
+    int32_t any = 0;
+    for (int64_t i = 0; i < n; i++) { o[i] = ltm_sigmoid_p1(a[i], lo, hi, &amb[i]); any |= amb[i]; }
+    if (any)
+        for (int64_t i = 0; i < n; i++)
+            if (amb[i]) o[i] = ltm_sigmoid_acc_f32(a[i]);
+}
+static inline void ltm_sinh_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+{
+    volatile double lov = 0.0, hiv = 90.0;
+    double lo = lov, hi = hiv;
+    int32_t amb[256];
+    int32_t any = 0;
+    for (int64_t i = 0; i < n; i++) { o[i] = ltm_sinh_p1(a[i], lo, hi, &amb[i]); any |= amb[i]; }
+    if (any)
+        for (int64_t i = 0; i < n; i++)
+            if (amb[i]) o[i] = ltm_sinh_acc_f32(__builtin_fabs((double)a[i]), a[i] < 0 ? -1.0 : 1.0);
+}
+static inline void ltm_cosh_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+{
+    volatile double lov = 0.0, hiv = 90.0;
+    double lo = lov, hi = hiv;
+    int32_t amb[256];
+    int32_t any = 0;
+    for (int64_t i = 0; i < n; i++) { o[i] = ltm_cosh_p1(a[i], lo, hi, &amb[i]); any |= amb[i]; }
+    if (any)
+        for (int64_t i = 0; i < n; i++)
+            if (amb[i]) o[i] = ltm_cosh_acc_f32(__builtin_fabs((double)a[i]));
+}
+
+/* ------------------------------------------------------------------ gelu_tanh float32 */
+/* g(x) = x * sigmoid(v), v = 2u = 2 sqrt(2/pi) (x + 0.044715 x^3), in double, rounded once.
+ * v = x (c1 + c13 x^2): relative error < 4 * 2^-53, absolute < |v| 2^-51; for v < 0 that
+ * changes exp(v) by a factor within |v| 2^-51 <= 2^-43.3 (|v| clamped to 200: below it
+ * |g| < 3.4e38 e^-200 < 2^-150 already rounds to zero); exp 2^-51.9, the division and the
+ * product 2^-52: total < 2^-43 relative, so the float32 result is within 0.5 + 2^-19 ulp
+ * (faithful, usually correctly rounded).  Same code on every path: bit-reproducible. */
+static inline float ltm_gelu_tanh_e32(float xf, double hi)      /* hi = 200 */
+{
+    double x = xf;
+    const double c1 = lt_tab_exp_gelu[0], c13 = lt_tab_exp_gelu[4];
+    double v = x * (c1 + c13 * (x * x));
+    double av = __builtin_fabs(v);
+    av = av > hi ? hi : av;
+    double e = ltm_exp_d(-av);
+    double num = v >= 0 ? 1.0 : e;
+    double g = x * (num / (1.0 + e));
+    g = x == -__builtin_inf() ? -0.0 : g;
+    return x == x ? (float)g : ltm_exp_nanf();
+}
+static inline float ltm_gelu_tanh_f32(float x) { return ltm_gelu_tanh_e32(x, 200.0); }
+static inline void ltm_gelu_tanh_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+{
+    volatile double hiv = 200.0;      /* opaque bound, see the pass-1 comment above */
+    double hi = hiv;
+    for (int64_t i = 0; i < n; i++) o[i] = ltm_gelu_tanh_e32(a[i], hi);
+}
+
+/* ------------------------------------------------------------------ float64 exact */
+/* Shared: s_hi + s_lo = T_j (1 + p(r)) for x, relative error < 2^-60 (T as dd, p with r's
+ * two_sum tail), m = k >> 7.  Used by exp; the expm1 version keeps more terms. */
+static inline int64_t ltm_exp_core64(double x, double *sh, double *sl)
+{
+    double r, rlo;
+    int64_t k = ltm_exp_reduce(x, &r, &rlo);
+    double p = r + (rlo + r * r * ltm_exp_q6(r));
+    double th = lt_tab_exp_t_hi[k & 127], tl = lt_tab_exp_t_lo[k & 127];
+    double w = tl + th * p;
+    double s = th + w;
+    *sh = s;
+    *sl = w - (s - th);                                     /* fast two_sum, |th| > |w| */
+    return k;
+}
+
+/* exp, float64: y = RN(s_hi + s_lo) scaled by 2^m; before scaling the error is 0.5 ulp +
+ * 2^-60 relative; for x < 0 the scaling is split (2^(m+64) exact, then 2^-64, one rounding
+ * in the subnormal range: < 0.5 ulp + 2^-52 ulp); for x >= 0 2^(m-1) then 2 (overflow exact). */
+static inline double ltm_exp_f64(double x)
+{
+    double xc = x < -746.0 ? -746.0 : (x > 710.0 ? 710.0 : x);
+    xc = x == x ? xc : 0.0;
+    double sh, sl;
+    int64_t k = ltm_exp_core64(xc, &sh, &sl);
+    int64_t bias = xc < 0 ? 1023 + 64 : 1022;
+    double post = xc < 0 ? 0x1p-64 : 2.0;
+    double y = (sh * ltm_exp_scale(k, bias)) * post;
+    return x == x ? y : ltm_exp_nan();
+}
+
+/* expm1 float64 as an unevaluated sum *eh + *el (for |x| <= 40), relative error < 2^-62:
+ * t = 2^m T_hi, a = t - 1 exactly (two_sum), t r exactly (two_prod), the remaining terms
+ * t (rlo + r^2 q) + 2^m T_lo (1 + r) are below 2^-8 |y| and computed to 2^-52 of themselves
+ * (the T_lo p term matters: 2^-53 p is 2^-53 |y| when k = +-1). */
+static inline void ltm_expm1_dd64(double x, double *eh, double *el)
+{
+    double r, rlo;
+    int64_t k = ltm_exp_reduce(x, &r, &rlo);
+    double pl = rlo + r * r * ltm_exp_q6(r);               /* p = r + pl */
+    double sc = ltm_exp_scale(k, 1023);
+    double t = sc * lt_tab_exp_t_hi[k & 127];
+    lt_dd a = lt_two_sum(t, -1.0);
+    lt_dd b = lt_two_prod(t, r);
+    lt_dd s = lt_two_sum(a.hi, b.hi);
+    double rest = ((a.lo + b.lo) + t * pl) + (sc * lt_tab_exp_t_lo[k & 127]) * (1.0 + r);
+    lt_dd y = lt_fast_two_sum(s.hi, s.lo + rest);
+    *eh = y.hi;
+    *el = y.lo;
+}
+
+/* expm1 float64: |x| <= 40 from the sum above (0.5 ulp + 2^-62), x > 40 exp(x) itself
+ * (exp(x) - 1 rounds to exp(x) there), x < -40 -> -1. */
+static inline double ltm_expm1_f64(double x)
+{
+    double xc = x < -40.0 ? -40.0 : (x > 710.0 ? 710.0 : x);
+    xc = x == x ? xc : 0.0;
+    double xm = xc > 40.0 ? 40.0 : xc;
+    double eh, el;
+    ltm_expm1_dd64(xm, &eh, &el);
+    double y = eh + el;
+    double sh, sl;
+    int64_t k = ltm_exp_core64(xc, &sh, &sl);
+    double big = (sh * ltm_exp_scale(k, 1022)) * 2.0;
+    y = xc > 40.0 ? big : y;
+    y = x == 0 ? x : y;
+    return x == x ? y : ltm_exp_nan();
+}
+
+/* (nh + nl) / (dh + dl) as qh + ql with relative error < 2^-100-ish; qh + ql rounded to
+ * a double is within 0.5 ulp + 2^-100 relative. */
+static inline lt_dd ltm_exp_div64(double nh, double nl, double dh, double dl)
+{
+    double q0 = nh / dh;
+    lt_dd p = lt_two_prod(q0, dh);
+    double rem = (((nh - p.hi) - p.lo) + nl) - q0 * dl;
+    double q1 = rem / dh;
+    return lt_fast_two_sum(q0, q1);
+}
+
+/* tanh float64: e = expm1(2|x|) as a sum (2^-62), tanh = e / (e + 2) by one corrected
+ * division: < 0.5 ulp + 2^-58 relative.  |x| > 20 -> +-1 (tanh rounds to 1 from 19.06). */
+static inline double ltm_tanh_f64(double x)
+{
+    double ax = __builtin_fabs(x);
+    double axc = ax > 20.0 ? 20.0 : ax;
+    axc = x == x ? axc : 0.0;
+    double eh, el;
+    ltm_expm1_dd64(2.0 * axc, &eh, &el);
+    lt_dd d = lt_two_sum(eh, 2.0);
+    lt_dd q = ltm_exp_div64(eh, el, d.hi, d.lo + el);
+    double y = q.hi + q.lo;
+    y = axc == 0 ? 0.0 : y;
+    y = __builtin_copysign(y, x);
+    return x == x ? y : ltm_exp_nan();
+}
+
+/* sigmoid float64: E = exp(-|x|) as dd (2^-60), 1/(1+E) or E/(1+E) by the corrected
+ * division: < 0.5 ulp + 2^-58.  x > 40 -> 1 (1 - 4e-18 rounds to 1); x < -40: E itself,
+ * relative difference E < 2^-57, with the split scaling for the subnormal range. */
+static inline double ltm_sigmoid_f64(double x)
+{
+    double ax = __builtin_fabs(x);
+    double axc = ax > 746.0 ? 746.0 : ax;
+    axc = x == x ? axc : 0.0;
+    double sh, sl;
+    int64_t k = ltm_exp_core64(-axc, &sh, &sl);
+    double tail = (sh * ltm_exp_scale(k, 1023 + 64)) * 0x1p-64;
+    double sc = ltm_exp_scale(k, 1023);                  /* garbage when axc > 708: unused */
+    double Eh = sh * sc, El = sl * sc;
+    lt_dd d = lt_two_sum(1.0, Eh);
+    double nh = x >= 0 ? 1.0 : Eh, nl = x >= 0 ? 0.0 : El;
+    lt_dd q = ltm_exp_div64(nh, nl, d.hi, d.lo + El);
+    double y = q.hi + q.lo;
+    y = x > 40.0 ? 1.0 : (x < -40.0 ? tail : y);
+    return x == x ? y : ltm_exp_nan();
+}
+
+/* sinh float64, |x| <= 40: e = expm1(|x|) as a sum, q = e/(1+e) as dd, (e + q)/2:
+ * < 0.5 ulp + 2^-57.  |x| > 40: exp(|x|)/2 = (T(1+p) 2^(m-2)) * 2 (e^-|x| negligible, < 2^-115;
+ * 2^(m-1) itself overflows when m = 1025, just below the threshold 710.4758600739439),
+ * overflow exactly where exp(|x|)/2 does. */
+static inline double ltm_sinh_f64(double x)
+{
+    double ax = __builtin_fabs(x);
+    double axc = ax > 711.0 ? 711.0 : ax;
+    axc = x == x ? axc : 0.0;
+    double am = axc > 40.0 ? 40.0 : axc;
+    double eh, el;
+    ltm_expm1_dd64(am, &eh, &el);
+    lt_dd d = lt_two_sum(eh, 1.0);
+    lt_dd q = ltm_exp_div64(eh, el, d.hi, d.lo + el);
+    lt_dd s = lt_two_sum(eh, q.hi);
+    double y = 0.5 * (s.hi + (s.lo + (el + q.lo)));
+    double sh, sl;
+    int64_t k = ltm_exp_core64(axc, &sh, &sl);
+    double half = (sh * ltm_exp_scale(k, 1021)) * 2.0;
+    y = axc > 40.0 ? half : y;
+    y = axc == 0 ? 0.0 : y;
+    y = __builtin_copysign(y, x);
+    return x == x ? y : ltm_exp_nan();
+}
+
+/* cosh float64, |x| <= 40: E = exp(|x|) as dd, 1/E as dd, (E + 1/E)/2: < 0.5 ulp + 2^-57. */
+static inline double ltm_cosh_f64(double x)
+{
+    double ax = __builtin_fabs(x);
+    double axc = ax > 711.0 ? 711.0 : ax;
+    axc = x == x ? axc : 0.0;
+    double sh, sl;
+    int64_t k = ltm_exp_core64(axc, &sh, &sl);
+    double sc = ltm_exp_scale(k, 1023);               /* inf/garbage when axc > 709: unused */
+    double Eh = sh * sc, El = sl * sc;
+    lt_dd q = ltm_exp_div64(1.0, 0.0, Eh, El);
+    lt_dd s = lt_two_sum(Eh, q.hi);
+    double y = 0.5 * (s.hi + (s.lo + (El + q.lo)));
+    double half = (sh * ltm_exp_scale(k, 1021)) * 2.0;
+    y = axc > 40.0 ? half : y;
+    return x == x ? y : ltm_exp_nan();
+}
+
+/* gelu_tanh float64, in double-double throughout: v = 2 sqrt(2/pi) (x + 0.044715 x^3) with
+ * both constants as dd (error < 2^-100 |v|), E = exp(-|v|) by ltm_exp_dd_core (2^-100),
+ * g = x / (1 + E) (v >= 0) or x T(1+p) 2^m / (1 + E) (v < 0), one dd division, rounded
+ * once: < 0.5 ulp + 2^-95 relative, 0.5 ulp + 2^-52 ulp in the subnormal range (the scaling
+ * 2^(m+64) * 2^-64 rounds once).  x > 40: g = x (1 - g/x < e^-87 < 2^-125); x < -40 or
+ * |v| > 750: the result is below 2^-1075, -0 (or +0 for v > 760, not reachable). */
+static inline double ltm_gelu_tanh_f64(double x)
+{
+    double xc = x < -40.0 ? -40.0 : (x > 40.0 ? 40.0 : x);
+    xc = x == x ? xc : 0.0;
+    const lt_dd c1 = lt_dd_make(lt_tab_exp_gelu[0], lt_tab_exp_gelu[1]);
+    const lt_dd c3 = lt_dd_make(lt_tab_exp_gelu[2], lt_tab_exp_gelu[3]);
+    lt_dd x2 = lt_two_prod(xc, xc);
+    lt_dd x3 = lt_dd_mul_d(x2, xc);
+    lt_dd w = lt_dd_add_d(lt_dd_mul(c3, x3), xc);
+    lt_dd v = lt_dd_mul(c1, w);
+    double avh = __builtin_fabs(v.hi), avl = v.hi < 0 ? -v.lo : v.lo;
+    int under = avh > 750.0;
+    avh = under ? 750.0 : avh;
+    avl = under ? 0.0 : avl;
+    int64_t k;
+    lt_dd s = ltm_exp_dd_core(-avh, -avl, &k);          /* E = s 2^m, m = k >> 7 <= 0 */
+    int64_t kc = k < -1000 * 128 ? -1000 * 128 : k;     /* E < 2^-999: 1 + E == 1 anyway */
+    double sc = ltm_exp_scale(kc, 1023);
+    lt_dd d = lt_dd_add_d(lt_dd_make(s.hi * sc, s.lo * sc), 1.0);
+    double g;
+    if (v.hi >= 0) {
+        lt_dd q = lt_dd_div(lt_dd_make(xc, 0.0), d);
+        g = q.hi + q.lo;
+    } else {
+        lt_dd q = lt_dd_div(lt_dd_mul_d(s, xc), d);
+        double h = (q.hi + q.lo) * ltm_exp_scale(k, 1023 + 64);
+        g = h * 0x1p-64;
+    }
+    g = x > 40.0 ? x : g;
+    g = (x < -40.0 || (under && v.hi < 0)) ? -0.0 : g;
+    g = __builtin_copysign(g, x);    /* x sigmoid(2u) has the sign of x, also when it underflows */
+    return x == x ? g : ltm_exp_nan();
+}
+
+/* ------------------------------------------------------------------ fast mode */
+/* Fast double exp core: returns 2^m-scaled pieces; r = x - k ln2/128 with two FMAs
+ * (or plain in the generic region: kd*c_hi is exact, kd*c_mid rounds below 2^-79).
+ * p degree `deg` Taylor: deg 4 (float32 use: truncation 2^-49 vs 1, 2^-40.9 vs r),
+ * deg 6 (float64 use). */
+static inline int64_t ltm_exp_fast_red(double x, double *r)
+{
+    const double shifter = 0x1.8p52;
+    double tk = LT_FMA(x, lt_tab_exp_red[0], shifter);
+    double kd = tk - shifter;
+    int64_t k = (int64_t)(lt_bits64(tk) - lt_bits64(shifter));
+    double rh = x - kd * lt_tab_exp_red[1];
+    *r = LT_FMA(kd, -lt_tab_exp_red[2], rh);
+    return k;
+}
+static inline double ltm_exp_fast_p4(double r)
+{
+    const double *f = lt_tab_exp_fact;
+    return LT_FMA(r * r, LT_FMA(r, LT_FMA(r, f[8], f[6]), f[4]), r);
+}
+static inline double ltm_exp_fast_p6(double r)
+{
+    const double *f = lt_tab_exp_fact;
+    double r2 = r * r;
+    double q = LT_FMA(r2, LT_FMA(r, f[12], f[10]), LT_FMA(r, f[8], f[6]));
+    return LT_FMA(r2, LT_FMA(r, q, f[4]), r);
+}
+/* Fast double exp core (used by the float32 fast forms; reusable): exp(x) for x clamped to
+ * [-745, 709] by the caller, relative error < 2^-49 (degree-4 polynomial, T_hi only). */
+static inline double ltm_exp_fast_d32(double x)
+{
+    double r;
+    int64_t k = ltm_exp_fast_red(x, &r);
+    double t = lt_tab_exp_t_hi[k & 127];
+    return ltm_exp_scale(k, 1023) * LT_FMA(t, ltm_exp_fast_p4(r), t);
+}
+static inline double ltm_expm1_fast_d32(double x)
+{
+    double r;
+    int64_t k = ltm_exp_fast_red(x, &r);
+    double t = ltm_exp_scale(k, 1023) * lt_tab_exp_t_hi[k & 127];
+    return LT_FMA(t, ltm_exp_fast_p4(r), t - 1.0);
+}
+
+static inline float ltm_exp_f32_fast(float xf)
+{
+    double x = xf;
+    double xc = x < -104.0 ? -104.0 : (x > 89.0 ? 89.0 : x);
+    float y = (float)ltm_exp_fast_d32(xc);
+    return x == x ? y : xf + xf;
+}
+static inline float ltm_expm1_f32_fast(float xf)
+{
+    double x = xf;
+    double xc = x < -104.0 ? -104.0 : (x > 89.0 ? 89.0 : x);
+    double y = ltm_expm1_fast_d32(xc);
+    y = x == 0 ? x : y;
+    return x == x ? (float)y : xf + xf;
+}
+static inline float ltm_tanh_f32_fast(float xf)
+{
+    double x = xf, ax = __builtin_fabs(x);
+    double axc = ax > 10.0 ? 10.0 : ax;
+    double e = ltm_expm1_fast_d32(2.0 * axc);
+    double y = __builtin_copysign(e / (e + 2.0), x);
+    return x == x ? (float)y : xf + xf;
+}
+static inline float ltm_sigmoid_f32_fast(float xf)
+{
+    double x = xf, ax = __builtin_fabs(x);
+    double axc = ax > 110.0 ? 110.0 : ax;
+    double e = ltm_exp_fast_d32(-axc);
+    double y = (x >= 0 ? 1.0 : e) / (1.0 + e);
+    return x == x ? (float)y : xf + xf;
+}
+static inline float ltm_sinh_f32_fast(float xf)
+{
+    double x = xf, ax = __builtin_fabs(x);
+    double axc = ax > 90.0 ? 90.0 : ax;
+    double e = ltm_expm1_fast_d32(axc);
+    double y = __builtin_copysign(0.5 * (e + e / (1.0 + e)), x);
+    return x == x ? (float)y : xf + xf;
+}
+static inline float ltm_cosh_f32_fast(float xf)
+{
+    double x = xf, ax = __builtin_fabs(x);
+    double axc = ax > 90.0 ? 90.0 : ax;
+    double e = ltm_exp_fast_d32(axc);
+    double y = 0.5 * (e + 1.0 / e);
+    return x == x ? (float)y : xf + xf;
+}
+static inline float ltm_gelu_tanh_f32_fast(float xf)
+{
+    double x = xf;
+    double v = x * LT_FMA(lt_tab_exp_gelu[4], x * x, lt_tab_exp_gelu[0]);
+    double av = __builtin_fabs(v);
+    av = av > 200.0 ? 200.0 : av;
+    double e = ltm_exp_fast_d32(-av);
+    double g = x * ((v >= 0 ? 1.0 : e) / (1.0 + e));
+    g = x == -__builtin_inf() ? -0.0 : g;
+    return x == x ? (float)g : xf + xf;
+}
+
+/* float64 fast: T as hi + lo folded in with an FMA, degree-6 polynomial, no compensation
+ * beyond that; the scaling as in the exact versions.  x clamped to [-746, 710]. */
+static inline double ltm_exp_fast_t(double x, double xlo, int64_t *kout)
+{
+    double r;
+    int64_t k = ltm_exp_fast_red(x, &r);
+    double p = ltm_exp_fast_p6(r) + xlo * (1.0 + r);
+    double th = lt_tab_exp_t_hi[k & 127];
+    *kout = k;
+    return th + LT_FMA(th, p, lt_tab_exp_t_lo[k & 127]);
+}
+static inline double ltm_exp_f64_fast(double x)
+{
+    double xc = x < -746.0 ? -746.0 : (x > 710.0 ? 710.0 : x);
+    int64_t k;
+    double s = ltm_exp_fast_t(xc, 0.0, &k);
+    double y = (s * ltm_exp_scale(k, xc < 0 ? 1023 + 64 : 1022)) * (xc < 0 ? 0x1p-64 : 2.0);
+    return x == x ? y : x + x;
+}
+/* expm1 fast for |x| <= 40: (t - 1) + (t p + 2^m T_lo) */
+static inline double ltm_expm1_fast_d(double x)
+{
+    double r;
+    int64_t k = ltm_exp_fast_red(x, &r);
+    double sc = ltm_exp_scale(k, 1023);
+    double t = sc * lt_tab_exp_t_hi[k & 127];
+    return (t - 1.0) + LT_FMA(t, ltm_exp_fast_p6(r), sc * lt_tab_exp_t_lo[k & 127]);
+}
+static inline double ltm_expm1_f64_fast(double x)
+{
+    double xc = x < -40.0 ? -40.0 : (x > 710.0 ? 710.0 : x);
+    double y = ltm_expm1_fast_d(xc > 40.0 ? 40.0 : xc);
+    int64_t k;
+    double s = ltm_exp_fast_t(xc, 0.0, &k);
+    double big = (s * ltm_exp_scale(k, 1022)) * 2.0;
+    y = xc > 40.0 ? big : y;
+    y = x == 0 ? x : y;
+    return x == x ? y : x + x;
+}
+static inline double ltm_tanh_f64_fast(double x)
+{
+    double ax = __builtin_fabs(x);
+    double axc = ax > 20.0 ? 20.0 : ax;
+    double e = ltm_expm1_fast_d(2.0 * axc);
+    double y = __builtin_copysign(e / (e + 2.0), x);
+    return x == x ? y : x + x;
+}
+static inline double ltm_sigmoid_f64_fast(double x)
+{
+    double ax = __builtin_fabs(x);
+    double axc = ax > 746.0 ? 746.0 : ax;
+    int64_t k;
+    double s = ltm_exp_fast_t(-axc, 0.0, &k);
+    double tail = (s * ltm_exp_scale(k, 1023 + 64)) * 0x1p-64;
+    double e = s * ltm_exp_scale(k < -1000 * 128 ? -1000 * 128 : k, 1023);
+    double y = (x >= 0 ? 1.0 : e) / (1.0 + e);
+    y = x < -40.0 ? tail : y;
+    return x == x ? y : x + x;
+}
+static inline double ltm_sinh_f64_fast(double x)
+{
+    double ax = __builtin_fabs(x);
+    double axc = ax > 711.0 ? 711.0 : ax;
+    double e = ltm_expm1_fast_d(axc > 40.0 ? 40.0 : axc);
+    double y = 0.5 * (e + e / (1.0 + e));
+    int64_t k;
+    double s = ltm_exp_fast_t(axc, 0.0, &k);
+    y = axc > 40.0 ? (s * ltm_exp_scale(k, 1021)) * 2.0 : y;
+    y = __builtin_copysign(y, x);
+    return x == x ? y : x + x;
+}
+static inline double ltm_cosh_f64_fast(double x)
+{
+    double ax = __builtin_fabs(x);
+    double axc = ax > 711.0 ? 711.0 : ax;
+    int64_t k;
+    double s = ltm_exp_fast_t(axc, 0.0, &k);
+    double e = s * ltm_exp_scale(k > 1000 * 128 ? 1000 * 128 : k, 1023);
+    double y = 0.5 * (e + 1.0 / e);
+    y = axc > 40.0 ? (s * ltm_exp_scale(k, 1021)) * 2.0 : y;
+    return x == x ? y : x + x;
+}
+/* gelu_tanh float64 fast: v = 2u carried as vh + vl (Veltkamp products, no FMA needed, so
+ * the generic region keeps the tail accuracy): an absolute error in v is a relative error
+ * in g for v < 0, and |v| reaches 745 before g underflows. */
+static inline double ltm_gelu_tanh_f64_fast(double x)
+{
+    double xc = x < -40.0 ? -40.0 : (x > 40.0 ? 40.0 : x);
+    lt_dd x2 = lt_two_prod(xc, xc);
+    lt_dd x3 = lt_two_prod(x2.hi, xc);
+    x3.lo += x2.lo * xc;
+    lt_dd w = lt_two_prod(lt_tab_exp_gelu[2], x3.hi);
+    w.lo += lt_tab_exp_gelu[2] * x3.lo + lt_tab_exp_gelu[3] * x3.hi;
+    lt_dd s = lt_two_sum(xc, w.hi);
+    s.lo += w.lo;
+    lt_dd v = lt_two_prod(lt_tab_exp_gelu[0], s.hi);
+    v.lo += lt_tab_exp_gelu[0] * s.lo + lt_tab_exp_gelu[1] * s.hi;
+    double avh = __builtin_fabs(v.hi), avl = v.hi < 0 ? -v.lo : v.lo;
+    avl = avh > 750.0 ? 0.0 : avl;
+    avh = avh > 750.0 ? 750.0 : avh;
+    int64_t k;
+    double e0 = ltm_exp_fast_t(-avh, -avl, &k);              /* E = e0 2^m */
+    double e = e0 * ltm_exp_scale(k < -1000 * 128 ? -1000 * 128 : k, 1023);
+    double d = 1.0 + e;
+    double gp = xc / d;
+    double gn = ((xc * e0 / d) * ltm_exp_scale(k, 1023 + 64)) * 0x1p-64;
+    double g = v.hi >= 0 ? gp : gn;
+    g = x > 40.0 ? x : g;
+    g = x < -40.0 ? -0.0 : g;
+    g = x == 0 ? x : g;
+    return x == x ? g : x + x;
+}
