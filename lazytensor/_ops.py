@@ -16,10 +16,14 @@ Each row says:
 * ``c``: the C body per kind group, an expression in ``a``, ``b``, ``c`` (the inputs,
   of C type ``T``) and ``p0``, ``p1`` (double attributes); ``UT`` is the unsigned type of
   the same width, ``TMIN``/``TMAX``/``BITS`` its limits, ``F`` is ``f`` or empty for the
-  float helpers (``lt_floor##F``...);
+  float helpers (``lt_floor##F``...); empty for the float kinds of an op of the library's
+  own math;
+* ``math``: the own math function computing a float op (``ltm_<math>_f32`` ... in
+  ``kernels_c/lt_<family>.h``), and ``ulp`` its measured error bounds;
 * ``exact``: ``True`` when every result is one correctly rounded IEEE operation, a
-  comparison, a bit operation or a documented conversion; ``False`` for functions that
-  still call the platform C library ("not yet exact");
+  comparison, a bit operation, a documented conversion or one of the library's own math
+  functions (``math``); ``False`` for ``pow``, which still calls the platform C library
+  ("not yet exact");
 * ``attrs``: names of the op's scalar attributes (passed to C as ``p0``, ``p1``).
 """
 
