@@ -124,4 +124,30 @@ static inline float lt_dd_to_f32(lt_dd x)
     return (float)s;
 }
 
+/* The float32 exact forms of a function made of two parts: P1(x, &flag), the double main
+ * path (branch-free, vectorisable; flag != 0 where Ziv's test or a special value leaves the
+ * result open) and ACC(x), the accurate path.  Defines NAME_f32 (scalar) and NAME_f32_chunk
+ * (pass 1 over the chunk, then pass 2 over the flagged elements only). */
+#define LT_F32_TWO_PASS(NAME, P1, ACC)                                                    \
+    static inline float NAME##_f32(float x)                                              \
+    {                                                                                      \
+        int64_t amb;                                                                       \
+        float r = P1(x, &amb);                                                             \
+        return amb ? ACC(x) : r;                                                           \
+    }                                                                                      \
+    static inline void NAME##_f32_chunk(int64_t n, float *restrict o,                     \
+                                        const float *restrict a)                           \
+    {                                                                                      \
+        int64_t fl[LT_CHUNK], any = 0;                                                     \
+        for (int64_t i = 0; i < n; i++) {                                                  \
+            int64_t f;                                                                     \
+            o[i] = P1(a[i], &f);                                                           \
+            fl[i] = f;                                                                     \
+            any |= f;                                                                      \
+        }                                                                                  \
+        if (any)                                                                           \
+            for (int64_t i = 0; i < n; i++)                                                \
+                if (fl[i]) o[i] = ACC(a[i]);                                               \
+    }
+
 #endif /* LT_DD_H */

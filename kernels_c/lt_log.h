@@ -374,145 +374,19 @@ static inline float ltm_acosh_acc(float xf)
     return lt_dd_to_f32(ltm_log1p_dd(lt_dd_add(d, q)));
 }
 
-static inline float ltm_log_f32(float x)
-{
-    int64_t amb;
-    float r = ltm_log_p1(x, &amb);
-    return amb ? ltm_log_acc(x) : r;
-}
-static inline void ltm_log_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
-{
-    int64_t fl[LT_CHUNK], any = 0;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t f;
-        o[i] = ltm_log_p1(a[i], &f);
-        fl[i] = f;
-        any |= f;
-    }
-    if (any)
-        for (int64_t i = 0; i < n; i++)
-            if (fl[i]) o[i] = ltm_log_acc(a[i]);
-}
+LT_F32_TWO_PASS(ltm_log, ltm_log_p1, ltm_log_acc)
 
-static inline float ltm_log1p_f32(float x)
-{
-    int64_t amb;
-    float r = ltm_log1p_p1(x, &amb);
-    return amb ? ltm_log1p_acc(x) : r;
-}
-static inline void ltm_log1p_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
-{
-    int64_t fl[LT_CHUNK], any = 0;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t f;
-        o[i] = ltm_log1p_p1(a[i], &f);
-        fl[i] = f;
-        any |= f;
-    }
-    if (any)
-        for (int64_t i = 0; i < n; i++)
-            if (fl[i]) o[i] = ltm_log1p_acc(a[i]);
-}
+LT_F32_TWO_PASS(ltm_log1p, ltm_log1p_p1, ltm_log1p_acc)
 
-static inline float ltm_log2_f32(float x)
-{
-    int64_t amb;
-    float r = ltm_log2_p1(x, &amb);
-    return amb ? ltm_log2_acc(x) : r;
-}
-static inline void ltm_log2_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
-{
-    int64_t fl[LT_CHUNK], any = 0;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t f;
-        o[i] = ltm_log2_p1(a[i], &f);
-        fl[i] = f;
-        any |= f;
-    }
-    if (any)
-        for (int64_t i = 0; i < n; i++)
-            if (fl[i]) o[i] = ltm_log2_acc(a[i]);
-}
+LT_F32_TWO_PASS(ltm_log2, ltm_log2_p1, ltm_log2_acc)
 
-static inline float ltm_log10_f32(float x)
-{
-    int64_t amb;
-    float r = ltm_log10_p1(x, &amb);
-    return amb ? ltm_log10_acc(x) : r;
-}
-static inline void ltm_log10_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
-{
-    int64_t fl[LT_CHUNK], any = 0;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t f;
-        o[i] = ltm_log10_p1(a[i], &f);
-        fl[i] = f;
-        any |= f;
-    }
-    if (any)
-        for (int64_t i = 0; i < n; i++)
-            if (fl[i]) o[i] = ltm_log10_acc(a[i]);
-}
+LT_F32_TWO_PASS(ltm_log10, ltm_log10_p1, ltm_log10_acc)
 
-static inline float ltm_asinh_f32(float x)
-{
-    int64_t amb;
-    float r = ltm_asinh_p1(x, &amb);
-    return amb ? ltm_asinh_acc(x) : r;
-}
-static inline void ltm_asinh_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
-{
-    int64_t fl[LT_CHUNK], any = 0;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t f;
-        o[i] = ltm_asinh_p1(a[i], &f);
-        fl[i] = f;
-        any |= f;
-    }
-    if (any)
-        for (int64_t i = 0; i < n; i++)
-            if (fl[i]) o[i] = ltm_asinh_acc(a[i]);
-}
+LT_F32_TWO_PASS(ltm_asinh, ltm_asinh_p1, ltm_asinh_acc)
 
-static inline float ltm_acosh_f32(float x)
-{
-    int64_t amb;
-    float r = ltm_acosh_p1(x, &amb);
-    return amb ? ltm_acosh_acc(x) : r;
-}
-static inline void ltm_acosh_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
-{
-    int64_t fl[LT_CHUNK], any = 0;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t f;
-        o[i] = ltm_acosh_p1(a[i], &f);
-        fl[i] = f;
-        any |= f;
-    }
-    if (any)
-        for (int64_t i = 0; i < n; i++)
-            if (fl[i]) o[i] = ltm_acosh_acc(a[i]);
-}
+LT_F32_TWO_PASS(ltm_acosh, ltm_acosh_p1, ltm_acosh_acc)
 
-static inline float ltm_atanh_f32(float x)
-{
-    int64_t amb;
-    float r = ltm_atanh_p1(x, &amb);
-    return amb ? ltm_atanh_acc(x) : r;
-}
-static inline void ltm_atanh_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
-{
-    int64_t fl[LT_CHUNK], any = 0;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t f;
-        o[i] = ltm_atanh_p1(a[i], &f);
-        fl[i] = f;
-        any |= f;
-    }
-    if (any)
-        for (int64_t i = 0; i < n; i++)
-            if (fl[i]) o[i] = ltm_atanh_acc(a[i]);
-}
+LT_F32_TWO_PASS(ltm_atanh, ltm_atanh_p1, ltm_atanh_acc)
 
 /* ================================================================== float64 exact */
 /* All: the value is formed as a double-double (or hi + small lo) with relative error
