@@ -299,8 +299,15 @@ static void *lt_thread_main(void *arg)
  *  - when the reduced dimensions are outside a kept inner run (Q > 1), each output's
  *    accumulator combines its values in order of r.
  * Threads take whole rows, whole blocks or whole columns, so a partial never depends on
- * how the work was split; this code is compiled once (not per kernel path).
+ * how the work was split.  The chunk loops are cloned per instruction set (target_clones,
+ * picked once at load time); the lanes are explicit in the source and nothing is contracted,
+ * so every clone adds in the same order and gives the same bits.
  */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define LT_RED_CLONES __attribute__((target_clones("default", "avx2")))
+#else
+#define LT_RED_CLONES
+#endif
 #define LT_RED_BLOCK 64
 
 #define LT_STEP_SUM(a, x) ((a) + (x))
@@ -314,7 +321,7 @@ static void *lt_thread_main(void *arg)
 
 #define LT_RED(NAME, VT, AT, IDENT, STEP)                                                   \
 enum { lt_red_vsz_##NAME = sizeof(VT) };                                                     \
-static void lt_red_seg_##NAME(const void *v_, int64_t n, void *out)                          \
+LT_RED_CLONES static void lt_red_seg_##NAME(const void *v_, int64_t n, void *out)            \
 {                                                                                            \
     const VT *v = (const VT *)v_;                                                            \
     AT a[8];                                                                                 \
@@ -337,7 +344,7 @@ static void lt_red_comb_##NAME(void *a_, const void *b_)                        
     a = STEP(a, b);                                                                          \
     memcpy(a_, &a, sizeof a);                                                                \
 }                                                                                            \
-static void lt_red_vec_##NAME(void *acc_, const void *v_, int64_t n)                         \
+LT_RED_CLONES static void lt_red_vec_##NAME(void *acc_, const void *v_, int64_t n)           \
 {                                                                                            \
     AT *restrict acc = (AT *)acc_;                                                           \
     const VT *v = (const VT *)v_;                                                            \
@@ -366,7 +373,7 @@ LT_RED(min_f64, double, double, __builtin_inf(), LT_STEP_FMIN)
  * select), a second pass over the chunk (in L1) looks for NaN, and a chunk holding one
  * gives its first NaN.  Ties and signed zeros go as in LT_STEP_FMAX/FMIN. */
 #define LT_RED_FSEG(NAME, T, IDENT, CMP)                                                    \
-static void lt_red_fseg_##NAME(const void *v_, int64_t n, void *out)                         \
+LT_RED_CLONES static void lt_red_fseg_##NAME(const void *v_, int64_t n, void *out)           \
 {                                                                                            \
     const T *v = (const T *)v_;                                                              \
     T a[8];                                                                                  \
