@@ -101,6 +101,19 @@ static void lt_gather(char *dst, const char *src, int64_t stride, int64_t n, int
     }
 }
 
+/* Fill n elements of `size` bytes at dst with the value at src (typed stores: a memcpy call
+ * per element made small runs cost microseconds). */
+static void lt_fill(char *dst, const char *src, int64_t n, int32_t size)
+{
+    int64_t i;
+    switch (size) {
+    case 1: memset(dst, *(const uint8_t *)src, (size_t)n); break;
+    case 2: { uint16_t v; memcpy(&v, src, 2); for (i = 0; i < n; i++) ((uint16_t *)dst)[i] = v; } break;
+    case 4: { uint32_t v; memcpy(&v, src, 4); for (i = 0; i < n; i++) ((uint32_t *)dst)[i] = v; } break;
+    default: { uint64_t v; memcpy(&v, src, 8); for (i = 0; i < n; i++) ((uint64_t *)dst)[i] = v; } break;
+    }
+}
+
 /* Point the registers at chunk [pos, pos + n) of a multi-dimensional plan: a load is read
  * in place when the chunk is one contiguous run of its input, gathered segment by segment
  * otherwise.  Advances idx/off (the position and each input's byte offset) by n. */
@@ -198,11 +211,9 @@ static int lt_ctx_open(lt_ctx *c, const lt_program *p)
     for (int32_t r = 0; r < p->n_regs; r++) {
         char *reg = c->scratch + (size_t)r * LT_REG_BYTES;
         c->regp[r] = reg;
-        if (p->reg_kind[r] == LT_REG_SCALAR) {
-            int32_t size = p->reg_itemsize[r];
-            const char *src = p->in_ptr[p->reg_arg[r]];
-            for (int i = 0; i < LT_CHUNK; i++) memcpy(reg + (size_t)i * size, src, (size_t)size);
-        }
+        if (p->reg_kind[r] == LT_REG_SCALAR)
+            lt_fill(reg, p->in_ptr[p->reg_arg[r]], p->size < LT_CHUNK ? p->size : LT_CHUNK,
+                    p->reg_itemsize[r]);
     }
     lt_ctx_seek(c, 0);
     return 0;
