@@ -158,6 +158,90 @@ def apply(name: str, *args, attrs: tuple = ()) -> Tensor:
     return Tensor._from_node(_graph.op_node(name, inputs, attrs, out_dtype, shape))
 
 
+# The lean path of recording an op on Tensors of one shape and Python int/float scalars:
+# (op, operand dtype or scalar type, ...) -> (computation dtype, result dtype), filled from
+# _signature (which raises the errors); real dtypes only (complex goes through apply).
+_FAST_SIGNATURES: dict = {}
+_FAST_SIGNATURES_MAX = 8192
+# (scalar type, value, dtype) -> constant node, for nonzero values (0.0 == -0.0 as a key)
+_FAST_CONSTANTS: dict = {}
+_new_tensor = object.__new__
+
+
+def _fast_signature(key, shape):
+    sig = _FAST_SIGNATURES.get(key)
+    if sig is None:
+        dtype, out_dtype, _ = _signature(key[0], key[1:], (shape,))
+        if dtype.kind == "c":
+            return None
+        if len(_FAST_SIGNATURES) >= _FAST_SIGNATURES_MAX:
+            _FAST_SIGNATURES.clear()
+        sig = _FAST_SIGNATURES[key] = (dtype, out_dtype)
+    return sig
+
+
+def _fast_operand(node, x, dtype):
+    """The node of operand ``x`` (a Tensor's node, or None for a Python scalar) as ``dtype``."""
+    if node is not None:
+        return node if node.dtype is dtype or node.dtype == dtype else cast_node(node, dtype)
+    if x:
+        key = (type(x), x, dtype)
+        const = _FAST_CONSTANTS.get(key)
+        if const is None:
+            const = _constant_node(type(x), x, repr(x) if type(x) is float else None, dtype)
+            if len(_FAST_CONSTANTS) >= _FAST_SIGNATURES_MAX:
+                _FAST_CONSTANTS.clear()
+            _FAST_CONSTANTS[key] = const
+        return const
+    return _constant_node(type(x), x, repr(x) if type(x) is float else None, dtype)
+
+
+def _result(name, inputs, dtype, shape) -> Tensor:
+    t = _new_tensor(Tensor)
+    t._node = _graph.op_node(name, inputs, (), dtype, shape)
+    return t
+
+
+def unary(name: str, x) -> Tensor:
+    """``apply(name, x)``, lean for a Tensor of a real dtype."""
+    if type(x) is Tensor:
+        node = x._node
+        sig = _fast_signature((name, node.dtype), node.shape)
+        if sig is not None:
+            return _result(name, (_fast_operand(node, x, sig[0]),), sig[1], node.shape)
+    return apply(name, x)
+
+
+def binary(name: str, a, b) -> Tensor:
+    """``apply(name, a, b)``, lean for Tensors of one shape and Python int/float scalars."""
+    ta, tb = type(a), type(b)
+    if ta is Tensor:
+        na = a._node
+        shape = na.shape
+        if tb is Tensor:
+            nb = b._node
+            if nb.shape != shape:
+                return apply(name, a, b)
+            key = (name, na.dtype, nb.dtype)
+        elif tb is float or tb is int:
+            nb = None
+            key = (name, na.dtype, tb)
+        else:
+            return apply(name, a, b)
+    elif tb is Tensor and (ta is float or ta is int):
+        na, nb = None, b._node
+        shape = nb.shape
+        key = (name, ta, nb.dtype)
+    else:
+        return apply(name, a, b)
+    sig = _fast_signature(key, shape)
+    if sig is None:
+        return apply(name, a, b)
+    dtype = sig[0]
+    return _result(name, (_fast_operand(na, a, dtype), _fast_operand(nb, b, dtype)), sig[1],
+                   shape)
+
+
 def _complex_now(np_fn, args, dtype, out_dtype) -> Tensor:
     """Complex operands are computed now by NumPy (the kernel has no complex types yet)."""
     arrays = [np.asarray(a._value()).astype(dtype, copy=False) if isinstance(a, Tensor)
@@ -232,6 +316,11 @@ def astype(x, dtype, /, *, copy=True, device=None):
 
 def where(condition, x1, x2, /):
     """Elements of ``x1`` where ``condition`` is true, else of ``x2`` (broadcast together)."""
+    if type(condition) is Tensor and type(x1) is Tensor and type(x2) is Tensor:
+        nc, n1, n2 = condition._node, x1._node, x2._node
+        if (nc.dtype == _dtypes.bool_ and n1.dtype is n2.dtype and n1.dtype.kind != "c"
+                and nc.shape == n1.shape == n2.shape):   # the common case, lean
+            return _result("where", (nc, n1, n2), n1.dtype, n1.shape)
     condition = _as_tensor(condition, "where")
     if not isinstance(condition, Tensor) or condition.dtype != _dtypes.bool_:
         got = condition.dtype.name if isinstance(condition, Tensor) else type(condition).__name__
@@ -339,10 +428,10 @@ def _make_function(name):
     op = OPS[name]
     if op.arity == 1:
         def fn(x, /):
-            return apply(name, x)
+            return unary(name, x)
     else:
         def fn(x1, x2, /):
-            return apply(name, x1, x2)
+            return binary(name, x1, x2)
 
     fn.__name__ = fn.__qualname__ = name
     mode = "exact" if op.exact else "not yet exact (platform C library)"
@@ -384,21 +473,25 @@ _COMPARE_DUNDERS = {"lt": "less", "le": "less_equal", "gt": "greater",
 
 
 def _install_operators():
-    def binary(fname):
+    def dunders(fname):
+        record = FUNCTIONS[fname]
+
         def forward(self, other):
+            if type(other) is Tensor:
+                return binary(fname, self, other)
             if not _is_operand(other):
                 return NotImplemented
-            return FUNCTIONS[fname](self, other)
+            return record(self, other)
 
         def reflected(self, other):
             if not _is_operand(other):
                 return NotImplemented
-            return FUNCTIONS[fname](other, self)
+            return record(other, self)
 
         def inplace(self, other):
             if not _is_operand(other):
                 return NotImplemented
-            result = FUNCTIONS[fname](self, other)
+            result = record(self, other)
             if result.dtype != self.dtype:
                 raise TypeError(f"in-place {fname} would change the dtype from "
                                 f"{self.dtype.name} to {result.dtype.name}")
@@ -411,15 +504,15 @@ def _install_operators():
         return forward, reflected, inplace
 
     for dunder, fname in _BINARY_DUNDERS.items():
-        f, r, i = binary(fname)
+        f, r, i = dunders(fname)
         setattr(Tensor, f"__{dunder}__", f)
         setattr(Tensor, f"__r{dunder}__", r)
         setattr(Tensor, f"__i{dunder}__", i)
     for dunder, fname in _COMPARE_DUNDERS.items():
-        setattr(Tensor, f"__{dunder}__", binary(fname)[0])
-    Tensor.__neg__ = lambda self: FUNCTIONS["negative"](self)
+        setattr(Tensor, f"__{dunder}__", dunders(fname)[0])
+    Tensor.__neg__ = lambda self: unary("negative", self)
     Tensor.__pos__ = lambda self: positive(self)
-    Tensor.__abs__ = lambda self: FUNCTIONS["abs"](self)
+    Tensor.__abs__ = lambda self: unary("abs", self)
     Tensor.__invert__ = lambda self: FUNCTIONS["bitwise_invert"](self)
     Tensor.astype = lambda self, dtype, copy=True, device=None: astype(self, dtype, copy=copy,
                                                                        device=device)

@@ -4,14 +4,92 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _config, _memory
-from ._fuse import partition
+from . import _config, _kernel, _memory
+from ._fuse import MAX_GROUP_INPUTS, MAX_GROUP_NODES, Group, partition
 from ._graph import pending_topo_order
-from ._kernel import get_kernel, layout_of
+from ._kernel import get_kernel, layout_of, operand_of
 
 # How many kernel launches and evaluation requests ran: tests and consumers read these to
 # check that work is shared and that values are kept.
 counters = {"evaluations": 0, "kernels": 0}
+
+
+def evaluate_one(root) -> None:
+    """Give ``root`` a value.
+
+    The common case takes a lean path: every pending node ``root`` depends on has its
+    shape, none is a reduction, and they fit in one group.  One walk then lists the group
+    and builds a flat key of its structure and its inputs' layouts; a hit in the kernel
+    cache's quick table skips partitioning, planning and lowering.  Anything else goes
+    through :func:`evaluate`.
+    """
+    if root.value is not None:
+        return
+    walked = _walk_one_group(root)
+    if walked is None:
+        evaluate([root])
+        return
+    key, members, inputs = walked
+    ck = _kernel.quick_get(key)
+    if ck is None:
+        group = Group(shape=root.shape, members=members, inputs=inputs, outputs=[root],
+                      input_reasons=["constant" if x.op == "const" else "buffer"
+                                     for x in inputs],
+                      output_reasons=["requested"])
+        ck = get_kernel(group, [operand_of(x)[1] for x in inputs])
+        _kernel.quick_put(key, ck)
+    counters["evaluations"] += 1
+    out = _memory.empty(root.shape, root.dtype)
+    ck.run_pointers([operand_of(x)[0] for x in inputs], [_kernel.address_of(out)],
+                    _config.get_mode() == "exact", _config.get_num_threads())
+    counters["kernels"] += 1
+    root.set_value(out)
+
+
+def _walk_one_group(root):
+    """``(key, members, inputs)`` of the single group computing ``root``, or None when the
+    pending part of its DAG is not one group (another shape, a reduction, over a cap).
+
+    Members come inputs-first (iterative post-order: no recursion limit); inputs are
+    numbered in the order first read.  The key lists the output shape, then for each
+    member its op, attributes, dtype and operands (members by number, inputs by negative
+    number), with each input's layout where it is first read: equal keys mean equal
+    kernels.
+    """
+    shape = root.shape
+    ref = {}                       # id(node) -> member number, or -1 - input number
+    members, inputs, key = [], [], [shape]
+    stack = [root]
+    while stack:
+        node = stack[-1]
+        if id(node) in ref:        # a shared node, finished through another consumer
+            stack.pop()
+            continue
+        ready = True
+        for x in node.inputs:
+            if id(x) not in ref:
+                if x.value is not None:
+                    ref[id(x)] = -1 - len(inputs)
+                    inputs.append(x)
+                    key.append(operand_of(x)[1])
+                else:
+                    ready = False
+                    stack.append(x)
+        if not ready:
+            continue
+        stack.pop()
+        if node.op == "reduce" or node.shape != shape or len(members) >= MAX_GROUP_NODES:
+            return None
+        ref[id(node)] = len(members)
+        members.append(node)
+        key.append(node.op)
+        key.append(node.attrs)
+        key.append(node.dtype)
+        for x in node.inputs:
+            key.append(ref[id(x)])
+    if len(inputs) > MAX_GROUP_INPUTS:
+        return None
+    return tuple(key), members, inputs
 
 
 def evaluate(nodes) -> None:

@@ -15,7 +15,10 @@ import numpy as np
 
 
 class Node:
-    __slots__ = ("op", "inputs", "attrs", "dtype", "shape", "value", "key", "__weakref__")
+    # `operand` caches, for a node with a value, what a kernel needs to read it (set by
+    # _kernel.operand_of: a pointer and the layout), as a value never changes once set
+    __slots__ = ("op", "inputs", "attrs", "dtype", "shape", "value", "key", "operand",
+                 "__weakref__")
 
     def __init__(self, op, inputs, attrs, dtype, shape, value=None, key=None):
         self.op = op
@@ -25,6 +28,7 @@ class Node:
         self.shape = shape
         self.value = value
         self.key = key
+        self.operand = None
 
     def __repr__(self):
         state = "value" if self.value is not None else f"{len(self.inputs)} inputs"
@@ -43,20 +47,13 @@ class Node:
 
 
 # Hash-consing table: key -> weak reference to the node.  A key holds the ids of the
-# inputs; that is safe because a live node keeps its inputs alive, and a node leaves the
-# table (set_value, or its death) before its inputs can die.  (A plain dict with weakref
-# callbacks: WeakValueDictionary costs several microseconds per op.)
+# inputs.  That is safe without removing a node's entry when it dies: a reference that is
+# still alive means a live node, which keeps its inputs (and so their ids) alive, and a dead
+# reference is never a hit.  Dead entries are swept when the table has doubled since the
+# last sweep (a callback per node death cost more than the sweep).
 _INTERN: dict = {}
-
-
-def _forget(ref, _table=_INTERN):
-    key = getattr(ref, "key", None)
-    if key is not None and _table.get(key) is ref:
-        del _table[key]
-
-
-class _Ref(weakref.ref):
-    __slots__ = ("key",)
+_SWEEP_MIN = 4096
+_sweep_at = _SWEEP_MIN
 
 
 def _lookup(key):
@@ -65,9 +62,17 @@ def _lookup(key):
 
 
 def _remember(key, node):
-    ref = _Ref(node, _forget)
-    ref.key = key
-    _INTERN[key] = ref
+    _INTERN[key] = weakref.ref(node)
+    if len(_INTERN) > _sweep_at:
+        _sweep()
+
+
+def _sweep():
+    global _sweep_at
+    for key, ref in list(_INTERN.items()):
+        if ref() is None and _INTERN.get(key) is ref:
+            _INTERN.pop(key, None)
+    _sweep_at = max(_SWEEP_MIN, 2 * len(_INTERN))
 
 
 def leaf(array: np.ndarray) -> Node:

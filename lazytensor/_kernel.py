@@ -131,28 +131,36 @@ class CompiledKernel:
         out_ptr = ffi.new("char *[]", max(len(self.program.reg_kind), 1))
         red_ptr = ffi.new("char *[]", max(len(self.program.red_reg), 1))
         p.in_ptr, p.out_ptr, p.red_ptr = in_ptr, out_ptr, red_ptr
-        return p, in_ptr, out_ptr, red_ptr
+        return p, in_ptr, out_ptr, red_ptr, [None]   # the last: settings written into p
 
     def run(self, in_arrays, out_arrays, exact: bool, n_threads: int, acc_arrays=()) -> None:
         """Run over ``in_arrays``, writing ``out_arrays`` (C-contiguous, of the plan's
         buffer shape) and, for a reduction, the C-contiguous ``acc_arrays`` (one slot per
         result, of each reduction's accumulator dtype)."""
+        self.run_pointers([address_of(a) for a in in_arrays], [address_of(a) for a in out_arrays],
+                          exact, n_threads, [address_of(a) for a in acc_arrays])
+
+    def run_pointers(self, in_ptrs, out_ptrs, exact: bool, n_threads: int, acc_ptrs=()) -> None:
+        """``run`` with the buffers given as pointers (cdata that keep them alive)."""
         if self.plan.size == 0:
             return
         # one call structure per kernel, reused when no other thread is running this kernel
         reuse = self._busy.acquire(blocking=False)
         try:
-            p, in_ptr, out_ptr, red_ptr = self._call if reuse else self._fresh_call()
-            for i, a in enumerate(in_arrays):
-                in_ptr[i] = _address(a)
-            for i, a in enumerate(out_arrays):
-                out_ptr[i] = _address(a)
-            for i, a in enumerate(acc_arrays):
-                red_ptr[i] = _address(a)
-            p.n_out = len(out_arrays)
-            p.exact = 1 if exact else 0
-            p.n_threads = n_threads
-            p.path = _path
+            p, in_ptr, out_ptr, red_ptr, state = self._call if reuse else self._fresh_call()
+            for i, a in enumerate(in_ptrs):
+                in_ptr[i] = a
+            for i, a in enumerate(out_ptrs):
+                out_ptr[i] = a
+            for i, a in enumerate(acc_ptrs):
+                red_ptr[i] = a
+            settings = (len(out_ptrs), exact, n_threads, _path)
+            if settings != state[0]:
+                p.n_out = len(out_ptrs)
+                p.exact = 1 if exact else 0
+                p.n_threads = n_threads
+                p.path = _path
+                state[0] = settings
             status = lib.lt_run(p)     # cffi releases the GIL for the call
         finally:
             if reuse:
@@ -165,11 +173,27 @@ class CompiledKernel:
             raise RuntimeError(f"lazytensor kernel failed with status {status}")
 
 
-def _address(a: np.ndarray):
+def address_of(a: np.ndarray):
     """Pointer to element 0 of ``a`` (from_buffer is the cheap way, for C-contiguous arrays)."""
     if a.flags.c_contiguous:
         return ffi.from_buffer(a)
     return ffi.cast("char *", a.__array_interface__["data"][0])
+
+
+def operand_of(node) -> tuple:
+    """``(pointer, layout)`` of a node with a value, as a kernel reads it; cached on the node.
+
+    A misaligned view (e.g. np.frombuffer at an odd offset) is copied once: the kernel reads
+    elements through typed pointers.  The pointer keeps the array it points into alive, or
+    the node does.
+    """
+    operand = node.operand
+    if operand is None:
+        a = node.value
+        if not a.flags.aligned:
+            a = a.copy()
+        operand = node.operand = (address_of(a), (a.shape, a.strides, a.dtype), a)
+    return operand
 
 
 _CACHE_SIZE = 64
@@ -214,9 +238,33 @@ def get_kernel(group, layouts) -> CompiledKernel:
     return ck
 
 
+# The quick table: a flat key of a single-group evaluation (structure and input layouts,
+# built by _eval's one walk over the DAG) -> the compiled kernel, so that a repeated small
+# expression skips partitioning, the structure key and planning.  Bounded; oldest out first.
+_QUICK_SIZE = 256
+_quick: dict = {}
+
+
+def quick_get(key):
+    ck = _quick.get(key)
+    if ck is not None:
+        cache_stats["hits"] += 1
+    return ck
+
+
+def quick_put(key, ck) -> None:
+    _quick[key] = ck
+    while len(_quick) > _QUICK_SIZE:
+        try:
+            del _quick[next(iter(_quick))]
+        except (KeyError, RuntimeError, StopIteration):   # another thread got there first
+            break
+
+
 def clear_cache() -> None:
     with _cache_lock:
         _cache.clear()
+        _quick.clear()
 
 
 def contiguous_strides(shape, itemsize) -> tuple:

@@ -136,7 +136,7 @@ class Tensor:
     def _value(self) -> np.ndarray:
         node = self._node
         if node.value is None:
-            _eval.evaluate([node])
+            _eval.evaluate_one(node)
         return node.value
 
     def numpy(self) -> np.ndarray:
