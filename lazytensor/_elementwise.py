@@ -234,12 +234,17 @@ def binary(name: str, a, b) -> Tensor:
         key = (name, ta, nb.dtype)
     else:
         return apply(name, a, b)
-    sig = _fast_signature(key, shape)
+    sig = _FAST_SIGNATURES.get(key) or _fast_signature(key, shape)
     if sig is None:
         return apply(name, a, b)
     dtype = sig[0]
-    return _result(name, (_fast_operand(na, a, dtype), _fast_operand(nb, b, dtype)), sig[1],
-                   shape)
+    if na is None or na.dtype is not dtype:
+        na = _fast_operand(na, a, dtype)
+    if nb is None or nb.dtype is not dtype:
+        nb = _fast_operand(nb, b, dtype)
+    t = _new_tensor(Tensor)
+    t._node = _graph.op_node(name, (na, nb), (), sig[1], shape)
+    return t
 
 
 def _complex_now(np_fn, args, dtype, out_dtype) -> Tensor:

@@ -40,7 +40,7 @@ def evaluate_one(root) -> None:
         _kernel.quick_put(key, ck)
     counters["evaluations"] += 1
     out = _memory.empty(root.shape, root.dtype)
-    ck.run_pointers([operand_of(x)[0] for x in inputs], [_kernel.address_of(out)],
+    ck.run_pointers([x.operand[0] for x in inputs], [_kernel.address_of(out)],
                     _config.get_mode() == "exact", _config.get_num_threads())
     counters["kernels"] += 1
     root.set_value(out)
@@ -57,21 +57,21 @@ def _walk_one_group(root):
     kernels.
     """
     shape = root.shape
-    ref = {}                       # id(node) -> member number, or -1 - input number
+    ref = {}                       # node -> member number, or -1 - input number
     members, inputs, key = [], [], [shape]
     stack = [root]
     while stack:
         node = stack[-1]
-        if id(node) in ref:        # a shared node, finished through another consumer
+        if node in ref:            # a shared node, finished through another consumer
             stack.pop()
             continue
         ready = True
         for x in node.inputs:
-            if id(x) not in ref:
+            if x not in ref:
                 if x.value is not None:
-                    ref[id(x)] = -1 - len(inputs)
+                    ref[x] = -1 - len(inputs)
                     inputs.append(x)
-                    key.append(operand_of(x)[1])
+                    key.append((x.operand or operand_of(x))[1])
                 else:
                     ready = False
                     stack.append(x)
@@ -80,13 +80,11 @@ def _walk_one_group(root):
         stack.pop()
         if node.op == "reduce" or node.shape != shape or len(members) >= MAX_GROUP_NODES:
             return None
-        ref[id(node)] = len(members)
+        ref[node] = len(members)
         members.append(node)
-        key.append(node.op)
-        key.append(node.attrs)
-        key.append(node.dtype)
+        key += (node.op, node.attrs, node.dtype)
         for x in node.inputs:
-            key.append(ref[id(x)])
+            key.append(ref[x])
     if len(inputs) > MAX_GROUP_INPUTS:
         return None
     return tuple(key), members, inputs

@@ -148,12 +148,10 @@ class CompiledKernel:
         reuse = self._busy.acquire(blocking=False)
         try:
             p, in_ptr, out_ptr, red_ptr, state = self._call if reuse else self._fresh_call()
-            for i, a in enumerate(in_ptrs):
-                in_ptr[i] = a
-            for i, a in enumerate(out_ptrs):
-                out_ptr[i] = a
-            for i, a in enumerate(acc_ptrs):
-                red_ptr[i] = a
+            in_ptr[0:len(in_ptrs)] = in_ptrs
+            out_ptr[0:len(out_ptrs)] = out_ptrs
+            if acc_ptrs:
+                red_ptr[0:len(acc_ptrs)] = acc_ptrs
             settings = (len(out_ptrs), exact, n_threads, _path)
             if settings != state[0]:
                 p.n_out = len(out_ptrs)
