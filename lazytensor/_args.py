@@ -40,17 +40,19 @@ def integer_arg(value, what: str, name: str) -> int:
     raise TypeError(f"{what}: {name} must be an integer, got {value!r}")
 
 
-def normalize_axis(axis, ndim: int, what: str, shape) -> int:
-    """``axis`` as an int in ``[0, ndim)`` (``shape`` is named in the error).
+def normalize_axis(axis, ndim: int, what: str, shape=None, name: str = "axis") -> int:
+    """``axis`` as an int in ``[0, ndim)``; ``name`` is the argument's name and ``shape``
+    (when given) is named in the error.
 
     A non-integer raises TypeError; an integer outside ``[-ndim, ndim)`` raises NumPy's
     ``AxisError``, which is both a ValueError and an IndexError (as in NumPy).
     """
-    a = integer_arg(axis, what, "axis")
+    a = integer_arg(axis, what, name)
     if not -ndim <= a < ndim:
         valid = f"valid axes are {-ndim} to {ndim - 1}" if ndim else "a 0-d tensor has no axes"
-        raise _AxisError(f"{what}: axis {a} is out of bounds for a tensor of shape "
-                         f"{tuple(shape)} ({valid})")
+        of_shape = f" of shape {tuple(shape)}" if shape is not None else ""
+        raise _AxisError(f"{what}: {name} {a} is out of range for a {ndim}-d tensor{of_shape} "
+                         f"({valid})")
     return a % ndim
 
 

@@ -24,7 +24,7 @@ import operator
 import numpy as np
 
 from . import _dtypes
-from ._args import tensor_value, wrap
+from ._args import normalize_axis, tensor_value, wrap
 from ._tensor import Tensor
 
 __all__ = ["take", "take_along_axis"]
@@ -269,17 +269,6 @@ def _indices_array(indices, what):
     return idx
 
 
-def _axis(axis, ndim, what):
-    try:
-        axis = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{what}: axis must be an integer, got {axis!r}") from None
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"{what}: axis {axis} is out of range for a tensor with {ndim} "
-                         f"dimensions (valid axes are {-ndim} to {ndim - 1})")
-    return axis % ndim
-
-
 def take(x, indices, /, *, axis=None):
     """Elements of ``x`` at ``indices`` along ``axis``.
 
@@ -307,7 +296,7 @@ def take(x, indices, /, *, axis=None):
         n, axis_shown = x.size, 0   # 0-d x: NumPy's flat take
         axis = 0 if x.ndim == 1 else None
     else:
-        axis = _axis(axis, x.ndim, "take")
+        axis = normalize_axis(axis, x.ndim, "take", x.shape)
         n, axis_shown = x.shape[axis], axis
     _check_int_array(idx, n, axis_shown, x.shape, what="take: index")
     return wrap(np.take(v, idx, axis=axis))
@@ -325,7 +314,7 @@ def take_along_axis(x, indices, /, *, axis=-1):
     idx = _indices_array(indices, "take_along_axis")
     if x.ndim == 0:
         raise ValueError("take_along_axis: x must have at least one dimension")
-    axis = _axis(axis, x.ndim, "take_along_axis")
+    axis = normalize_axis(axis, x.ndim, "take_along_axis", x.shape)
     if idx.ndim != x.ndim:
         raise ValueError(f"take_along_axis: indices must have as many dimensions as x; got "
                          f"shapes {idx.shape} and {x.shape}")

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import _dtypes
 from ._elementwise import broadcast_shapes_cached
-from ._args import integer_arg, tensor_value
+from ._args import integer_arg, normalize_axis, tensor_value
 from ._tensor import Tensor
 
 __all__ = ['broadcast_arrays', 'broadcast_shapes', 'broadcast_to', 'concat', 'expand_dims',
@@ -50,20 +50,9 @@ def _ints(values, name, what) -> tuple:
     return tuple(integer_arg(v, what, name) for v in items)
 
 
-def _axis(axis, ndim: int, what: str, name: str = "axis") -> int:
-    """``axis`` (maybe negative) as an index in ``[0, ndim)``; AxisError if out of range."""
-    a = integer_arg(axis, what, name)
-    if not -ndim <= a < ndim:
-        raise np.exceptions.AxisError(
-            f"{what}: {name} {a} is out of range for {ndim}-d tensors (valid: "
-            f"{-ndim} to {ndim - 1})" if ndim else
-            f"{what}: {name} {a} is out of range: the tensor is 0-d and has no axes")
-    return a % ndim
-
-
 def _axes(axes, ndim: int, what: str, name: str = "axis") -> tuple:
     """An int or a tuple of ints as distinct axes in ``[0, ndim)``."""
-    out = tuple(_axis(a, ndim, what, name) for a in _ints(axes, name, what))
+    out = tuple(normalize_axis(a, ndim, what, name=name) for a in _ints(axes, name, what))
     if len(set(out)) != len(out):
         raise ValueError(f"{what}: repeated {name} in {axes!r}")
     return out
@@ -212,7 +201,7 @@ def squeeze(x, /, axis) -> Tensor:
 def permute_dims(x, /, axes) -> Tensor:
     """``x`` with its axes permuted: axis ``i`` of the result is axis ``axes[i]`` of ``x``."""
     v = tensor_value(x, "permute_dims")
-    perm = tuple(_axis(a, x.ndim, "permute_dims", "axes")
+    perm = tuple(normalize_axis(a, x.ndim, "permute_dims", name="axes")
                  for a in _ints(axes, "axes", "permute_dims"))
     if sorted(perm) != list(range(x.ndim)):
         raise ValueError(f"permute_dims: axes {tuple(axes)} are not a permutation of the "
@@ -253,7 +242,7 @@ def unstack(x, /, *, axis=0) -> tuple:
     v = tensor_value(x, "unstack")
     if x.ndim == 0:
         raise ValueError("unstack: x must have at least one dimension, got a 0-d tensor")
-    a = _axis(axis, x.ndim, "unstack")
+    a = normalize_axis(axis, x.ndim, "unstack")
     moved = np.moveaxis(v, a, 0)
     return tuple(_wrap(moved[i, ...]) for i in range(moved.shape[0]))   # 0-d views, not scalars
 
@@ -278,7 +267,7 @@ def concat(arrays, /, *, axis=0) -> Tensor:
     if ndim == 0 or any(len(s) != ndim for s in shapes):
         raise ValueError(f"concat: the tensors must have the same number of dimensions (at "
                          f"least 1); got shapes {', '.join(map(str, shapes))}")
-    a = _axis(axis, ndim, "concat")
+    a = normalize_axis(axis, ndim, "concat")
     rest = {s[:a] + s[a + 1:] for s in shapes}
     if len(rest) > 1:
         raise ValueError(f"concat: the shapes {', '.join(map(str, shapes))} differ in an axis "
@@ -296,7 +285,7 @@ def stack(arrays, /, *, axis=0) -> Tensor:
     if len(shapes) > 1:
         raise ValueError(f"stack: the tensors must have the same shape; got "
                          f"{', '.join(str(v.shape) for v in values)}")
-    a = _axis(axis, values[0].ndim + 1, "stack")
+    a = normalize_axis(axis, values[0].ndim + 1, "stack")
     return Tensor._from_array(np.stack(values, axis=a, dtype=dtype))
 
 
@@ -317,7 +306,7 @@ def repeat(x, repeats, /, *, axis=None) -> Tensor:
         v = v.reshape(-1)
         a = 0
     else:
-        a = _axis(axis, x.ndim, "repeat")
+        a = normalize_axis(axis, x.ndim, "repeat")
     n = v.shape[a]
     if isinstance(repeats, Tensor):
         if repeats.dtype.kind not in "iu":
@@ -356,7 +345,7 @@ def roll(x, /, shift, *, axis=None) -> Tensor:
             raise ValueError(f"roll: a tuple shift {shift!r} needs an axis tuple of the "
                              f"same length")
         return Tensor._from_array(np.roll(v, shifts[0]))
-    axes = tuple(_axis(a, x.ndim, "roll") for a in _ints(axis, "axis", "roll"))
+    axes = tuple(normalize_axis(a, x.ndim, "roll") for a in _ints(axis, "axis", "roll"))
     if not isinstance(shift, (int, np.integer)):
         if isinstance(axis, (int, np.integer)) or len(shifts) != len(axes):
             raise ValueError(f"roll: shift {shift!r} and axis {axis!r} must have the same "

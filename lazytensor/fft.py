@@ -27,6 +27,7 @@ import operator
 
 import numpy as np
 
+from ._args import normalize_axis
 from ._dtypes import canonical_dtype
 from ._tensor import Tensor, _check_device
 from .linalg import _complex, _real   # the result dtypes: same precision, other kind
@@ -47,18 +48,6 @@ def _value(x, name: str, kinds: str) -> np.ndarray:
         what = "a real floating-point" if kinds == "f" else "a floating-point"
         raise TypeError(f"fft.{name} needs {what} tensor, got {x.dtype.name}")
     return x._value()
-
-
-def _axis(axis, ndim: int, name: str) -> int:
-    """``axis`` checked against ``ndim`` and made non-negative."""
-    try:
-        axis = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"fft.{name}: an axis must be an integer, got {axis!r}") from None
-    if not -ndim <= axis < ndim:
-        raise np.exceptions.AxisError(f"fft.{name}: axis {axis} is out of range for a tensor "
-                                      f"with {ndim} dimensions")
-    return axis % ndim
 
 
 def _size(n, name: str, what: str = "n"):
@@ -93,7 +82,7 @@ def _run(name: str, np_fn, v, dtype, **kwargs) -> Tensor:
 def _transform(name, np_fn, kinds, out_dtype, x, n, axis, norm) -> Tensor:
     """A one-dimensional transform: ``x`` checked, then ``np_fn`` along ``axis``."""
     v = _value(x, name, kinds)
-    axis, n = _axis(axis, v.ndim, name), _size(n, name)
+    axis, n = normalize_axis(axis, v.ndim, f"fft.{name}"), _size(n, name)
     if n is None and name in ("irfft", "hfft") and v.shape[axis] == 1:
         raise ValueError(f"fft.{name}: the default output length 2*(m - 1) is 0 for an input "
                          f"of length m = 1 along axis {axis}; give n")
@@ -110,7 +99,7 @@ def _transform_nd(name, np_fn, kinds, out_dtype, x, s, axes, norm) -> Tensor:
         axes = range(v.ndim)
     if isinstance(axes, int):
         raise TypeError(f"fft.{name}: axes must be a sequence of integers, got {axes!r}")
-    axes = [_axis(a, v.ndim, name) for a in axes]
+    axes = [normalize_axis(a, v.ndim, f"fft.{name}") for a in axes]
     if s is not None:
         s = [-1 if d == -1 else _size(d, name, "each entry of s") for d in s]
         if len(s) != len(axes):
@@ -278,8 +267,8 @@ def _shift(name, np_fn, x, axes) -> Tensor:
     v = x._value()
     if axes is None:
         axes = range(v.ndim)
-    axes = ([_axis(axes, v.ndim, name)] if isinstance(axes, int)
-            else [_axis(a, v.ndim, name) for a in axes])
+    axes = ([normalize_axis(axes, v.ndim, f"fft.{name}")] if isinstance(axes, int)
+            else [normalize_axis(a, v.ndim, f"fft.{name}") for a in axes])
     if not axes:   # nothing to shift (NumPy's roll fails on a 0-d array)
         return Tensor._from_array(v)
     return Tensor._from_array(np_fn(v, axes=axes))

@@ -248,7 +248,7 @@ def test_flip(shape, axis, dtype):
 
 
 def test_flip_errors():
-    with pytest.raises(IndexError, match="flip: axis 2 is out of range for 2-d"):
+    with pytest.raises(IndexError, match="flip: axis 2 is out of range for a 2-d"):
         lt.flip(lt.ones((2, 3)), axis=2)
     with pytest.raises(ValueError, match="repeated axis"):
         lt.flip(lt.ones((2, 3)), axis=(1, -1))
