@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <signal.h>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -291,10 +292,126 @@ static void lt_run_range(lt_task *task)
     task->status = 0;
 }
 
-static void *lt_thread_main(void *arg)
+static void lt_range_task(void *arg) { lt_run_range((lt_task *)arg); }
+
+/* ---- worker threads -----------------------------------------------------------------
+ *
+ * A kernel above the size threshold runs its ranges on several threads.  The workers are
+ * started on first use and kept; between jobs they sleep on a condition variable (nothing
+ * spins).  One job at a time uses the pool: a call that finds it busy (another Python
+ * thread inside a kernel) starts threads of its own for that call.  Who runs a range never
+ * changes its result.  A forked child starts with no workers.
+ */
+#define LT_POOL_MAX 255
+typedef void (*lt_taskfn)(void *task);
+
+static struct {
+    pthread_mutex_t lock;        /* guards everything below */
+    pthread_cond_t wake, done;
+    pthread_mutex_t busy;        /* held by the caller for the length of a job */
+    int n_workers;
+    unsigned long generation;    /* bumped once per job */
+    lt_taskfn fn;
+    char *tasks;
+    size_t stride;
+    int n_helping;               /* worker w < n_helping runs task w + 1 */
+    int pending;                 /* helping workers not finished yet */
+    unsigned long start_gen[LT_POOL_MAX];
+} lt_pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
+              PTHREAD_MUTEX_INITIALIZER, 0, 0, NULL, NULL, 0, 0, 0, {0} };
+
+static void *lt_worker_main(void *arg)
 {
-    lt_run_range((lt_task *)arg);
+    const int me = (int)(intptr_t)arg;
+    sigset_t all;
+    sigfillset(&all);            /* signals are Python's main thread's business */
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    pthread_mutex_lock(&lt_pool.lock);
+    unsigned long seen = lt_pool.start_gen[me];
+    for (;;) {
+        while (lt_pool.generation == seen) pthread_cond_wait(&lt_pool.wake, &lt_pool.lock);
+        seen = lt_pool.generation;
+        if (me < lt_pool.n_helping) {
+            lt_taskfn fn = lt_pool.fn;
+            char *task = lt_pool.tasks + (size_t)(me + 1) * lt_pool.stride;
+            pthread_mutex_unlock(&lt_pool.lock);
+            fn(task);
+            pthread_mutex_lock(&lt_pool.lock);
+            if (--lt_pool.pending == 0) pthread_cond_signal(&lt_pool.done);
+        }
+    }
     return NULL;
+}
+
+static void lt_pool_after_fork(void)
+{
+    pthread_mutex_init(&lt_pool.lock, NULL);
+    pthread_mutex_init(&lt_pool.busy, NULL);
+    pthread_cond_init(&lt_pool.wake, NULL);
+    pthread_cond_init(&lt_pool.done, NULL);
+    lt_pool.n_workers = 0;
+    lt_pool.pending = 0;
+    lt_pool.n_helping = 0;
+}
+
+static pthread_once_t lt_pool_once = PTHREAD_ONCE_INIT;
+static void lt_pool_init(void) { pthread_atfork(NULL, NULL, lt_pool_after_fork); }
+
+static void *lt_spawned_main(void *arg)
+{
+    void **job = (void **)arg;
+    ((lt_taskfn)job[0])(job[1]);
+    return NULL;
+}
+
+/* Threads of this call only (the pool is busy): as before the pool existed. */
+static void lt_parallel_spawn(int n, lt_taskfn fn, char *tasks, size_t stride)
+{
+    pthread_t threads[256];
+    void *jobs[256][2];
+    int started[256] = {0};
+    for (int t = 1; t < n; t++) {
+        jobs[t][0] = (void *)fn;
+        jobs[t][1] = tasks + (size_t)t * stride;
+        started[t] = pthread_create(&threads[t], NULL, lt_spawned_main, jobs[t]) == 0;
+    }
+    fn(tasks);
+    for (int t = 1; t < n; t++) {
+        if (started[t]) pthread_join(threads[t], NULL);
+        else fn(tasks + (size_t)t * stride);   /* could not start a thread: run it here */
+    }
+}
+
+/* Run fn on tasks[0..n) (each `stride` bytes), task 0 in the calling thread. */
+static void lt_parallel(int n, lt_taskfn fn, void *tasks_, size_t stride)
+{
+    char *tasks = (char *)tasks_;
+    if (n <= 1) { fn(tasks); return; }
+    pthread_once(&lt_pool_once, lt_pool_init);
+    if (pthread_mutex_trylock(&lt_pool.busy) != 0) { lt_parallel_spawn(n, fn, tasks, stride); return; }
+    pthread_mutex_lock(&lt_pool.lock);
+    while (lt_pool.n_workers < n - 1 && lt_pool.n_workers < LT_POOL_MAX) {
+        pthread_t t;
+        lt_pool.start_gen[lt_pool.n_workers] = lt_pool.generation;
+        if (pthread_create(&t, NULL, lt_worker_main, (void *)(intptr_t)lt_pool.n_workers) != 0) break;
+        pthread_detach(t);
+        lt_pool.n_workers++;
+    }
+    const int helping = n - 1 < lt_pool.n_workers ? n - 1 : lt_pool.n_workers;
+    lt_pool.fn = fn;
+    lt_pool.tasks = tasks;
+    lt_pool.stride = stride;
+    lt_pool.n_helping = helping;
+    lt_pool.pending = helping;
+    lt_pool.generation++;
+    pthread_cond_broadcast(&lt_pool.wake);
+    pthread_mutex_unlock(&lt_pool.lock);
+    fn(tasks);
+    for (int t = helping + 1; t < n; t++) fn(tasks + (size_t)t * stride);   /* no worker for it */
+    pthread_mutex_lock(&lt_pool.lock);
+    while (lt_pool.pending > 0) pthread_cond_wait(&lt_pool.done, &lt_pool.lock);
+    pthread_mutex_unlock(&lt_pool.lock);
+    pthread_mutex_unlock(&lt_pool.busy);
 }
 
 /* ---- fused reductions -------------------------------------------------------------
@@ -598,11 +715,7 @@ static void lt_red_range(lt_rtask *t)
     t->status = 0;
 }
 
-static void *lt_red_thread_main(void *arg)
-{
-    lt_red_range((lt_rtask *)arg);
-    return NULL;
-}
+static void lt_red_task(void *arg) { lt_red_range((lt_rtask *)arg); }
 
 static int lt_run_reduce(const lt_program *p)
 {
@@ -646,8 +759,6 @@ static int lt_run_reduce(const lt_program *p)
         if (!blocks) return -1;
     }
     lt_rtask tasks[256];
-    pthread_t threads[256];
-    int started[256] = {0};
     for (int64_t t = 0; t < n_threads; t++) {
         tasks[t].p = p;
         tasks[t].mode = mode;
@@ -658,13 +769,7 @@ static int lt_run_reduce(const lt_program *p)
         tasks[t].n_units = n_units;
         tasks[t].status = 0;
     }
-    for (int64_t t = 1; t < n_threads; t++)
-        started[t] = pthread_create(&threads[t], NULL, lt_red_thread_main, &tasks[t]) == 0;
-    lt_red_range(&tasks[0]);
-    for (int64_t t = 1; t < n_threads; t++) {
-        if (started[t]) pthread_join(threads[t], NULL);
-        else lt_red_range(&tasks[t]);
-    }
+    lt_parallel((int)n_threads, lt_red_task, tasks, sizeof tasks[0]);
     int status = 0;
     for (int64_t t = 0; t < n_threads; t++)
         if (tasks[t].status != 0) status = tasks[t].status;
@@ -704,8 +809,6 @@ int lt_run(const lt_program *p)
     if (n_threads > 256) n_threads = 256;
 
     lt_task tasks[256];
-    pthread_t threads[256];
-    int started[256] = {0};
     /* ranges of whole chunks: results cannot depend on the split */
     for (int64_t t = 0; t < n_threads; t++) {
         tasks[t].p = p;
@@ -713,13 +816,7 @@ int lt_run(const lt_program *p)
         tasks[t].end_chunk = n_chunks * (t + 1) / n_threads;
         tasks[t].status = 0;
     }
-    for (int64_t t = 1; t < n_threads; t++)
-        started[t] = pthread_create(&threads[t], NULL, lt_thread_main, &tasks[t]) == 0;
-    lt_run_range(&tasks[0]);
-    for (int64_t t = 1; t < n_threads; t++) {
-        if (started[t]) pthread_join(threads[t], NULL);
-        else lt_run_range(&tasks[t]);   /* could not start a thread: run its range here */
-    }
+    lt_parallel((int)n_threads, lt_range_task, tasks, sizeof tasks[0]);
     for (int64_t t = 0; t < n_threads; t++)
         if (tasks[t].status != 0) return tasks[t].status;
     return 0;

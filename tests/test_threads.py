@@ -1,0 +1,83 @@
+"""The worker threads: kept between kernels, shared by Python threads, gone after fork.
+Every result is compared with NumPy (elementwise: bit for bit) or with the one-thread run."""
+
+import multiprocessing
+import threading
+
+import numpy as np
+import pytest
+
+import lazytensor as lt
+
+N = 200_003   # well above the size where a kernel is split (64 chunks of 256)
+
+
+@pytest.fixture
+def threads():
+    old = lt.get_num_threads()
+    yield lt.set_num_threads
+    lt.set_num_threads(old)
+
+
+def _expected(a, b):
+    return a * b + np.float32(1)
+
+
+def test_many_kernels_on_the_pool(threads):
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((2, N)).astype(np.float32)
+    x, y = lt.asarray(a), lt.asarray(b)
+    for n in (2, 3, 2, 5, 1, 2):
+        threads(n)
+        for _ in range(20):
+            np.testing.assert_array_equal(np.asarray(x * y + 1), _expected(a, b))
+        s = float(lt.sum(x * y))
+        threads(1)
+        assert s == float(lt.sum(x * y))
+
+
+def test_python_threads_share_the_pool(threads):
+    threads(2)
+    rng = np.random.default_rng(4)
+    arrays = [rng.standard_normal((2, N)).astype(np.float32) for _ in range(4)]
+    errors = []
+
+    def work(a, b):
+        try:
+            x, y = lt.asarray(a), lt.asarray(b)
+            for _ in range(15):
+                np.testing.assert_array_equal(np.asarray(x * y + 1), _expected(a, b))
+                np.testing.assert_allclose(float(lt.sum(x)), a.astype(np.float64).sum(),
+                                           rtol=1e-6)   # a float32 result
+        except Exception as exc:   # reported below: a thread cannot fail the test itself
+            errors.append(exc)
+
+    workers = [threading.Thread(target=work, args=(a, b)) for a, b in arrays]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=120)
+    assert not any(w.is_alive() for w in workers), "a kernel call hung"
+    assert not errors, errors
+
+
+def _child(queue):
+    lt.set_num_threads(2)
+    a = np.arange(N, dtype=np.float32)
+    queue.put(np.asarray(lt.asarray(a) * 2 + 1).tobytes())
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
+                    reason="the platform has no fork")
+def test_forked_child_runs_kernels(threads):
+    threads(2)
+    a = np.arange(N, dtype=np.float32)
+    np.asarray(lt.asarray(a) * 3)            # the parent's workers exist now
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_child, args=(queue,))
+    child.start()
+    got = queue.get(timeout=120)
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    np.testing.assert_array_equal(np.frombuffer(got, np.float32), a * 2 + 1)
