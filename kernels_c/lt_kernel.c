@@ -500,18 +500,36 @@ LT_RED(min_f64, double, double, __builtin_inf(), LT_STEP_FMIN)
 /* Float max/min of a chunk, vectorizable: the lanes ignore NaN (a plain compare and
  * select), a second pass over the chunk (in L1) looks for NaN, and a chunk holding one
  * gives its first NaN.  Ties and signed zeros go as in LT_STEP_FMAX/FMIN. */
-#define LT_RED_FSEG(NAME, T, IDENT, CMP)                                                    \
+#define LT_RED_FSEG(NAME, T, IT, IDENT, CMP)                                                \
 LT_RED_CLONES static void lt_red_fseg_##NAME(const void *v_, int64_t n, void *out)           \
 {                                                                                            \
+    /* the 8 lanes as vectors of 32 bytes, written out: gcc does not vectorise a select     \
+     * reduction over an array of 8 scalars */                                               \
+    typedef T lt_vt __attribute__((vector_size(32)));                                        \
+    typedef IT lt_vi __attribute__((vector_size(32)));                                       \
+    enum { W = 32 / sizeof(T), NV = 8 / W };                                                 \
     const T *v = (const T *)v_;                                                              \
+    lt_vt av[NV];                                                                            \
+    lt_vi seen_nan = {0};                                                                    \
     T a[8];                                                                                  \
     int64_t i = 0;                                                                           \
-    int j, nan = 0;                                                                          \
+    int j, k, nan = 0;                                                                       \
     for (j = 0; j < 8; j++) a[j] = (IDENT);                                                  \
+    memcpy(av, a, sizeof av);                                                                \
     for (; i + 8 <= n; i += 8)                                                               \
-        for (j = 0; j < 8; j++) a[j] = (a[j] CMP v[i + j]) ? a[j] : v[i + j];                \
-    for (j = 0; i < n; i++, j++) a[j] = (a[j] CMP v[i]) ? a[j] : v[i];                       \
-    for (i = 0; i < n; i++) nan |= v[i] != v[i];                                             \
+        for (k = 0; k < NV; k++) {                                                           \
+            lt_vt x;                                                                         \
+            memcpy(&x, v + i + k * W, sizeof x);                                             \
+            const lt_vi keep = av[k] CMP x;                 /* a CMP x ? a : x, per lane */  \
+            av[k] = (lt_vt)((keep & (lt_vi)av[k]) | (~keep & (lt_vi)x));                     \
+            seen_nan |= x != x;                                                              \
+        }                                                                                    \
+    memcpy(a, av, sizeof a);                                                                 \
+    for (j = 0; j < W; j++) nan |= seen_nan[j] != 0;                                         \
+    for (j = 0; i < n; i++, j++) {                                                           \
+        a[j] = (a[j] CMP v[i]) ? a[j] : v[i];                                                \
+        nan |= v[i] != v[i];                                                                 \
+    }                                                                                        \
     if (nan) {                                                                               \
         for (i = 0; v[i] == v[i]; i++) {}                                                    \
         memcpy(out, &v[i], sizeof(T));                                                       \
@@ -523,10 +541,10 @@ LT_RED_CLONES static void lt_red_fseg_##NAME(const void *v_, int64_t n, void *ou
     a[0] = (a[0] CMP a[4]) ? a[0] : a[4];                                                    \
     memcpy(out, &a[0], sizeof(T));                                                           \
 }
-LT_RED_FSEG(max_f32, float, -__builtin_inff(), >)
-LT_RED_FSEG(max_f64, double, -__builtin_inf(), >)
-LT_RED_FSEG(min_f32, float, __builtin_inff(), <)
-LT_RED_FSEG(min_f64, double, __builtin_inf(), <)
+LT_RED_FSEG(max_f32, float, int32_t, -__builtin_inff(), >)
+LT_RED_FSEG(max_f64, double, int64_t, -__builtin_inf(), >)
+LT_RED_FSEG(min_f32, float, int32_t, __builtin_inff(), <)
+LT_RED_FSEG(min_f64, double, int64_t, __builtin_inf(), <)
 #define LT_RED_INT(SFX, T, LO, HI) \
     LT_RED(max_##SFX, T, T, LO, LT_STEP_IMAX) LT_RED(min_##SFX, T, T, HI, LT_STEP_IMIN)
 LT_RED_INT(b, uint8_t, 0, 1)
