@@ -353,6 +353,9 @@ static void lt_ctx_chunk(lt_ctx *c, int64_t pos, int64_t n)
 #define LT_TILE_MIN_STRIDE 64           /* a last stride (bytes) from which loads are staged */
 #define LT_TILE_MAX_ROWS 64
 #define LT_TILE_BYTES (64 * 1024)       /* a panel: rows * LT_TILE_COLS * itemsize at most */
+#ifndef LT_STAGE_AHEAD
+#define LT_STAGE_AHEAD 16
+#endif
 
 static int lt_reg_staged(const lt_program *p, int32_t r)
 {
@@ -375,9 +378,13 @@ static int lt_plan_tiled(const lt_program *p)
 #define LT_STAGE_T(T)                                                                        \
     for (int64_t j0 = 0; j0 < cn; j0 += 8) {                                                 \
         const int64_t jn = cn - j0 < 8 ? cn - j0 : 8;                                        \
+        if (c0 + j0 + LT_STAGE_AHEAD + 8 <= L)                                               \
+            for (int j = 0; j < 8; j++)                                                      \
+                for (int64_t i = 0; i < nrows; i += step)                                    \
+                    __builtin_prefetch(base + rowoff[i] + (c0 + j0 + LT_STAGE_AHEAD + j) * s); \
         for (int64_t i = 0; i < nrows; i++) {                                                \
             const char *src = base + rowoff[i] + (c0 + j0) * s;                              \
-            T *dst = (T *)panel + i * LT_TILE_COLS + j0;                                     \
+            T *dst = (T *)panel + i * C + j0;                                                \
             if (jn == 8) {                                                                   \
                 for (int j = 0; j < 8; j++) dst[j] = *(const T *)(src + j * s);              \
             } else {                                                                         \
@@ -386,8 +393,52 @@ static int lt_plan_tiled(const lt_program *p)
         }                                                                                    \
     }
 static void lt_stage(char *panel, const char *base, const int64_t *rowoff, int64_t nrows,
-                     int64_t c0, int64_t cn, int64_t s, int32_t size)
+                     int64_t c0, int64_t cn, int64_t s, int32_t size, int64_t C, int64_t L)
 {
+    /* the lines of the columns LT_STAGE_AHEAD on are fetched while these are copied (one
+     * prefetch per line when the rows are adjacent, as in a transpose) */
+    const int64_t step = 64 / size;
+#if defined(__SSE2__)
+    if (size == 4 && nrows >= 4) {
+        /* 4-byte elements with adjacent rows (a transpose of a dense block): 4 x 4 tiles
+         * through SSE shuffles, which move bits and change none */
+        int adjacent = 1;
+        for (int64_t i = 1; i < nrows; i++) adjacent &= rowoff[i] == rowoff[0] + 4 * i;
+        if (adjacent) {
+            const char *b0 = base + rowoff[0];
+            for (int64_t j0 = 0; j0 < cn; j0 += 4) {
+                const int64_t col = c0 + j0;
+                if (j0 % 8 == 0 && col + LT_STAGE_AHEAD + 8 <= L)
+                    for (int j = 0; j < 8; j++)
+                        for (int64_t i = 0; i < nrows; i += 16)
+                            __builtin_prefetch(b0 + 4 * i + (col + LT_STAGE_AHEAD + j) * s);
+                float *dst = (float *)panel + j0;
+                if (cn - j0 < 4) {
+                    for (int64_t i = 0; i < nrows; i++)
+                        for (int64_t j = 0; j < cn - j0; j++)
+                            memcpy(dst + i * C + j, b0 + 4 * i + (col + j) * s, 4);
+                    break;
+                }
+                int64_t i = 0;
+                for (; i + 4 <= nrows; i += 4) {
+                    const char *src = b0 + 4 * i + col * s;
+                    __m128 a0 = _mm_loadu_ps((const float *)src);
+                    __m128 a1 = _mm_loadu_ps((const float *)(src + s));
+                    __m128 a2 = _mm_loadu_ps((const float *)(src + 2 * s));
+                    __m128 a3 = _mm_loadu_ps((const float *)(src + 3 * s));
+                    _MM_TRANSPOSE4_PS(a0, a1, a2, a3);
+                    _mm_storeu_ps(dst + (i + 0) * C, a0);
+                    _mm_storeu_ps(dst + (i + 1) * C, a1);
+                    _mm_storeu_ps(dst + (i + 2) * C, a2);
+                    _mm_storeu_ps(dst + (i + 3) * C, a3);
+                }
+                for (; i < nrows; i++)
+                    for (int j = 0; j < 4; j++) memcpy(dst + i * C + j, b0 + 4 * i + (col + j) * s, 4);
+            }
+            return;
+        }
+    }
+#endif
     switch (size) {
     case 1: LT_STAGE_T(uint8_t) break;
     case 2: LT_STAGE_T(uint16_t) break;
@@ -402,7 +453,8 @@ static int lt_run_tiled(lt_ctx *c, int64_t a, int64_t b)
     const lt_program *p = c->p;
     const int32_t nd = p->ndim, last = nd - 1;
     const int64_t *shape = p->shape;
-    const int64_t L = shape[last], C = LT_TILE_COLS;
+    const int64_t L = shape[last];
+    const int64_t C = LT_TILE_COLS;
     int32_t r, k, d;
     int64_t i;
     int32_t max_size = 1;
@@ -452,13 +504,13 @@ static int lt_run_tiled(lt_ctx *c, int64_t a, int64_t b)
                 if (!panel_of[r]) continue;
                 k = p->reg_arg[r];
                 lt_stage(panel_of[r], p->in_ptr[k], rowoff + k * R, nrows, c0, cn,
-                         p->in_strides[k * nd + last], p->reg_itemsize[r]);
+                         p->in_strides[k * nd + last], p->reg_itemsize[r], C, L);
             }
             for (i = 0; i < nrows; i++) {
-                const int64_t s0 = i == 0 && lo > c0 ? lo : c0;
-                const int64_t e0 = i == nrows - 1 && hi < c0 + cn ? hi : c0 + cn;
-                if (s0 >= e0) continue;
-                const int64_t n = e0 - s0, pos = (g0 + i) * L + s0;
+              const int64_t s00 = i == 0 && lo > c0 ? lo : c0;
+              const int64_t e0 = i == nrows - 1 && hi < c0 + cn ? hi : c0 + cn;
+              for (int64_t s0 = s00; s0 < e0; s0 += LT_CHUNK) {
+                const int64_t n = e0 - s0 < LT_CHUNK ? e0 - s0 : LT_CHUNK, pos = (g0 + i) * L + s0;
                 for (r = 0; r < p->n_regs; r++) {
                     const int32_t size = p->reg_itemsize[r];
                     if (p->reg_kind[r] == LT_REG_LOAD) {
@@ -481,6 +533,7 @@ static int lt_run_tiled(lt_ctx *c, int64_t a, int64_t b)
                     }
                 }
                 lt_ctx_exec(c, n);
+              }
             }
         }
     }
