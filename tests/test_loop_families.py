@@ -174,3 +174,20 @@ def test_quantize_and_friends_match_numpy():
             hr = x * np.clip(x + np.float32(3), np.float32(0), np.float32(6)) / np.float32(6)
         hr[np.isnan(hr)] = np.nan             # lazytensor's NaN is the canonical one
         same_bits(h, hr)
+
+
+@pytest.mark.parametrize("shape", [(3, 1000), (257, 259), (1000, 3), (40, 1024)])
+@pytest.mark.parametrize("dtname", ["int32", "float32"])
+def test_fused_reductions_over_value_per_row(shape, dtname):
+    rng = np.random.default_rng(8)
+    r, c = shape
+    X = values(rng, (r, c), dtname)
+    b = values(rng, (r, 1), dtname)
+    for axis in (0, 1, None):
+        for t in THREADS:
+            with lt.config(num_threads=t):
+                m = np.asarray(lt.max(lt.asarray(X) - lt.asarray(b), axis=axis))
+                s = np.asarray(lt.sum(lt.asarray(X) + lt.asarray(b), axis=axis))
+            same_bits(m, np.max(X - b, axis=axis))
+            if dtname == "int32":
+                same_bits(s, np.sum((X + b).astype(np.int64), axis=axis))
