@@ -185,6 +185,43 @@ def _cast_expr(src, dst):
     return f"({d_ct})({d_ut})(uint64_t){wide}"  # integer -> integer wraps
 
 
+# float32 -> 8/16-bit integer casts: the scalar rule (NaN -> 0, saturate, truncate) goes
+# through double and does not vectorise well.  On the AVX2 paths a vector head computes the
+# same values: NaN lanes are zeroed (and with an ordered compare), then max(x, lo) and
+# min(x, hi - 1) (MAXPS/MINPS are exactly `x > lo ? x : lo`, `x < hi-1 ? x : hi-1`), a
+# truncating conversion (in range by then, and exact: the bounds are float32 integers) and a
+# saturating pack that changes no value.  Each returns how many elements it did (0 where
+# __AVX2__ is not enabled).
+_SAT_VEC = {"uint8": (0, 255, "_mm_packus_epi16", 1), "int8": (-128, 127, "_mm_packs_epi16", 1),
+            "uint16": (0, 65535, "", 2), "int16": (-32768, 32767, "", 2)}
+
+
+def _sat_vec_helpers():
+    out = []
+    for dst, (lo, hi, pack8, size) in _SAT_VEC.items():
+        d_ct = _ROW[dst][1]
+        if size == 1:
+            store = (f"__m128i w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));\n"
+                     f"        _mm_storel_epi64((__m128i *)(o + i), {pack8}(w, w));")
+        elif dst == "uint16":
+            store = ("_mm_storeu_si128((__m128i *)(o + i), _mm_packus_epi32(_mm256_castsi256_si128(v), "
+                     "_mm256_extracti128_si256(v, 1)));")
+        else:
+            store = ("_mm_storeu_si128((__m128i *)(o + i), _mm_packs_epi32(_mm256_castsi256_si128(v), "
+                     "_mm256_extracti128_si256(v, 1)));")
+        out.append(
+            f"static inline int64_t lt_sat_vec_{dst}(int64_t n, {d_ct} *o, const float *pa)\n"
+            f"{{\n    int64_t i = 0;\n#if defined(__AVX2__)\n"
+            f"    const __m256 lo = _mm256_set1_ps({float(lo)!r}f), hi = _mm256_set1_ps({float(hi)!r}f);\n"
+            f"    for (; i + 8 <= n; i += 8) {{\n"
+            f"        const __m256 x = _mm256_loadu_ps(pa + i);\n"
+            f"        const __m256 z = _mm256_and_ps(x, _mm256_cmp_ps(x, x, _CMP_ORD_Q));\n"
+            f"        const __m256i v = _mm256_cvttps_epi32(_mm256_min_ps(_mm256_max_ps(z, lo), hi));\n"
+            f"        {store}\n    }}\n#else\n    (void)n; (void)o; (void)pa;\n#endif\n"
+            f"    return i;\n}}\n")
+    return "\n".join(out)
+
+
 def _cast_functions():
     out, sat = [], {}
     for src, s_ct, *_ in ops.DTYPES:
@@ -199,14 +236,17 @@ def _cast_functions():
             else:
                 expr_fast = expr
                 expr_exact = f"{canon}({expr})" if canon else expr
+            # float32 -> 8/16-bit integers: a vector head on the AVX paths (same results)
+            vec = (src == "float32" and dst in _SAT_VEC)
+            start = f"lt_sat_vec_{dst}(n, o, pa)" if vec else "0"
             out.append(
                 f"static void {ops.entry_name('cast', f'{src}_{dst}')}(int64_t n, void *o_, "
                 f"const void *a_, const void *b_, const void *c_, const double *p, int exact)\n"
                 f"{{ const {s_ct} *pa = (const {s_ct} *)a_; {d_ct} *restrict o = ({d_ct} *)o_;\n"
-                f"  (void)b_; (void)c_; (void)p;\n"
-                f"  if (exact) {{ for (int64_t i = 0; i < n; i++) {{ const {s_ct} x = pa[i]; o[i] = {expr_exact}; }} }}\n"
-                f"  else {{ for (int64_t i = 0; i < n; i++) {{ const {s_ct} x = pa[i]; o[i] = {expr_fast}; }} }} }}\n")
-    helpers = []
+                f"  (void)b_; (void)c_; (void)p; const int64_t i0 = {start};\n"
+                f"  if (exact) {{ for (int64_t i = i0; i < n; i++) {{ const {s_ct} x = pa[i]; o[i] = {expr_exact}; }} }}\n"
+                f"  else {{ for (int64_t i = i0; i < n; i++) {{ const {s_ct} x = pa[i]; o[i] = {expr_fast}; }} }} }}\n")
+    helpers = [_sat_vec_helpers()]
     for dst, (name, lo, hi, d_ct, tmin, tmax) in sat.items():
         helpers.append(
             f"static inline {d_ct} lt_sat_{name}(double d)\n"
@@ -246,7 +286,9 @@ def generate_ops_source() -> str:
     body += _cast_functions()
     body = MATH_TEXT + "\n" + "\n".join(body)
     entries = ops.kernel_entries()
-    parts = ['#include <stdint.h>\n#include <string.h>\n#include <math.h>\n#include "lt_math.h"\n'
+    parts = ['#include <stdint.h>\n#include <string.h>\n#include <math.h>\n'
+             '#if defined(__x86_64__) || defined(__i386__)\n#include <immintrin.h>\n#endif\n'
+             '#include "lt_math.h"\n'
              '#include "lt_dd.h"\n#include "lt_kernel.h"\n'] + \
         [f'#include "{h}"' for h in MATH_DATA_HEADERS]
     path_names = []

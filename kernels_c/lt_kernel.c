@@ -86,22 +86,6 @@ int lt_chunk_size(void) { return LT_CHUNK; }
 #define LT_MAX_DIMS 64
 #define LT_PARALLEL_MIN_CHUNKS 64      /* below 16 Ki elements a thread costs more than it saves */
 
-/* Copy n elements of `size` bytes from src (byte stride) to contiguous dst. */
-static void lt_gather(char *dst, const char *src, int64_t stride, int64_t n, int32_t size)
-{
-    int64_t i;
-    if (stride == size) {               /* a contiguous run: one copy */
-        memcpy(dst, src, (size_t)(n * size));
-        return;
-    }
-    switch (size) {
-    case 1: for (i = 0; i < n; i++) ((uint8_t *)dst)[i] = *(const uint8_t *)(src + i * stride); break;
-    case 2: { uint16_t v; for (i = 0; i < n; i++) { memcpy(&v, src + i * stride, 2); ((uint16_t *)dst)[i] = v; } } break;
-    case 4: { uint32_t v; for (i = 0; i < n; i++) { memcpy(&v, src + i * stride, 4); ((uint32_t *)dst)[i] = v; } } break;
-    default: { uint64_t v; for (i = 0; i < n; i++) { memcpy(&v, src + i * stride, 8); ((uint64_t *)dst)[i] = v; } } break;
-    }
-}
-
 /* Fill n elements of `size` bytes at dst with the value at src (typed stores: a memcpy call
  * per element made small runs cost microseconds). */
 static void lt_fill(char *dst, const char *src, int64_t n, int32_t size)
@@ -115,14 +99,80 @@ static void lt_fill(char *dst, const char *src, int64_t n, int32_t size)
     }
 }
 
-/* Point the registers at chunk [pos, pos + n) of a multi-dimensional plan: a load is read
- * in place when the chunk is one contiguous run of its input, gathered segment by segment
- * otherwise.  Advances idx/off (the position and each input's byte offset) by n. */
-static void lt_walk_chunk(const lt_program *p, int64_t n, int64_t pos, int64_t *idx,
-                          int64_t *off, char *scratch, void **regp)
+/* Copy n elements of `size` bytes from src (byte stride) to contiguous dst: one copy for a
+ * contiguous run, a typed fill for stride 0, a reversed copy for stride -size (x[::-1]),
+ * typed strided loads otherwise. */
+#define LT_GATHER_T(T)                                                                      \
+    do {                                                                                    \
+        T *d_ = (T *)dst;                                                                   \
+        if (stride == -(int64_t)sizeof(T)) {                                                \
+            const T *s_ = (const T *)src;                                                   \
+            for (i = 0; i < n; i++) d_[i] = s_[-i];                                         \
+        } else {                                                                            \
+            for (i = 0; i < n; i++) d_[i] = *(const T *)(src + i * stride);                 \
+        }                                                                                   \
+    } while (0)
+static void lt_gather(char *dst, const char *src, int64_t stride, int64_t n, int32_t size)
 {
+    int64_t i;
+    if (stride == size) {               /* a contiguous run: one copy */
+        memcpy(dst, src, (size_t)(n * size));
+        return;
+    }
+    if (stride == 0) {                  /* one value repeated */
+        lt_fill(dst, src, n, size);
+        return;
+    }
+    /* the inputs are NumPy buffers: their elements are aligned to the itemsize */
+    switch (size) {
+    case 1: LT_GATHER_T(uint8_t); break;
+    case 2: LT_GATHER_T(uint16_t); break;
+    case 4: LT_GATHER_T(uint32_t); break;
+    default: LT_GATHER_T(uint64_t); break;
+    }
+}
+
+/* One thread's state: the registers, the scratch chunk memory and the walk position. */
+typedef struct {
+    const lt_program *p;
+    const lt_opfn *table;
+    int64_t idx[LT_MAX_DIMS];
+    int64_t *off;
+    char *scratch;
+    void **regp;
+    /* a load register of a value-per-row input (last stride 0) holds fill_n copies of the
+     * value at fill_src; NULL when its scratch holds anything else */
+    const char **fill_src;
+    int64_t *fill_n;
+    int64_t at;                  /* the position idx/off describe */
+    unsigned fp_saved;
+} lt_ctx;
+
+/* Point load register r at n copies of the value at src, filling its scratch only when it
+ * does not hold them already (a value per row repeats over the chunks of a row). */
+static void lt_ctx_fill(lt_ctx *c, int32_t r, const char *src, int64_t n)
+{
+    char *reg = c->scratch + (size_t)r * LT_REG_BYTES;
+    c->regp[r] = reg;
+    if (c->fill_src[r] != src || c->fill_n[r] < n) {
+        lt_fill(reg, src, n, c->p->reg_itemsize[r]);
+        c->fill_src[r] = src;
+        c->fill_n[r] = n;
+    }
+}
+
+/* Point the registers at chunk [pos, pos + n) of a multi-dimensional plan: a load is read
+ * in place when the chunk is one contiguous run of its input, filled when the chunk is one
+ * run of a value per row (last stride 0), gathered segment by segment otherwise.  Advances
+ * idx/off (the position and each input's byte offset) by n. */
+static void lt_walk_chunk(lt_ctx *c, int64_t n, int64_t pos)
+{
+    const lt_program *p = c->p;
     const int32_t nd = p->ndim, last = nd - 1;
     const int64_t *shape = p->shape;
+    int64_t *idx = c->idx, *off = c->off;
+    char *scratch = c->scratch;
+    void **regp = c->regp;
     const int64_t seg0 = shape[last] - idx[last] < n ? shape[last] - idx[last] : n;
     int need_gather = 0;
     int32_t r, k;
@@ -130,28 +180,44 @@ static void lt_walk_chunk(const lt_program *p, int64_t n, int64_t pos, int64_t *
     for (r = 0; r < p->n_regs; r++) {
         if (p->reg_kind[r] == LT_REG_LOAD) {
             k = p->reg_arg[r];
-            if (seg0 == n && p->in_strides[k * nd + last] == p->reg_itemsize[r]) {
+            const int64_t s = p->in_strides[k * nd + last];
+            if (seg0 == n && s == p->reg_itemsize[r]) {
                 regp[r] = p->in_ptr[k] + off[k];
+            } else if (seg0 == n && s == 0) {
+                lt_ctx_fill(c, r, p->in_ptr[k] + off[k], n);
             } else {
                 regp[r] = scratch + (size_t)r * LT_REG_BYTES;
+                c->fill_src[r] = NULL;
                 need_gather = 1;
             }
         } else if (p->reg_kind[r] == LT_REG_OUTPUT) {
             regp[r] = p->out_ptr[p->reg_arg[r]] + pos * p->reg_itemsize[r];
         }
     }
+    if (!need_gather && seg0 == n) {
+        /* one segment: advance without walking */
+        idx[last] += n;
+        for (k = 0; k < p->n_in; k++) off[k] += n * p->in_strides[k * nd + last];
+        for (int32_t d = last; d > 0 && idx[d] == shape[d]; d--) {
+            idx[d] = 0;
+            idx[d - 1]++;
+            for (k = 0; k < p->n_in; k++)
+                off[k] += p->in_strides[k * nd + d - 1] - shape[d] * p->in_strides[k * nd + d];
+        }
+        return;
+    }
     /* walk the chunk's segments once; gather the loads that are not in place */
     int64_t done = 0;
     while (done < n) {
         int64_t seg = shape[last] - idx[last];
         if (seg > n - done) seg = n - done;
-        if (need_gather) {
-            for (r = 0; r < p->n_regs; r++) {
-                if (p->reg_kind[r] != LT_REG_LOAD || regp[r] != scratch + (size_t)r * LT_REG_BYTES) continue;
-                k = p->reg_arg[r];
-                lt_gather((char *)regp[r] + done * p->reg_itemsize[r], p->in_ptr[k] + off[k],
-                          p->in_strides[k * nd + last], seg, p->reg_itemsize[r]);
-            }
+        for (r = 0; r < p->n_regs; r++) {
+            if (p->reg_kind[r] != LT_REG_LOAD || regp[r] != scratch + (size_t)r * LT_REG_BYTES ||
+                c->fill_src[r] != NULL)
+                continue;
+            k = p->reg_arg[r];
+            lt_gather((char *)regp[r] + done * p->reg_itemsize[r], p->in_ptr[k] + off[k],
+                      p->in_strides[k * nd + last], seg, p->reg_itemsize[r]);
         }
         /* advance the index by seg, carrying into outer dimensions */
         idx[last] += seg;
@@ -165,18 +231,6 @@ static void lt_walk_chunk(const lt_program *p, int64_t n, int64_t pos, int64_t *
         done += seg;
     }
 }
-
-/* One thread's state: the registers, the scratch chunk memory and the walk position. */
-typedef struct {
-    const lt_program *p;
-    const lt_opfn *table;
-    int64_t idx[LT_MAX_DIMS];
-    int64_t *off;
-    char *scratch;
-    void **regp;
-    int64_t at;                  /* the position idx/off describe */
-    unsigned fp_saved;
-} lt_ctx;
 
 static void lt_ctx_seek(lt_ctx *c, int64_t pos)
 {
@@ -192,17 +246,25 @@ static void lt_ctx_seek(lt_ctx *c, int64_t pos)
     c->at = pos;
 }
 
+static void lt_ctx_free(lt_ctx *c)
+{
+    free(c->off); free(c->regp); free(c->scratch); free(c->fill_src); free(c->fill_n);
+}
+
 static int lt_ctx_open(lt_ctx *c, const lt_program *p)
 {
+    const size_t nr = (size_t)p->n_regs + 1;
     c->p = p;
     c->table = lt_op_tables[p->path];
     c->off = (int64_t *)calloc((size_t)(p->n_in ? p->n_in : 1), sizeof(int64_t));
-    c->regp = (void **)calloc((size_t)p->n_regs + 1, sizeof(void *));
+    c->regp = (void **)calloc(nr, sizeof(void *));
+    c->fill_src = (const char **)calloc(nr, sizeof(char *));
+    c->fill_n = (int64_t *)calloc(nr, sizeof(int64_t));
     c->scratch = NULL;
-    if (posix_memalign((void **)&c->scratch, 64, (size_t)LT_REG_BYTES * ((size_t)p->n_regs + 1)) != 0)
+    if (posix_memalign((void **)&c->scratch, 64, (size_t)LT_REG_BYTES * nr) != 0)
         c->scratch = NULL;
-    if (!c->off || !c->regp || !c->scratch) {
-        free(c->off); free(c->regp); free(c->scratch);
+    if (!c->off || !c->regp || !c->scratch || !c->fill_src || !c->fill_n) {
+        lt_ctx_free(c);
         return -1;
     }
     /* another library may have switched on flush-to-zero or another rounding mode in this
@@ -222,10 +284,26 @@ static int lt_ctx_open(lt_ctx *c, const lt_program *p)
 
 static void lt_ctx_close(lt_ctx *c)
 {
-    free(c->off);
-    free(c->regp);
-    free(c->scratch);
+    lt_ctx_free(c);
     LT_FP_LEAVE(c->fp_saved);
+}
+
+/* Run the instructions over the n elements the registers point at. */
+static void lt_ctx_exec(lt_ctx *c, int64_t n)
+{
+    const lt_program *p = c->p;
+    char *scratch = c->scratch;
+    void **regp = c->regp;
+    for (int32_t i = 0; i < p->n_instr; i++) {
+        const int32_t *ins = p->instr + (size_t)i * LT_INSTR_WORDS;
+        const int32_t dst = ins[LT_I_DST];
+        if (p->reg_kind[dst] == LT_REG_SCRATCH) regp[dst] = scratch + (size_t)dst * LT_REG_BYTES;
+        c->table[ins[LT_I_OP]](n, regp[dst],
+                               ins[LT_I_A] >= 0 ? regp[ins[LT_I_A]] : NULL,
+                               ins[LT_I_B] >= 0 ? regp[ins[LT_I_B]] : NULL,
+                               ins[LT_I_C] >= 0 ? regp[ins[LT_I_C]] : NULL,
+                               p->params + 2 * (size_t)i, p->exact);
+    }
 }
 
 /* Run the program over positions [pos, pos + n) of the plan (n <= LT_CHUNK). */
@@ -246,6 +324,7 @@ static void lt_ctx_chunk(lt_ctx *c, int64_t pos, int64_t n)
                     regp[r] = src;
                 } else {
                     regp[r] = scratch + (size_t)r * LT_REG_BYTES;
+                    c->fill_src[r] = NULL;
                     lt_gather((char *)regp[r], src, s, n, p->reg_itemsize[r]);
                 }
             } else if (p->reg_kind[r] == LT_REG_OUTPUT) {
@@ -254,19 +333,214 @@ static void lt_ctx_chunk(lt_ctx *c, int64_t pos, int64_t n)
         }
     } else {
         if (c->at != pos) lt_ctx_seek(c, pos);
-        lt_walk_chunk(p, n, pos, c->idx, c->off, scratch, regp);
+        lt_walk_chunk(c, n, pos);
     }
     c->at = pos + n;
-    for (int32_t i = 0; i < p->n_instr; i++) {
-        const int32_t *ins = p->instr + (size_t)i * LT_INSTR_WORDS;
-        const int32_t dst = ins[LT_I_DST];
-        if (p->reg_kind[dst] == LT_REG_SCRATCH) regp[dst] = scratch + (size_t)dst * LT_REG_BYTES;
-        c->table[ins[LT_I_OP]](n, regp[dst],
-                               ins[LT_I_A] >= 0 ? regp[ins[LT_I_A]] : NULL,
-                               ins[LT_I_B] >= 0 ? regp[ins[LT_I_B]] : NULL,
-                               ins[LT_I_C] >= 0 ? regp[ins[LT_I_C]] : NULL,
-                               p->params + 2 * (size_t)i, p->exact);
+    lt_ctx_exec(c, n);
+}
+
+/* ---- the tiled walk: plans with a load read across its rows (a transpose) -------------
+ *
+ * Reading X.T chunk by chunk gathers every element from another row of X (a cache line and
+ * often a page each).  Instead, a thread takes its positions a panel of rows at a time:
+ * for each block of LT_TILE_COLS columns, the block of every such load is copied (tile by
+ * tile, so each line of the source is read once) into a per-thread panel, then the program
+ * runs over each row's segment of that block, reading the panel, the other loads in place
+ * and writing the outputs in place.  Only the order in which elements are computed and the
+ * length of each run change; every element goes through the same op functions, so the
+ * results are the same bits as the chunk walk's, whatever the thread split. */
+#define LT_TILE_COLS LT_CHUNK           /* a row segment fits one register */
+#define LT_TILE_MIN_ROW 64              /* shorter rows keep the chunk walk */
+#define LT_TILE_MIN_STRIDE 64           /* a last stride (bytes) from which loads are staged */
+#define LT_TILE_MAX_ROWS 64
+#define LT_TILE_BYTES (64 * 1024)       /* a panel: rows * LT_TILE_COLS * itemsize at most */
+#ifndef LT_STAGE_AHEAD
+#define LT_STAGE_AHEAD 16
+#endif
+
+static int lt_reg_staged(const lt_program *p, int32_t r)
+{
+    if (p->reg_kind[r] != LT_REG_LOAD) return 0;
+    const int64_t s = p->in_strides[p->reg_arg[r] * p->ndim + p->ndim - 1];
+    return s >= LT_TILE_MIN_STRIDE || s <= -LT_TILE_MIN_STRIDE;
+}
+
+static int lt_plan_tiled(const lt_program *p)
+{
+    if (p->n_red != 0 || p->ndim < 2 || p->shape[p->ndim - 1] < LT_TILE_MIN_ROW) return 0;
+    for (int32_t r = 0; r < p->n_regs; r++)
+        if (lt_reg_staged(p, r)) return 1;
+    return 0;
+}
+
+/* Copy rows [0, nrows) x columns [c0, c0 + cn) of a load into its panel (row i at
+ * panel + i * LT_TILE_COLS elements): 8 columns at a time down all the rows, so the 8
+ * source lines are read through while they are in L1. */
+#define LT_STAGE_T(T)                                                                        \
+    for (int64_t j0 = 0; j0 < cn; j0 += 8) {                                                 \
+        const int64_t jn = cn - j0 < 8 ? cn - j0 : 8;                                        \
+        if (c0 + j0 + LT_STAGE_AHEAD + 8 <= L)                                               \
+            for (int j = 0; j < 8; j++)                                                      \
+                for (int64_t i = 0; i < nrows; i += step)                                    \
+                    __builtin_prefetch(base + rowoff[i] + (c0 + j0 + LT_STAGE_AHEAD + j) * s); \
+        for (int64_t i = 0; i < nrows; i++) {                                                \
+            const char *src = base + rowoff[i] + (c0 + j0) * s;                              \
+            T *dst = (T *)panel + i * C + j0;                                                \
+            if (jn == 8) {                                                                   \
+                for (int j = 0; j < 8; j++) dst[j] = *(const T *)(src + j * s);              \
+            } else {                                                                         \
+                for (int64_t j = 0; j < jn; j++) dst[j] = *(const T *)(src + j * s);         \
+            }                                                                                \
+        }                                                                                    \
     }
+static void lt_stage(char *panel, const char *base, const int64_t *rowoff, int64_t nrows,
+                     int64_t c0, int64_t cn, int64_t s, int32_t size, int64_t C, int64_t L)
+{
+    /* the lines of the columns LT_STAGE_AHEAD on are fetched while these are copied (one
+     * prefetch per line when the rows are adjacent, as in a transpose) */
+    const int64_t step = 64 / size;
+#if defined(__SSE2__)
+    if (size == 4 && nrows >= 4) {
+        /* 4-byte elements with adjacent rows (a transpose of a dense block): 4 x 4 tiles
+         * through SSE shuffles, which move bits and change none */
+        int adjacent = 1;
+        for (int64_t i = 1; i < nrows; i++) adjacent &= rowoff[i] == rowoff[0] + 4 * i;
+        if (adjacent) {
+            const char *b0 = base + rowoff[0];
+            for (int64_t j0 = 0; j0 < cn; j0 += 4) {
+                const int64_t col = c0 + j0;
+                if (j0 % 8 == 0 && col + LT_STAGE_AHEAD + 8 <= L)
+                    for (int j = 0; j < 8; j++)
+                        for (int64_t i = 0; i < nrows; i += 16)
+                            __builtin_prefetch(b0 + 4 * i + (col + LT_STAGE_AHEAD + j) * s);
+                float *dst = (float *)panel + j0;
+                if (cn - j0 < 4) {
+                    for (int64_t i = 0; i < nrows; i++)
+                        for (int64_t j = 0; j < cn - j0; j++)
+                            memcpy(dst + i * C + j, b0 + 4 * i + (col + j) * s, 4);
+                    break;
+                }
+                int64_t i = 0;
+                for (; i + 4 <= nrows; i += 4) {
+                    const char *src = b0 + 4 * i + col * s;
+                    __m128 a0 = _mm_loadu_ps((const float *)src);
+                    __m128 a1 = _mm_loadu_ps((const float *)(src + s));
+                    __m128 a2 = _mm_loadu_ps((const float *)(src + 2 * s));
+                    __m128 a3 = _mm_loadu_ps((const float *)(src + 3 * s));
+                    _MM_TRANSPOSE4_PS(a0, a1, a2, a3);
+                    _mm_storeu_ps(dst + (i + 0) * C, a0);
+                    _mm_storeu_ps(dst + (i + 1) * C, a1);
+                    _mm_storeu_ps(dst + (i + 2) * C, a2);
+                    _mm_storeu_ps(dst + (i + 3) * C, a3);
+                }
+                for (; i < nrows; i++)
+                    for (int j = 0; j < 4; j++) memcpy(dst + i * C + j, b0 + 4 * i + (col + j) * s, 4);
+            }
+            return;
+        }
+    }
+#endif
+    switch (size) {
+    case 1: LT_STAGE_T(uint8_t) break;
+    case 2: LT_STAGE_T(uint16_t) break;
+    case 4: LT_STAGE_T(uint32_t) break;
+    default: LT_STAGE_T(uint64_t) break;
+    }
+}
+
+/* Run positions [a, b) of a tiled plan (see above).  Returns -1 if out of memory. */
+static int lt_run_tiled(lt_ctx *c, int64_t a, int64_t b)
+{
+    const lt_program *p = c->p;
+    const int32_t nd = p->ndim, last = nd - 1;
+    const int64_t *shape = p->shape;
+    const int64_t L = shape[last];
+    const int64_t C = LT_TILE_COLS;
+    int32_t r, k, d;
+    int64_t i;
+    int32_t max_size = 1;
+    size_t n_staged = 0;
+    for (r = 0; r < p->n_regs; r++)
+        if (lt_reg_staged(p, r)) {
+            n_staged++;
+            if (p->reg_itemsize[r] > max_size) max_size = p->reg_itemsize[r];
+        }
+    int64_t R = LT_TILE_BYTES / (C * max_size);
+    if (R > LT_TILE_MAX_ROWS) R = LT_TILE_MAX_ROWS;
+    const size_t panel_bytes = (size_t)(R * C * max_size);
+    char *panels = NULL;
+    if (posix_memalign((void **)&panels, 64, panel_bytes * n_staged) != 0) return -1;
+    int64_t *rowoff = (int64_t *)malloc(sizeof(int64_t) * (size_t)(R * (p->n_in ? p->n_in : 1)));
+    char **panel_of = (char **)calloc((size_t)p->n_regs + 1, sizeof(char *));
+    if (!rowoff || !panel_of) { free(panels); free(rowoff); free(panel_of); return -1; }
+    n_staged = 0;
+    for (r = 0; r < p->n_regs; r++)
+        if (lt_reg_staged(p, r)) panel_of[r] = panels + panel_bytes * n_staged++;
+
+    const int64_t g_first = a / L, g_last = (b - 1) / L;
+    int64_t oidx[LT_MAX_DIMS];
+    int64_t rem = g_first;
+    for (d = last - 1; d >= 0; d--) { oidx[d] = rem % shape[d]; rem /= shape[d]; }
+    for (int64_t g0 = g_first; g0 <= g_last; g0 += R) {
+        const int64_t nrows = g_last + 1 - g0 < R ? g_last + 1 - g0 : R;
+        /* each input's byte offset of each row of the block */
+        for (i = 0; i < nrows; i++) {
+            for (k = 0; k < p->n_in; k++) {
+                int64_t o = 0;
+                for (d = 0; d < last; d++) o += oidx[d] * p->in_strides[k * nd + d];
+                rowoff[k * R + i] = o;
+            }
+            for (d = last - 1; d >= 0; d--) {
+                if (++oidx[d] < shape[d]) break;
+                oidx[d] = 0;
+            }
+        }
+        /* the first row of the range may start, and its last row end, inside the row */
+        const int64_t lo = g0 == g_first ? a - g_first * L : 0;
+        const int64_t hi = g0 + nrows - 1 == g_last ? b - g_last * L : L;
+        const int64_t cmin = nrows == 1 ? lo : 0, cmax = nrows == 1 ? hi : L;
+        for (int64_t c0 = cmin - cmin % C; c0 < cmax; c0 += C) {
+            const int64_t cn = L - c0 < C ? L - c0 : C;
+            for (r = 0; r < p->n_regs; r++) {
+                if (!panel_of[r]) continue;
+                k = p->reg_arg[r];
+                lt_stage(panel_of[r], p->in_ptr[k], rowoff + k * R, nrows, c0, cn,
+                         p->in_strides[k * nd + last], p->reg_itemsize[r], C, L);
+            }
+            for (i = 0; i < nrows; i++) {
+              const int64_t s00 = i == 0 && lo > c0 ? lo : c0;
+              const int64_t e0 = i == nrows - 1 && hi < c0 + cn ? hi : c0 + cn;
+              for (int64_t s0 = s00; s0 < e0; s0 += LT_CHUNK) {
+                const int64_t n = e0 - s0 < LT_CHUNK ? e0 - s0 : LT_CHUNK, pos = (g0 + i) * L + s0;
+                for (r = 0; r < p->n_regs; r++) {
+                    const int32_t size = p->reg_itemsize[r];
+                    if (p->reg_kind[r] == LT_REG_LOAD) {
+                        k = p->reg_arg[r];
+                        const int64_t s = p->in_strides[k * nd + last];
+                        const char *src = p->in_ptr[k] + rowoff[k * R + i] + s0 * s;
+                        if (panel_of[r]) {
+                            c->regp[r] = panel_of[r] + (size_t)((i * C + (s0 - c0)) * size);
+                        } else if (s == size) {
+                            c->regp[r] = (void *)src;
+                        } else if (s == 0) {
+                            lt_ctx_fill(c, r, src, n);
+                        } else {
+                            c->regp[r] = c->scratch + (size_t)r * LT_REG_BYTES;
+                            c->fill_src[r] = NULL;
+                            lt_gather((char *)c->regp[r], src, s, n, size);
+                        }
+                    } else if (p->reg_kind[r] == LT_REG_OUTPUT) {
+                        c->regp[r] = p->out_ptr[p->reg_arg[r]] + pos * size;
+                    }
+                }
+                lt_ctx_exec(c, n);
+              }
+            }
+        }
+    }
+    c->at = -1;
+    free(panels); free(rowoff); free(panel_of);
+    return 0;
 }
 
 typedef struct {
@@ -283,13 +557,17 @@ static void lt_run_range(lt_task *task)
     if (lt_ctx_open(&c, p) != 0) { task->status = -1; return; }
     int64_t pos = task->first_chunk * LT_CHUNK;
     const int64_t end = task->end_chunk * LT_CHUNK < p->size ? task->end_chunk * LT_CHUNK : p->size;
-    while (pos < end) {
-        const int64_t n = end - pos < LT_CHUNK ? end - pos : LT_CHUNK;
-        lt_ctx_chunk(&c, pos, n);
-        pos += n;
+    task->status = 0;
+    if (lt_plan_tiled(p)) {
+        task->status = lt_run_tiled(&c, pos, end);
+    } else {
+        while (pos < end) {
+            const int64_t n = end - pos < LT_CHUNK ? end - pos : LT_CHUNK;
+            lt_ctx_chunk(&c, pos, n);
+            pos += n;
+        }
     }
     lt_ctx_close(&c);
-    task->status = 0;
 }
 
 static void lt_range_task(void *arg) { lt_run_range((lt_task *)arg); }

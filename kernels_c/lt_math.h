@@ -93,8 +93,8 @@ static inline uint16_t lt_f64_to_f16(double x)
     }                                                                                  \
     static inline T lt_clamp01##F(T t)   /* min(max(t, 0), 1) with Max/Min's rules */  \
     {                                                                                  \
-        T u = (t != t) ? t : (t > (T)0 ? t : (T)0);                                    \
-        return (u != u) ? u : (u < (T)1 ? u : (T)1);                                   \
+        T u = ((t > (T)0) | (t != t)) ? t : (T)0;   /* NaN passes */                   \
+        return ((u < (T)1) | (u != u)) ? u : (T)1;                                     \
     }
 
 LT_DEF_ROUNDING(f, float, 0x1p23f, int32_t)
