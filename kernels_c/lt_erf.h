@@ -584,7 +584,7 @@ static inline float ltm_gelu_f32_fast(float x)
     float gN = (T * ltm_f32_pow2(k1)) * ltm_f32_pow2(k - k1);
     float gP = LT_FMAF(-T, ltm_f32_pow2(k), xc);              /* x <= 6: k >= -40 */
     float g = au < 0.5f ? gA : (xc < 0.0f ? gN : gP);
-    g = x > 6.0f ? x : (x < -15.0f ? -0.0f : (x == 0.0f ? x : g));
+    g = __builtin_copysignf(x > 6.0f ? x : (x < -15.0f ? 0.0f : g), x);   /* sign of x */
     return x == x ? g : x;
 }
 

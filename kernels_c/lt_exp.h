@@ -715,7 +715,7 @@ static inline float ltm_expm1_f32_fast(float x)
     int32_t k;
     float q = ltm_expf_q(ltm_expf_red(xc, &k));
     float t = ltm_f32_pow2(k - 1);
-    float y = 2.0f * LT_FMAF(t, q, t - 0.5f);
+    float y = k == 0 ? q : 2.0f * LT_FMAF(t, q, t - 0.5f);    /* q: also when subnormal */
     y = x == 0.0f ? x : y;
     return x == x ? y : x + x;
 }
@@ -756,7 +756,7 @@ static inline float ltm_sinh_f32_fast(float x)
     int32_t k;
     float q = ltm_expf_q(ltm_expf_red(axc, &k));
     float t = ltm_f32_pow2((k > 30 ? 30 : k) - 1);
-    float e = 2.0f * LT_FMAF(t, q, t - 0.5f);
+    float e = k == 0 ? q : 2.0f * LT_FMAF(t, q, t - 0.5f);
     float ys = 0.5f * (e + e / (1.0f + e));
     float yb = ltm_f32_scale2(1.0f + q, k - 1);
     float y = __builtin_copysignf(ax > 20.0f ? yb : ys, x);
@@ -813,9 +813,8 @@ static inline float ltm_gelu_tanh_f32_fast(float x)
     float q = ltm_expf_q(r + (neg ? sl : -sl));              /* e = (1 + q) 2^k */
     float p2 = ltm_f32_pow2(k < -126 ? -126 : k);
     float d = LT_FMAF(p2, q, 1.0f + p2);                       /* 1 + e */
-    int32_t k1 = k >> 1;
-    float gN = (LT_FMAF(xc, q, xc) / d * ltm_f32_pow2(k1)) * ltm_f32_pow2(k - k1);
-    float g = neg ? gN : xc / d;
+    int32_t kn = neg ? k : 0, k1 = kn >> 1;
+    float g = ((neg ? LT_FMAF(xc, q, xc) : xc) / d * ltm_f32_pow2(k1)) * ltm_f32_pow2(kn - k1);
     g = x > 10.0f ? x : (x < -12.0f ? -0.0f : g);
     return x == x ? g : x;
 }
