@@ -49,14 +49,18 @@ def fit_f32(basis, target, weight):
 
 
 def hexf(v):
-    return float(np.float32(v)).hex().replace("0x1.", "0x1.").rstrip("0") + "f" \
-        if v != 0 else "0.0f"
+    """A float32 value as a C hex-float literal (0x1.abcp-3f)."""
+    if v == 0:
+        return "0.0f"
+    m, e = float(np.float32(v)).hex().split("p")
+    m = m.rstrip("0").rstrip(".")
+    return f"{m}p{e}f"
 
 
 def show(name, coefs, err):
     print(f"{name}: max relative error {err:.3g} (2^{np.log2(err):.2f})")
     for i, c in enumerate(coefs):
-        print(f"    c{i} = {float(np.float32(c)).hex()}f  /* {np.float32(c)!r} */")
+        print(f"    c{i} = {hexf(c)}  /* {float(np.float32(c))!r} */")
 
 
 def horner(c, x):
@@ -116,13 +120,6 @@ def fit_log1p(deg=9):
     return c
 
 
-if __name__ == "__main__":
-    fit_expm1(6)
-    fit_erf_small(4, 0.5)
-    fit_erfcx_split(10, 2.0, 0.5, 10.6, 1.25)
-    fit_log1p(10)
-
-
 def fit_erfcx_split(deg, mid=2.5, lo=0.5, hi=10.6, center=1.5):
     """erfcx(u) = A(u - center) on [lo, mid]; u erfcx(u) = B(1/u) on [mid, hi]."""
     u = np.linspace(lo, mid * 1.0005, 6001)
@@ -139,3 +136,10 @@ def fit_erfcx_split(deg, mid=2.5, lo=0.5, hi=10.6, center=1.5):
     show(f"erfcx(u) degree {deg} in u - {center} on [{lo}, {mid}]", a, ea)
     show(f"u erfcx(u) degree {deg} in 1/u on [{mid}, {hi}]", b, eb)
     return a, b
+
+
+if __name__ == "__main__":
+    fit_expm1(6)
+    fit_erf_small(4, 0.5)
+    fit_erfcx_split(10, 2.0, 0.5, 10.6, 1.25)
+    fit_log1p(10)
