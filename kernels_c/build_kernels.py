@@ -264,7 +264,8 @@ def _cast_functions():
 # Kernel paths: the same op bodies compiled for several instruction sets, chosen at run
 # time.  In exact mode only the vector width differs: -ffp-contract=off holds for every path
 # and exact code never calls an FMA, so every path computes each element with the same IEEE
-# operations and gives the same bits.  Fast-mode functions use LT_FMA, an FMA on the AVX paths.
+# operations and gives the same bits.  Fast-mode functions use LT_FMA (double) and LT_FMAF
+# (float), an FMA on the AVX paths.
 X86_PATHS = (("generic", None),                 # x86-64 baseline (SSE2), or plain C
              ("avx2", "avx2,fma"),
              ("avx512", "avx512f,avx512bw,avx512dq,avx512vl,fma"))
@@ -300,6 +301,10 @@ def generate_ops_source() -> str:
         # fast-mode math may fuse multiply-adds where the path has FMA; exact code never uses it
         fma = "__builtin_fma(a, b, c)" if target else "((a) * (b) + (c))"
         parts.append(f"#undef LT_FMA\n#define LT_FMA(a, b, c) {fma}")
+        # its float form, for the float32 fast forms that compute in float
+        fmaf = "__builtin_fmaf(a, b, c)" if target else "((a) * (b) + (c))"
+        parts.append(f"#undef LT_FMAF\n#define LT_FMAF(a, b, c) {fmaf}")
+        parts.append(f"#undef LT_HAS_FMA\n#define LT_HAS_FMA {1 if target else 0}")
         parts.append(_path_text(body, path))
         parts.append(f"static const lt_opfn lt_op_table_{path}[] = {{\n" +
                      ",\n".join(f"    {_path_text(ops.entry_name(o, s), path)}" for o, s in entries)

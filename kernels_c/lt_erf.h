@@ -480,30 +480,112 @@ static inline double ltm_erf_fast_core(double x)
 
 static inline double ltm_erf_f64_fast(double x) { return ltm_erf_fast_core(x); }
 
-static inline float ltm_erf_f32_fast(float xf)
+/* float32 fast forms in float arithmetic (no tables; helpers ltm_expf_* from lt_exp.h):
+ *   |t| < 0.5: erf(t) = t + t (a0 + a1 t^2 + ... + a4 t^8), a0 = 2/sqrt(pi) - 1 (so that its
+ *     float rounding costs 2^-28, not 2^-25), a minimax fit (tools/fit_fast32.py), 2^-29.3;
+ *   t >= 0.5: erfc(t) = exp(-t^2) erfcx(t), erfcx by two polynomials (ltm_erff_cx);
+ *     t^2 (or x^2/2) is carried as an exact pair
+ *     zh + zl (x split at 12 bits by masking: xh^2 exact, zl = xl (x + xh) with error 2^-34
+ *     relative), since exp(-t^2) turns an absolute error of t^2 into a relative one. */
+static inline float ltm_erff_small(float t)
 {
-    double x = xf, ax = __builtin_fabs(x), z = x * x;
-    double yA = x * ltm_erf_small_fast32(z);
-    double t = ltm_erf_sel(ax < 0.5, 0.5, ltm_erf_sel(ax < 4.0, ax, 4.0));
-    double yB = __builtin_copysign(LT_FMA(-ltm_erf_exp_fast32(-(t * t)), ltm_erf_cx_fast32(t), 1.0), x);
-    double y = ltm_erf_sel(ax < 0.5, yA, ltm_erf_sel(ax < 4.0, yB, __builtin_copysign(1.0, x)));
-    return (float)ltm_erf_sel(x != x, x, y);
+    float z = t * t;
+    float q = LT_FMAF(z, 0x1.35465ep-8f, -0x1.b66846p-6f);
+    q = LT_FMAF(z, q, 0x1.ce2544p-4f);
+    q = LT_FMAF(z, q, -0x1.812734p-2f);
+    q = LT_FMAF(z, q, 0x1.06eba8p-3f);
+    return LT_FMAF(t, q, t);
+}
+/* erfcx(t) for 0.5 <= t <= 10.6: t < 2: A(t - 1.25), 2^-28.2; t >= 2: B(1/t) / t, 2^-33.5
+ * (degree 10 each, tools/fit_fast32.py); one Horner chain, the coefficients picked per lane */
+static inline float ltm_erff_cxp(float t, float w, int big)
+{
+    float v = big ? w : t - 1.25f;
+    float p = big ? -0x1.d6e11ep-1f : 0x1.04956ep-14f;
+    p = LT_FMAF(v, p, big ? 0x1.d10cfap+1f : -0x1.8e91fp-13f);
+    p = LT_FMAF(v, p, big ? -0x1.92183cp+2f : 0x1.ec53a8p-12f);
+    p = LT_FMAF(v, p, big ? 0x1.8152b2p+2f : -0x1.57e3bep-10f);
+    p = LT_FMAF(v, p, big ? -0x1.928d72p+1f : 0x1.d1e508p-9f);
+    p = LT_FMAF(v, p, big ? 0x1.e97394p-2f : -0x1.29ae6p-7f);
+    p = LT_FMAF(v, p, big ? 0x1.64a978p-2f : 0x1.68a114p-6f);
+    p = LT_FMAF(v, p, big ? 0x1.043e06p-7f : -0x1.9b62eep-5f);
+    p = LT_FMAF(v, p, big ? -0x1.216c94p-2f : 0x1.b56f5p-4f);
+    p = LT_FMAF(v, p, big ? 0x1.6f5604p-16f : -0x1.abaacep-3f);
+    p = LT_FMAF(v, p, big ? 0x1.20dd68p-1f : 0x1.78a692p-2f);
+    return p;
+}
+static inline float ltm_erff_cx(float t)
+{
+    int big = t >= 2.0f;
+    float w = 1.0f / t;
+    float p = ltm_erff_cxp(t, w, big);
+    return big ? p * w : p;
 }
 
-static inline float ltm_gelu_f32_fast(float xf)
+/* erfc(t) = m 2^k for 0.5 <= t <= 10.6, with (zh + zl) = t^2 (zh <= 113 exact in float) */
+static inline float ltm_erfcf_m(float t, float zh, float zl, int32_t *k)
 {
-    double x = xf;
-    const double rs = lt_tab_erf_const[0];
-    double ax = __builtin_fabs(x), u = ax * rs, z = 0.5 * (x * x);
-    double eA = u * ltm_erf_small_fast32(z);
-    double t = ltm_erf_sel(u < 0.5, 0.5, ltm_erf_sel(u < 12.0, u, 12.0));
-    double zc = ltm_erf_sel(u < 12.0, z, 72.0);
-    double P = ltm_erf_exp_fast32(-zc) * ltm_erf_cx_fast32(t);
-    int64_t small = u < 0.5, neg = x < 0;
-    double C = ltm_erf_sel(neg, ltm_erf_sel(small, 1.0 - eA, P), ltm_erf_sel(small, 1.0 + eA, 2.0 - P));
-    double g = 0.5 * x * C;
-    g = ltm_erf_sel(x < -16.0, -0.0, ltm_erf_sel(x > 10.0, x, g));
-    return (float)g;
+    float r = ltm_expf_red(-zh, k);
+    float c = ltm_erff_cx(t);
+    return LT_FMAF(c, ltm_expf_q(r - zl), c);
+}
+/* xh + xl = x with xh keeping the leading 12 bits: xh^2 and xl (x + xh) are (nearly) exact */
+static inline float ltm_erff_sq(float x, float *lo)
+{
+    float xh = ltm_i32_as_f32(ltm_f32_as_i32(x) & (int32_t)0xFFFFF000);
+    float xl = x - xh;
+    *lo = xl * (x + xh);
+    return xh * xh;
+}
+
+static inline float ltm_erf_f32_fast(float x)
+{
+    float ax = __builtin_fabsf(x);
+    float yA = ltm_erff_small(x);
+    float t = ax < 0.5f ? 0.5f : (ax > 4.0f ? 4.0f : ax);    /* erfc(4) < 2^-25: 1 - E = 1 */
+    float zl, zh = ltm_erff_sq(t, &zl);
+    int32_t k;
+    float m = ltm_erfcf_m(t, zh, zl, &k);                     /* k >= -24 */
+    float yB = __builtin_copysignf(LT_FMAF(-m, ltm_f32_pow2(k), 1.0f), x);
+    float y = ax < 0.5f ? yA : yB;
+    return x == x ? y : x;
+}
+
+/* gelu = x/2 (1 + erf(x/sqrt 2)), u = x/sqrt 2 (with the low part of 1/sqrt 2):
+ *   |u| < 0.5: x/2 + (x/2) erf(u) in one FMA (1 + erf >= 0.47: no cancellation);
+ *   else T = (x/2) erfc(|u|) = (x/2) A(|u| - 1.25) exp(-x^2/2)        (|u| < 2)
+ *                            = sign(x) (1/sqrt 2) B(1/|u|) exp(-x^2/2) (|u| >= 2: x/(2|u|) is
+ *     +-1/sqrt 2, and B is insensitive to the rounding of u and 1/u),
+ *     where u's rounding error (u_lo) is folded into the exponent for |u| < 2 through
+ *     d ln erfcx/du ~ 0.277 |u| - 0.972 (within 10% on [0.5, 2]);
+ *     x < 0: T, scaled by 2^k last (rounded once also when subnormal); x >= 0: x - T.
+ *   x > 6: x (erfc(4.24)/2 < 2^-30); x < -15: -0 (|gelu| < 2^-160). */
+static inline float ltm_gelu_f32_fast(float x)
+{
+    const float rs = 0x1.6a09e6p-1f, rs_lo = 0x1.9fcef4p-27f;   /* 1/sqrt(2) = rs + rs_lo */
+    float xc = x < -15.0f ? -15.0f : (x > 6.0f ? 6.0f : x);
+    float hx = 0.5f * xc;
+    float u = LT_FMAF(xc, rs, xc * rs_lo), au = __builtin_fabsf(u);
+    float gA = LT_FMAF(hx, ltm_erff_small(u), hx);
+    float ulo = LT_FMAF(xc, rs, -u) + xc * rs_lo;
+    float t = au < 0.5f ? 0.5f : au;
+    int big = t >= 2.0f;
+    float w = 1.0f / t;
+    float P = ltm_erff_cxp(t, w, big);
+    float pre = big ? __builtin_copysignf(rs, xc) : hx;
+    float corr = big ? 0.0f : LT_FMAF(t, 0x1.1b5p-2f, -0x1.f18p-1f) * __builtin_fabsf(ulo);
+    float zl, zh = ltm_erff_sq(xc, &zl);
+    int32_t k;
+    float r = ltm_expf_red(-0.5f * zh, &k);
+    float q = ltm_expf_q(r - LT_FMAF(0.5f, zl, -corr));
+    float c = pre * P;
+    float T = LT_FMAF(c, q, c);                               /* (x/2) erfc(|u|) 2^-k */
+    int32_t k1 = k >> 1;
+    float gN = (T * ltm_f32_pow2(k1)) * ltm_f32_pow2(k - k1);
+    float gP = LT_FMAF(-T, ltm_f32_pow2(k), xc);              /* x <= 6: k >= -40 */
+    float g = au < 0.5f ? gA : (xc < 0.0f ? gN : gP);
+    g = __builtin_copysignf(x > 6.0f ? x : (x < -15.0f ? 0.0f : g), x);   /* sign of x */
+    return x == x ? g : x;
 }
 
 /* float64 fast: z = x^2/2 as an exact pair (Dekker's product: an FMA is not available on the

@@ -645,63 +645,178 @@ static inline double ltm_expm1_fast_d32(double x)
     return LT_FMA(t, ltm_exp_fast_p4(r), t - 1.0);
 }
 
-static inline float ltm_exp_f32_fast(float xf)
+/* ---- float32 fast forms: float arithmetic, no table lookups --------------------------------
+ * Evaluated in float32 so that an AVX2 vector holds 8 lanes (16 on AVX-512), with LT_FMAF
+ * (a float FMA on the AVX paths, multiply and add on the generic path).  All of them share
+ * one reduction and one polynomial:
+ *   k = round(x / ln2) (the 1.5 2^23 shifter), r = x - k ln2 with ln2 = LN2_HI + LN2_LO,
+ *   LN2_HI = 0x1.62e4p-1 (15 bits: k LN2_HI is exact for |k| < 512 and x - k LN2_HI is exact,
+ *   both with and without FMA), LN2_LO = ln2 - LN2_HI rounded (2^-54 off; k LN2_LO adds
+ *   < 2^-30 absolute error for |k| <= 170); |r| <= ln2/2 (1.0005 ln2/2 without FMA, where
+ *   k may be off by one rounding of x/ln2).
+ *   expm1(r) = r + r^2 (c2 + c3 r + c4 r^2 + c5 r^3 + c6 r^4), a minimax fit of the relative
+ *   error with float32 coefficients (tools/fit_fast32.py): 2^-26.1 relative.
+ *   2^k is built from its exponent bits; where 2^k or the result may leave the normal range
+ *   it is applied as 2^k1 2^k2 (k1 = k >> 1, both normal), the second product rounding once,
+ *   so subnormal results are rounded once (gradual underflow) and overflow gives inf.
+ * The float results are within 1 or 2 ulp: the measured maxima are in docs/exact-math.md. */
+static inline int32_t ltm_f32_as_i32(float x) { int32_t i; memcpy(&i, &x, 4); return i; }
+static inline float ltm_i32_as_f32(int32_t i) { float x; memcpy(&x, &i, 4); return x; }
+/* 2^k for -126 <= k <= 127 */
+static inline float ltm_f32_pow2(int32_t k) { return ltm_i32_as_f32((k + 127) << 23); }
+
+static inline float ltm_expf_red(float x, int32_t *k)
 {
-    double x = xf;
-    double xc = x < -104.0 ? -104.0 : (x > 89.0 ? 89.0 : x);
-    float y = (float)ltm_exp_fast_d32(xc);
-    return x == x ? y : xf + xf;
+    const float shifter = 0x1.8p23f;
+    float t = LT_FMAF(x, 0x1.715476p+0f, shifter);
+    float kf = t - shifter;
+    *k = ltm_f32_as_i32(t) - 0x4B400000;            /* bits of the shifter */
+    float r = LT_FMAF(kf, -0x1.62e4p-1f, x);        /* exact */
+    return LT_FMAF(kf, -0x1.7f7d1cp-20f, r);
 }
-static inline float ltm_expm1_f32_fast(float xf)
+/* expm1(r) for |r| <= 0.3468, relative error 2^-26.1 (plus the float evaluation) */
+static inline float ltm_expf_q(float r)
 {
-    double x = xf;
-    double xc = x < -104.0 ? -104.0 : (x > 89.0 ? 89.0 : x);
-    double y = ltm_expm1_fast_d32(xc);
-    y = x == 0 ? x : y;
-    return x == x ? (float)y : xf + xf;
+    float r2 = r * r;
+    float p = LT_FMAF(r, 0x1.6b9c6ap-10f, 0x1.12254ap-7f);
+    p = LT_FMAF(r, p, 0x1.5556f2p-5f);
+    p = LT_FMAF(r, p, 0x1.5554b4p-3f);
+    p = LT_FMAF(r, p, 0x1.fffffep-2f);
+    return LT_FMAF(r2, p, r);
 }
-static inline float ltm_tanh_f32_fast(float xf)
+/* exp(x) = m 2^k with m in [0.70, 1.42], for |x| <= 110 */
+static inline float ltm_expf_m(float x, int32_t *k)
 {
-    double x = xf, ax = __builtin_fabs(x);
-    double axc = ax > 10.0 ? 10.0 : ax;
-    double e = ltm_expm1_fast_d32(2.0 * axc);
-    double y = __builtin_copysign(e / (e + 2.0), x);
-    return x == x ? (float)y : xf + xf;
+    float r = ltm_expf_red(x, k);
+    return 1.0f + ltm_expf_q(r);
 }
-static inline float ltm_sigmoid_f32_fast(float xf)
+/* m 2^k, rounded once also when subnormal; -252 <= k <= 254 */
+static inline float ltm_f32_scale2(float m, int32_t k)
 {
-    double x = xf, ax = __builtin_fabs(x);
-    double axc = ax > 110.0 ? 110.0 : ax;
-    double e = ltm_exp_fast_d32(-axc);
-    double y = (x >= 0 ? 1.0 : e) / (1.0 + e);
-    return x == x ? (float)y : xf + xf;
+    int32_t k1 = k >> 1;
+    return (m * ltm_f32_pow2(k1)) * ltm_f32_pow2(k - k1);
 }
-static inline float ltm_sinh_f32_fast(float xf)
+
+static inline float ltm_exp_f32_fast(float x)
 {
-    double x = xf, ax = __builtin_fabs(x);
-    double axc = ax > 90.0 ? 90.0 : ax;
-    double e = ltm_expm1_fast_d32(axc);
-    double y = __builtin_copysign(0.5 * (e + e / (1.0 + e)), x);
-    return x == x ? (float)y : xf + xf;
+    float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
+    int32_t k;
+    float r = ltm_expf_red(xc, &k);
+    int32_t k1 = k >> 1;
+    float s1 = ltm_f32_pow2(k1);
+    float y = LT_FMAF(s1, ltm_expf_q(r), s1) * ltm_f32_pow2(k - k1);
+    return x == x ? y : x + x;
 }
-static inline float ltm_cosh_f32_fast(float xf)
+/* expm1 = 2 (t (1 + q) - 1/2) with t = 2^(k-1): for k = 0 exactly q, else one rounding of an
+ * exact-ish sum (t - 1/2 is exact for |k| <= 24; beyond, it is the dominant term anyway) */
+static inline float ltm_expm1_f32_fast(float x)
 {
-    double x = xf, ax = __builtin_fabs(x);
-    double axc = ax > 90.0 ? 90.0 : ax;
-    double e = ltm_exp_fast_d32(axc);
-    double y = 0.5 * (e + 1.0 / e);
-    return x == x ? (float)y : xf + xf;
+    float xc = x < -30.0f ? -30.0f : (x > 89.0f ? 89.0f : x);
+    int32_t k;
+    float q = ltm_expf_q(ltm_expf_red(xc, &k));
+    float t = ltm_f32_pow2(k - 1);
+    float y = k == 0 ? q : 2.0f * LT_FMAF(t, q, t - 0.5f);    /* q: also when subnormal */
+    y = x == 0.0f ? x : y;
+    return x == x ? y : x + x;
 }
-static inline float ltm_gelu_tanh_f32_fast(float xf)
+/* tanh |x| = e / (e + 2), e = expm1(2|x|) (no cancellation); 1 beyond |x| = 10 */
+static inline float ltm_tanh_f32_fast(float x)
 {
-    double x = xf;
-    double v = x * LT_FMA(lt_tab_exp_gelu[4], x * x, lt_tab_exp_gelu[0]);
-    double av = __builtin_fabs(v);
-    av = av > 200.0 ? 200.0 : av;
-    double e = ltm_exp_fast_d32(-av);
-    double g = x * ((v >= 0 ? 1.0 : e) / (1.0 + e));
-    g = x == -__builtin_inf() ? -0.0 : g;
-    return x == x ? (float)g : xf + xf;
+    float ax = __builtin_fabsf(x);
+    float axc = ax > 10.0f ? 10.0f : ax;
+    int32_t k;
+    float q = ltm_expf_q(ltm_expf_red(2.0f * axc, &k));
+    float t = ltm_f32_pow2(k - 1);
+    float e = 2.0f * LT_FMAF(t, q, t - 0.5f);
+    float y = __builtin_copysignf(e / (e + 2.0f), x);
+    return x == x ? y : x + x;
+}
+/* sigmoid = 1 / (1 + e) (x >= 0) or e / (1 + e) (x < 0), e = exp(-|x|) rounded once (also
+ * when subnormal, then e / (1 + e) = e): the tail keeps its relative accuracy down to the
+ * underflow (within an ulp of the subnormal spacing there). */
+static inline float ltm_sigmoid_f32_fast(float x)
+{
+    float ax = __builtin_fabsf(x);
+    float axc = ax > 104.0f ? 104.0f : ax;
+    int32_t k;
+    float r = ltm_expf_red(-axc, &k);
+    int32_t k1 = k >> 1;
+    float s1 = ltm_f32_pow2(k1);
+    float e = LT_FMAF(s1, ltm_expf_q(r), s1) * ltm_f32_pow2(k - k1);
+    float y = (x >= 0.0f ? 1.0f : e) / (1.0f + e);
+    return x == x ? y : x + x;
+}
+/* sinh and cosh from r, k of |x| (|x| clamped to 90): |x| <= 20: e = expm1|x| (as in expm1),
+ * sinh = (e + e / (1 + e)) / 2, E = exp|x|, cosh = (E + 1/E) / 2; |x| > 20: e^|x| / 2 =
+ * (1 + q) 2^(k-1) in two scalings (sinh(89.4) is finite while expm1(89.4) is not). */
+static inline float ltm_sinh_f32_fast(float x)
+{
+    float ax = __builtin_fabsf(x);
+    float axc = ax > 90.0f ? 90.0f : ax;
+    int32_t k;
+    float q = ltm_expf_q(ltm_expf_red(axc, &k));
+    float t = ltm_f32_pow2((k > 30 ? 30 : k) - 1);
+    float e = k == 0 ? q : 2.0f * LT_FMAF(t, q, t - 0.5f);
+    float ys = 0.5f * (e + e / (1.0f + e));
+    float yb = ltm_f32_scale2(1.0f + q, k - 1);
+    float y = __builtin_copysignf(ax > 20.0f ? yb : ys, x);
+    y = x == 0.0f ? x : y;
+    return x == x ? y : x + x;
+}
+static inline float ltm_cosh_f32_fast(float x)
+{
+    float ax = __builtin_fabsf(x);
+    float axc = ax > 90.0f ? 90.0f : ax;
+    int32_t k;
+    float q = ltm_expf_q(ltm_expf_red(axc, &k));
+    float s = ltm_f32_pow2(k > 30 ? 30 : k);
+    float E = LT_FMAF(s, q, s);
+    float ys = 0.5f * (E + 1.0f / E);
+    float yb = ltm_f32_scale2(1.0f + q, k - 1);
+    float y = ax > 20.0f ? yb : ys;
+    return x == x ? y : x + x;
+}
+/* a * b - p exactly for p = a * b rounded: an FMA where the path has one (LT_HAS_FMA), else
+ * Dekker's product with both operands split at 12 bits by masking */
+static inline float ltm_f32_mul_lo(float a, float b, float p)
+{
+#if LT_HAS_FMA
+    return LT_FMAF(a, b, -p);
+#else
+    float ah = ltm_i32_as_f32(ltm_f32_as_i32(a) & (int32_t)0xFFFFF000), al = a - ah;
+    float bh = ltm_i32_as_f32(ltm_f32_as_i32(b) & (int32_t)0xFFFFF000), bl = b - bh;
+    return (((ah * bh - p) + ah * bl) + al * bh) + al * bl;
+#endif
+}
+/* gelu_tanh = x sigmoid(s), s = 2 sqrt(2/pi) (x + 0.044715 x^3) = x (C1 + C3 x^2), carried as a
+ * float pair sh + sl (constants as pairs, x^2 = xh^2 + xl (x + xh) split by masking, error-free
+ * products): relative error ~2^-44, so that exp(-|s|) keeps 2^-24 relative accuracy up to
+ * |s| = 104, where x sigmoid(s) ~ x e^s underflows.  e = exp(-|s|) = m 2^k;
+ * s >= 0: x / (1 + e); s < 0: (x m / (1 + e)) 2^k, scaled last (rounded once when subnormal).
+ * x > 10: x (e < 2^-27); x < -12: -0 (|s| > 140). */
+static inline float ltm_gelu_tanh_f32_fast(float x)
+{
+    const float c1h = 0x1.988454p+0f, c1l = -0x1.857936p-25f;
+    const float c3h = 0x1.2444f2p-4f, c3l = 0x1.49b16ap-29f;
+    float xc = x < -12.0f ? -12.0f : (x > 10.0f ? 10.0f : x);
+    float xh = ltm_i32_as_f32(ltm_f32_as_i32(xc) & (int32_t)0xFFFFF000), xl = xc - xh;
+    float zh = xh * xh, zl = xl * (xc + xh);
+    float wh = c3h * zh;
+    float wl = ltm_f32_mul_lo(c3h, zh, wh) + LT_FMAF(c3h, zl, c3l * zh);
+    float ah = c1h + wh, bb = ah - c1h;                       /* two-sum */
+    float al = ((c1h - (ah - bb)) + (wh - bb)) + (wl + c1l);
+    float sh = xc * ah;
+    float sl = LT_FMAF(xc, al, ltm_f32_mul_lo(xc, ah, sh));
+    int neg = sh < 0.0f;
+    int32_t k;
+    float r = ltm_expf_red(neg ? sh : -sh, &k);
+    float q = ltm_expf_q(r + (neg ? sl : -sl));              /* e = (1 + q) 2^k */
+    float p2 = ltm_f32_pow2(k < -126 ? -126 : k);
+    float d = LT_FMAF(p2, q, 1.0f + p2);                       /* 1 + e */
+    int32_t kn = neg ? k : 0, k1 = kn >> 1;
+    float g = ((neg ? LT_FMAF(xc, q, xc) : xc) / d * ltm_f32_pow2(k1)) * ltm_f32_pow2(kn - k1);
+    g = x > 10.0f ? x : (x < -12.0f ? -0.0f : g);
+    return x == x ? g : x;
 }
 
 /* float64 fast: T as hi + lo folded in with an FMA, degree-6 polynomial, no compensation

@@ -497,44 +497,94 @@ static inline double ltm_acosh_f64(double x)
 /* float32 fast: double arithmetic with the degree-2 polynomial (relative error ~2^-36
  * before the final rounding to float32); float64 fast: FMA reduction, degree-6 polynomial. */
 
-static inline float ltm_log_f32_fast(float xf)
+/* float32 fast log and log1p in float arithmetic (no tables; ltm_f32_as_i32 etc. from
+ * lt_exp.h): y = 2^k m, m in [sqrt(1/2), sqrt 2) from the bits (k = (bits(y) - bits(sqrt(1/2)))
+ * >> 23), f = m - 1 exact, log1p(f) = f - f^2/2 + f^3 (c3 + c4 f + ... + c10 f^7), a minimax
+ * fit with float32 coefficients (tools/fit_fast32.py, 2^-27.3 relative), and
+ * log = k LN2_HI (exact) + (k LN2_LO + log1p(f)). */
+static inline float ltm_logf_p(float f)
 {
-    double x = (double)xf;
-    int ok = (x > 0.0) & (x < __builtin_inf());
-    double y = ltm_log_fcore(ltm_log_sel(ok, x, 1.0), 0.0, 2);
-    double sp = x == 0.0 ? -__builtin_inf() : (x > 0.0 ? __builtin_inf() : ltm_log_qnan());
-    return (float)ltm_log_sel(ok, y, sp);
+    float p = LT_FMAF(f, -0x1.38ee24p-4f, 0x1.05707ap-3f);
+    p = LT_FMAF(f, p, -0x1.0d845ap-3f);
+    p = LT_FMAF(f, p, 0x1.22d708p-3f);
+    p = LT_FMAF(f, p, -0x1.547212p-3f);
+    p = LT_FMAF(f, p, 0x1.99a02cp-3f);
+    p = LT_FMAF(f, p, -0x1.000228p-2f);
+    p = LT_FMAF(f, p, 0x1.555554p-2f);
+    p = LT_FMAF(f, p, -0.5f);
+    return LT_FMAF(f * f, p, f);
+}
+/* y > 0 normal: m = y 2^-k in [sqrt(1/2), sqrt 2) */
+static inline float ltm_logf_split(float y, int32_t *k)
+{
+    int32_t b = ltm_f32_as_i32(y);
+    *k = (b - 0x3F3504F3) >> 23;
+    return ltm_i32_as_f32(b - (*k << 23));
 }
 
-static inline float ltm_log1p_f32_fast(float xf)
+/* x > 0 finite (else any lane value): log x = kf ln2 + L, L = log1p(m - 1) */
+static inline float ltm_logf_kl(float x, float *kf)
 {
-    double x = (double)xf;
-    int ok = (x > -1.0) & (x < __builtin_inf());
-    lt_dd h = lt_two_sum(1.0, ltm_log_sel(ok, x, 0.0));
-    double y = ltm_log_fcore(h.hi, h.lo, 2);
-    double sp = x == -1.0 ? -__builtin_inf() : (x > 0.0 ? __builtin_inf() : ltm_log_qnan());
-    return (float)ltm_log_sel(ok, ltm_log_sel(x == 0.0, x, y), sp);
+    int sub = x < 0x1p-126f;
+    float xs = sub ? x * 0x1p23f : x;
+    xs = (x > 0.0f) & (x < __builtin_inff()) ? xs : 1.0f;
+    int32_t k;
+    float m = ltm_logf_split(xs, &k);
+    *kf = (float)k - (sub ? 23.0f : 0.0f);
+    return ltm_logf_p(m - 1.0f);
+}
+static inline float ltm_logf_special(float x, float y)
+{
+    float sp = x == 0.0f ? -__builtin_inff() : (x > 0.0f ? x : __builtin_nanf(""));
+    return (x > 0.0f) & (x < __builtin_inff()) ? y : sp;
+}
+static inline float ltm_log_f32_fast(float x)
+{
+    float kf, L = ltm_logf_kl(x, &kf);
+    float y = LT_FMAF(kf, 0x1.62e4p-1f, LT_FMAF(kf, 0x1.7f7d1cp-20f, L));
+    return ltm_logf_special(x, y);
+}
+/* log2 = k + L log2(e), log2(e) as a float pair */
+static inline float ltm_log2_f32_fast_f(float x)
+{
+    float kf, L = ltm_logf_kl(x, &kf);
+    float y = LT_FMAF(L, 0x1.715476p+0f, LT_FMAF(L, 0x1.4ae0cp-26f, kf));
+    return ltm_logf_special(x, y);
+}
+/* log10 = k LG2_HI (exact, 13 bits) + (k LG2_LO + L log10(e)) */
+static inline float ltm_log10_f32_fast_f(float x)
+{
+    float kf, L = ltm_logf_kl(x, &kf);
+    float t = LT_FMAF(kf, 0x1.a84fbcp-21f, L * -0x1.5b235ep-27f);
+    float y = LT_FMAF(kf, 0x1.3441p-2f, LT_FMAF(L, 0x1.bcb7b2p-2f, t));
+    return ltm_logf_special(x, y);
 }
 
-static inline float ltm_log2_f32_fast(float xf)
+/* log1p x = log u + log(1 + c/u), u = 1 + x rounded, c = x - (u - 1) (or 1 - (u - x) when
+ * u >= 2: both exact where they matter): with u = 2^k m, f = m - 1,
+ * log1p x = k ln2 + log1p(f) + d/(1 + f), d = c 2^-k (|d| <= 2^-24 m), d/(1 + f) taken as
+ * d (1 - f + f^2) (relative error f^3 of a term below 2^-24.5 of the result). */
+static inline float ltm_log1p_f32_fast(float x)
 {
-    double x = (double)xf, k;
-    int ok = (x > 0.0) & (x < __builtin_inf());
-    double lm = ltm_log_fcore_m(ltm_log_sel(ok, x, 1.0), &k);
-    double y = k + lm * lt_tab_log_k[3];
-    double sp = x == 0.0 ? -__builtin_inf() : (x > 0.0 ? __builtin_inf() : ltm_log_qnan());
-    return (float)ltm_log_sel(ok, y, sp);
+    int ok = (x > -1.0f) & (x < __builtin_inff());
+    float xs = ok ? x : 0.0f;
+    float u = 1.0f + xs;
+    int32_t k;
+    float m = ltm_logf_split(u, &k);
+    float f = m - 1.0f;
+    float c = k > 0 ? 1.0f - (u - xs) : xs - (u - 1.0f);
+    float d = c * ltm_f32_pow2(k > 126 ? -126 : -k);
+    float kf = (float)k;
+    float yl = LT_FMAF(d, LT_FMAF(f, f - 1.0f, 1.0f), ltm_logf_p(f));
+    float y = LT_FMAF(kf, 0x1.62e4p-1f, LT_FMAF(kf, 0x1.7f7d1cp-20f, yl));
+    y = x == 0.0f ? x : y;
+    float sp = x == -1.0f ? -__builtin_inff() : (x > 0.0f ? x : __builtin_nanf(""));
+    return ok ? y : sp;
 }
 
-static inline float ltm_log10_f32_fast(float xf)
-{
-    double x = (double)xf, k;
-    int ok = (x > 0.0) & (x < __builtin_inf());
-    double lm = ltm_log_fcore_m(ltm_log_sel(ok, x, 1.0), &k);
-    double y = LT_FMA(k, lt_tab_log_k[7], LT_FMA(lm, lt_tab_log_k[5], k * lt_tab_log_k[8]));
-    double sp = x == 0.0 ? -__builtin_inf() : (x > 0.0 ? __builtin_inf() : ltm_log_qnan());
-    return (float)ltm_log_sel(ok, y, sp);
-}
+static inline float ltm_log2_f32_fast(float x) { return ltm_log2_f32_fast_f(x); }
+
+static inline float ltm_log10_f32_fast(float x) { return ltm_log10_f32_fast_f(x); }
 
 static inline float ltm_atanh_f32_fast(float xf)
 {

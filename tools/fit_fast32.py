@@ -1,0 +1,145 @@
+"""Polynomial coefficients of the float32 fast-mode functions (kernels_c/lt_exp.h, lt_erf.h,
+lt_log.h, the `ltm_*_f32_fast` forms), fitted here and pasted into the C sources as float
+literals.
+
+    python tools/fit_fast32.py
+
+Each fit is a near-minimax polynomial by Lawson's algorithm (iteratively reweighted least
+squares on a dense grid), of the relative error of the function it approximates, with the
+coefficients then rounded to float32; the script prints the coefficients as C hex-float
+literals and the relative error of the rounded polynomial evaluated in float64 (the float32
+evaluation adds its own rounding, which the exhaustive sweeps of tools/verify_float32.py
+measure).  References: float64 NumPy/SciPy (accurate to ~1e-15 relative here, far below
+the 2^-24 that matters) or mpmath.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+
+def lawson(basis, target, weight, iters=80):
+    """Coefficients c minimising max |weight * (basis @ c - target)| (Lawson's IRLS)."""
+    w = np.full(target.size, 1.0 / target.size)
+    c = None
+    for _ in range(iters):
+        sw = np.sqrt(w)
+        c, *_ = np.linalg.lstsq(basis * (sw * weight)[:, None], target * sw * weight, rcond=None)
+        e = np.abs(weight * (basis @ c - target))
+        w = w * e
+        w /= w.sum()
+    return c
+
+
+def f32(c):
+    return np.asarray(c, np.float64).astype(np.float32).astype(np.float64)
+
+
+def fit_f32(basis, target, weight):
+    """lawson() with float32 coefficients: round the lowest-order free coefficient, refit
+    the higher ones with it fixed, and so on (the low orders matter most)."""
+    n = basis.shape[1]
+    fixed = []
+    for j in range(n):
+        rest = target - (basis[:, :j] @ np.array(fixed) if fixed else 0.0)
+        c = lawson(basis[:, j:], rest, weight)
+        fixed.append(float(f32(c[0])))
+    return np.array(fixed)
+
+
+def hexf(v):
+    """A float32 value as a C hex-float literal (0x1.abcp-3f)."""
+    if v == 0:
+        return "0.0f"
+    m, e = float(np.float32(v)).hex().split("p")
+    m = m.rstrip("0").rstrip(".")
+    return f"{m}p{e}f"
+
+
+def show(name, coefs, err):
+    print(f"{name}: max relative error {err:.3g} (2^{np.log2(err):.2f})")
+    for i, c in enumerate(coefs):
+        print(f"    c{i} = {hexf(c)}  /* {float(np.float32(c))!r} */")
+
+
+def horner(c, x):
+    y = np.zeros_like(x)
+    for ci in c[::-1]:
+        y = y * x + ci
+    return y
+
+
+def fit_expm1(deg=6):
+    """expm1(r) = r + r^2 (c2 + c3 r + ... + c_deg r^(deg-2)), |r| <= ln2/2 (+ margin)."""
+    h = 0.5 * np.log(2.0) * 1.0005
+    r = np.linspace(-h, h, 4001)
+    r = r[r != 0]
+    em = np.expm1(r)
+    B = np.stack([r ** (j + 2) for j in range(deg - 1)], axis=1)
+    c = fit_f32(B, em - r, 1.0 / np.abs(em))
+    err = np.max(np.abs((r + r * r * horner(c, r) - em) / em))
+    show(f"expm1 degree {deg} on |r| <= ln2/2 (c2..c{deg})", c, err)
+    return c
+
+
+def fit_erf_small(deg=5, top=0.5):
+    """erf(x) = x + x (a0 + a1 z + ... + a_deg z^deg), z = x^2, |x| <= top (a0 = 2/sqrt(pi) - 1:
+    its float32 rounding costs 2^-28 relative instead of 2^-25)."""
+    x = np.linspace(1e-6, top * 1.0005, 4001)
+    z = x * x
+    y = special.erf(x)
+    B = np.stack([x * z ** j for j in range(deg + 1)], axis=1)
+    c = fit_f32(B, y - x, 1.0 / y)
+    err = np.max(np.abs((x + x * horner(c, z) - y) / y))
+    show(f"erf small degree {deg} in x^2 on [0, {top}]", c, err)
+    return c
+
+
+def fit_erfcx(deg, lo, hi, alpha):
+    """erfcx(u) ~ P(t), t = (u - alpha) / (u + alpha), u in [lo, hi]."""
+    u = np.linspace(lo, hi, 8001)
+    t = (u - alpha) / (u + alpha)
+    y = special.erfcx(u)
+    B = np.stack([t ** j for j in range(deg + 1)], axis=1)
+    c = fit_f32(B, y, 1.0 / y)
+    err = np.max(np.abs((horner(c, t) - y) / y))
+    show(f"erfcx degree {deg} in t = (u - {alpha})/(u + {alpha}) on [{lo}, {hi}]", c, err)
+    return c, err
+
+
+def fit_log1p(deg=9):
+    """log1p(f) = f - f^2/2 + f^3 (c0 + c1 f + ...), f in [sqrt(1/2) - 1, sqrt(2) - 1]."""
+    f = np.linspace(np.sqrt(0.5) - 1 - 1e-4, np.sqrt(2) - 1 + 1e-4, 8001)
+    f = f[np.abs(f) > 1e-7]
+    y = np.log1p(f)
+    B = np.stack([f ** (j + 3) for j in range(deg - 2)], axis=1)
+    c = fit_f32(B, y - f + 0.5 * f * f, 1.0 / np.abs(y))
+    err = np.max(np.abs((f - 0.5 * f * f + f ** 3 * horner(c, f) - y) / y))
+    show(f"log1p degree {deg} on [sqrt(1/2)-1, sqrt(2)-1] (c3..c{deg})", c, err)
+    return c
+
+
+def fit_erfcx_split(deg, mid=2.5, lo=0.5, hi=10.6, center=1.5):
+    """erfcx(u) = A(u - center) on [lo, mid]; u erfcx(u) = B(1/u) on [mid, hi]."""
+    u = np.linspace(lo, mid * 1.0005, 6001)
+    y = special.erfcx(u)
+    B = np.stack([(u - center) ** j for j in range(deg + 1)], axis=1)
+    a = fit_f32(B, y, 1.0 / y)
+    ea = np.max(np.abs(horner(a, u - center) / y - 1))
+    u = np.linspace(mid * 0.9995, hi * 1.0005, 6001)
+    w = 1.0 / u
+    y = special.erfcx(u) * u
+    B = np.stack([w ** j for j in range(deg + 1)], axis=1)
+    b = fit_f32(B, y, 1.0 / y)
+    eb = np.max(np.abs(horner(b, w) / y - 1))
+    show(f"erfcx(u) degree {deg} in u - {center} on [{lo}, {mid}]", a, ea)
+    show(f"u erfcx(u) degree {deg} in 1/u on [{mid}, {hi}]", b, eb)
+    return a, b
+
+
+if __name__ == "__main__":
+    fit_expm1(6)
+    fit_erf_small(4, 0.5)
+    fit_erfcx_split(10, 2.0, 0.5, 10.6, 1.25)
+    fit_log1p(10)
