@@ -267,110 +267,37 @@ static inline float ltm_cosh_p1(float xf, double lo, double hi, int32_t *amb)
 }
 
 /* ------------------------------------------------------------------ float32 exact API */
-static inline float ltm_exp_f32(float x)
-{
-    int32_t amb;
-    float y = ltm_exp_p1(x, -104.0, 89.0, &amb);
-    return amb ? ltm_exp_acc_f32(x) : y;
-}
-static inline float ltm_expm1_f32(float x)
-{
-    int32_t amb;
-    float y = ltm_expm1_p1(x, -104.0, 89.0, &amb);
-    return amb ? ltm_expm1_acc_f32(x) : y;
-}
-static inline float ltm_tanh_f32(float x)
-{
-    int32_t amb;
-    float y = ltm_tanh_p1(x, 0.0, 10.0, &amb);
-    return amb ? ltm_tanh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0) : y;
-}
-static inline float ltm_sigmoid_f32(float x)
-{
-    int32_t amb;
-    float y = ltm_sigmoid_p1(x, 0.0, 110.0, &amb);
-    return amb ? ltm_sigmoid_acc_f32(x) : y;
-}
-static inline float ltm_sinh_f32(float x)
-{
-    int32_t amb;
-    float y = ltm_sinh_p1(x, 0.0, 90.0, &amb);
-    return amb ? ltm_sinh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0) : y;
-}
-static inline float ltm_cosh_f32(float x)
-{
-    int32_t amb;
-    float y = ltm_cosh_p1(x, 0.0, 90.0, &amb);
-    return amb ? ltm_cosh_acc_f32(__builtin_fabs((double)x)) : y;
-}
+/* NAME_f32 and its chunk form NAME_f32_chunk from pass 1 (NAME_p1 with the clamp bounds LO, HI)
+ * and the accurate path ACC, an expression of the float x.  The chunk form's pass 1 is
+ * vectorised (flags in a local int32 array), pass 2 is scalar.  Its bounds go through
+ * volatile: with them as constants gcc folds the clamps into branches and stops vectorising.
+ * (The macro's name starts with ltm_ so that each kernel path's copy has its own name.) */
+#define ltm_exp_two_pass(NAME, LO, HI, ACC)                                                  \
+    static inline float NAME##_f32(float x)                                            \
+    {                                                                                        \
+        int32_t amb;                                                                         \
+        float y = NAME##_p1(x, LO, HI, &amb);                                          \
+        return amb ? (ACC) : y;                                                              \
+    }                                                                                        \
+    static inline void NAME##_f32_chunk(int64_t n, float *restrict o,                 \
+                                              const float *restrict a)                       \
+    {                                                                                        \
+        volatile double lov = LO, hiv = HI;                                                  \
+        double lo = lov, hi = hiv;                                                           \
+        int32_t amb[256];                                                                    \
+        int32_t any = 0;                                                                     \
+        for (int64_t i = 0; i < n; i++) { o[i] = NAME##_p1(a[i], lo, hi, &amb[i]); any |= amb[i]; } \
+        if (any)                                                                             \
+            for (int64_t i = 0; i < n; i++)                                                  \
+                if (amb[i]) { const float x = a[i]; o[i] = (ACC); }                          \
+    }
 
-/* chunk forms: pass 1 vectorised (flags in a local int32 array), pass 2 scalar */
-static inline void ltm_exp_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
-{
-    volatile double lov = -104.0, hiv = 89.0;
-    double lo = lov, hi = hiv;
-    int32_t amb[256];
-    int32_t any = 0;
-    for (int64_t i = 0; i < n; i++) { o[i] = ltm_exp_p1(a[i], lo, hi, &amb[i]); any |= amb[i]; }
-    if (any)
-        for (int64_t i = 0; i < n; i++)
-            if (amb[i]) o[i] = ltm_exp_acc_f32(a[i]);
-}
-static inline void ltm_expm1_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
-{
-    volatile double lov = -104.0, hiv = 89.0;
-    double lo = lov, hi = hiv;
-    int32_t amb[256];
-    int32_t any = 0;
-    for (int64_t i = 0; i < n; i++) { o[i] = ltm_expm1_p1(a[i], lo, hi, &amb[i]); any |= amb[i]; }
-    if (any)
-        for (int64_t i = 0; i < n; i++)
-            if (amb[i]) o[i] = ltm_expm1_acc_f32(a[i]);
-}
-static inline void ltm_tanh_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
-{
-    volatile double lov = 0.0, hiv = 10.0;
-    double lo = lov, hi = hiv;
-    int32_t amb[256];
-    int32_t any = 0;
-    for (int64_t i = 0; i < n; i++) { o[i] = ltm_tanh_p1(a[i], lo, hi, &amb[i]); any |= amb[i]; }
-    if (any)
-        for (int64_t i = 0; i < n; i++)
-            if (amb[i]) o[i] = ltm_tanh_acc_f32(__builtin_fabs((double)a[i]), a[i] < 0 ? -1.0 : 1.0);
-}
-static inline void ltm_sigmoid_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
-{
-    volatile double lov = 0.0, hiv = 110.0;
-    double lo = lov, hi = hiv;
-    int32_t amb[256];
-    int32_t any = 0;
-    for (int64_t i = 0; i < n; i++) { o[i] = ltm_sigmoid_p1(a[i], lo, hi, &amb[i]); any |= amb[i]; }
-    if (any)
-        for (int64_t i = 0; i < n; i++)
-            if (amb[i]) o[i] = ltm_sigmoid_acc_f32(a[i]);
-}
-static inline void ltm_sinh_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
-{
-    volatile double lov = 0.0, hiv = 90.0;
-    double lo = lov, hi = hiv;
-    int32_t amb[256];
-    int32_t any = 0;
-    for (int64_t i = 0; i < n; i++) { o[i] = ltm_sinh_p1(a[i], lo, hi, &amb[i]); any |= amb[i]; }
-    if (any)
-        for (int64_t i = 0; i < n; i++)
-            if (amb[i]) o[i] = ltm_sinh_acc_f32(__builtin_fabs((double)a[i]), a[i] < 0 ? -1.0 : 1.0);
-}
-static inline void ltm_cosh_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
-{
-    volatile double lov = 0.0, hiv = 90.0;
-    double lo = lov, hi = hiv;
-    int32_t amb[256];
-    int32_t any = 0;
-    for (int64_t i = 0; i < n; i++) { o[i] = ltm_cosh_p1(a[i], lo, hi, &amb[i]); any |= amb[i]; }
-    if (any)
-        for (int64_t i = 0; i < n; i++)
-            if (amb[i]) o[i] = ltm_cosh_acc_f32(__builtin_fabs((double)a[i]));
-}
+ltm_exp_two_pass(ltm_exp, -104.0, 89.0, ltm_exp_acc_f32(x))
+ltm_exp_two_pass(ltm_expm1, -104.0, 89.0, ltm_expm1_acc_f32(x))
+ltm_exp_two_pass(ltm_tanh, 0.0, 10.0, ltm_tanh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0))
+ltm_exp_two_pass(ltm_sigmoid, 0.0, 110.0, ltm_sigmoid_acc_f32(x))
+ltm_exp_two_pass(ltm_sinh, 0.0, 90.0, ltm_sinh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0))
+ltm_exp_two_pass(ltm_cosh, 0.0, 90.0, ltm_cosh_acc_f32(__builtin_fabs((double)x)))
 
 /* ------------------------------------------------------------------ gelu_tanh float32 */
 /* g(x) = x * sigmoid(v), v = 2u = 2 sqrt(2/pi) (x + 0.044715 x^3), in double, rounded once.
