@@ -2,7 +2,8 @@
 
 Float32 elementwise workloads and a few reductions over them, at several sizes and thread
 counts.  Every implementation runs in one process (jax in a helper process pinned to the
-thread count, driven call by call), interleaved round by round; the report gives medians,
+thread count, driven call by call), interleaved round by round (below 10^5 elements a
+sample is a short run of back-to-back calls); the report gives medians,
 time per element, the ratio to NumPy, the first-call (setup/compile) cost, and each
 implementation's error against a float64 NumPy/SciPy reference.  A STREAM-style copy/add
 bandwidth measured with NumPy gives the memory floor of the streaming workloads.
@@ -40,7 +41,7 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 from _benchutil import (fmt_n, fmt_time, git_commit, import_lazytensor, lscpu_facts,  # noqa: E402
-                        cpu_model, parse_int_list, parse_sizes, timed, usable_cpus)
+                        cpu_model, parse_int_list, parse_sizes, usable_cpus)
 
 try:
     import scipy
@@ -356,6 +357,21 @@ class Skip(Exception):
     """This implementation does not do this workload (with the reason)."""
 
 
+def calls_per_sample(n):
+    """Back-to-back calls averaged into one timed sample: one at 10^6 and up, more below so
+    that a sample is a hot loop of at least ~10^5 elements' work (a single call of a small
+    size measures cold caches and branch predictors more than the call)."""
+    return max(1, min(100, 100_000 // max(n, 1)))
+
+
+def timed_calls(fn, k):
+    """Mean seconds per call of ``k`` back-to-back calls of ``fn``."""
+    t0 = time.perf_counter()
+    for _ in range(k):
+        fn()
+    return (time.perf_counter() - t0) / k
+
+
 class Variant:
     def __init__(self, family, label, setup):
         self.family, self.label, self._setup = family, label, setup
@@ -372,8 +388,8 @@ class Variant:
     def warm(self):
         self.call()
 
-    def run_timed(self):
-        return timed(self.call)[0]
+    def run_timed(self, k=1):
+        return timed_calls(self.call, k)
 
     def close(self):
         self.call = None
@@ -585,8 +601,8 @@ class JaxVariant(Variant):
     def warm(self):
         self.worker.ask({"op": "time"})
 
-    def run_timed(self):
-        return self.worker.ask({"op": "time"})["t"]
+    def run_timed(self, k=1):
+        return self.worker.ask({"op": "time", "k": k})["t"]
 
     def close(self):
         try:
@@ -668,9 +684,7 @@ def jax_worker_main(threads, seed):
                 ans = {"first": first, "check": chk}
             elif msg["op"] == "time":
                 fn, args = cur
-                t0 = time.perf_counter()
-                fn(*args).block_until_ready()
-                ans = {"t": time.perf_counter() - t0}
+                ans = {"t": timed_calls(lambda: fn(*args).block_until_ready(), msg.get("k", 1))}
             elif msg["op"] == "drop":
                 cur = None
                 jax.clear_caches()
@@ -827,7 +841,7 @@ def measure(wl, n, threads, impls, repeat, seed, log):
         gc.collect()
         k = r % max(1, len(variants))
         for v, _, _ in variants[k:] + variants[:k]:
-            times[id(v)].append(v.run_timed())
+            times[id(v)].append(v.run_timed(calls_per_sample(n_used)))
     for v, first, chk in variants:
         v.close()
         med = statistics.median(times[id(v)]) if times[id(v)] else float("nan")
@@ -1074,7 +1088,9 @@ def write_report(args, argv, impls, notes, bw, results, skipped, out, img_dir, e
               "- Timing: one process; inputs are made once per workload and size; every "
               "implementation is called once untimed after its first call, then all run in "
               "interleaved rounds (the order rotates each round) and each median is taken over "
-              "its rounds. A lazytensor call builds the lazy expression and evaluates it "
+              "its rounds. A sample is the mean of k back-to-back calls, k = min(100, "
+              "10^5 / N) (at least 1): at 10^3 a single call measures cold caches more than "
+              "the call. A lazytensor call builds the lazy expression and evaluates it "
               "(`.numpy()`); torch calls return `.numpy()` of the result; ONNX Runtime "
               "returns a NumPy array; jax calls end with `block_until_ready()` in a helper "
               "process pinned to T CPUs (its data stays in jax buffers).",
