@@ -25,6 +25,8 @@ KERNEL_DTYPES = tuple(np.dtype(row[0]) for row in _TABLE)
 ALL_DTYPES = KERNEL_DTYPES + (complex64, complex128)
 _BY_NAME = {dt.name: dt for dt in ALL_DTYPES}
 _BY_NAME["bool"] = bool_
+# the native dtype objects themselves: canonical_dtype returns them without a lookup by name
+_SERVED = {dt: dt for dt in _BY_NAME.values() if dt.isnative}
 
 # op kind letter of each dtype, as used by the operator table; float16 ops run in
 # float32 (see _lower.py), so float16 is of kind "f" here
@@ -38,6 +40,12 @@ def kind(dtype: np.dtype) -> str:
 
 def canonical_dtype(dtype, *, where: str = "dtype") -> np.dtype:
     """Turn a user's dtype spec into one of lazytensor's dtypes, or raise a clear error."""
+    try:   # one of ours already (the common case: dtype.name is slow in NumPy)
+        served = _SERVED.get(dtype)
+    except TypeError:   # unhashable: not a dtype spec, let NumPy say so below
+        served = None
+    if served is not None:
+        return served
     if dtype is bool:
         return bool_
     if dtype is int:

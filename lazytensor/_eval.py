@@ -18,37 +18,49 @@ def evaluate_one(root) -> None:
     """Give ``root`` a value.
 
     The common case takes a lean path: every pending node ``root`` depends on has its
-    shape, none is a reduction, and they fit in one group.  One walk then lists the group
-    and builds a flat key of its structure and its inputs' layouts; a hit in the kernel
-    cache's quick table skips partitioning, planning and lowering.  Anything else goes
-    through :func:`evaluate`.
+    shape, and they fit in one group; or ``root`` is a reduction and every pending node
+    its input depends on has the input's shape.  One walk then lists the group and builds
+    a flat key of its structure and its inputs' layouts; a hit in the kernel cache's quick
+    table skips partitioning, planning and lowering.  Anything else goes through
+    :func:`evaluate`.
     """
     if root.value is not None:
         return
-    walked = _walk_one_group(root)
+    sink = root if root.op == "reduce" else None
+    top = root.inputs[0] if sink is not None else root
+    walked = _walk_one_group(top)
     if walked is None:
         evaluate([root])
         return
     key, members, inputs = walked
+    if sink is not None:
+        key += ("reduce", sink.attrs, sink.dtype)
     ck = _kernel.quick_get(key)
     if ck is None:
-        group = Group(shape=root.shape, members=members, inputs=inputs, outputs=[root],
+        group = Group(shape=top.shape, members=members, inputs=inputs,
+                      outputs=[] if sink else [root],
                       input_reasons=["constant" if x.op == "const" else "buffer"
                                      for x in inputs],
-                      output_reasons=["requested"])
+                      output_reasons=[] if sink else ["requested"],
+                      sinks=[sink] if sink else [], axes=sink.attrs[1] if sink else None)
         ck = get_kernel(group, [operand_of(x)[1] for x in inputs])
         _kernel.quick_put(key, ck)
     counters["evaluations"] += 1
+    exact, n_threads = _config.get_mode() == "exact", _config.get_num_threads()
+    in_ptrs = [x.operand[0] for x in inputs]
+    if sink is not None:
+        _reduce_into(ck, in_ptrs, [], [sink], exact, n_threads)
+        return
     out = _memory.empty(root.shape, root.dtype)
-    ck.run_pointers([x.operand[0] for x in inputs], [_kernel.address_of(out)],
-                    _config.get_mode() == "exact", _config.get_num_threads())
+    ck.run_pointers(in_ptrs, [_kernel.address_of(out)], exact, n_threads)
     counters["kernels"] += 1
     root.set_value(out)
 
 
 def _walk_one_group(root):
-    """``(key, members, inputs)`` of the single group computing ``root``, or None when the
-    pending part of its DAG is not one group (another shape, a reduction, over a cap).
+    """``(key, members, inputs)`` of the single group computing ``root`` (for a ``root``
+    with a value: no members, ``root`` the one input), or None when the pending part of its
+    DAG is not one group (another shape, a reduction, over a cap).
 
     Members come inputs-first (iterative post-order: no recursion limit); inputs are
     numbered in the order first read.  The key lists the output shape, then for each
@@ -57,6 +69,8 @@ def _walk_one_group(root):
     kernels.
     """
     shape = root.shape
+    if root.value is not None:     # a reduction of a value: no members, one input
+        return (shape, operand_of(root)[1]), [], [root]
     ref = {}                       # node -> member number, or -1 - input number
     members, inputs, key = [], [], [shape]
     stack = [root]
@@ -118,18 +132,26 @@ _IDENTITY = {"sum": 0, "prod": 1, "max": 0, "min": 1}
 
 
 def _run_reduction(group, kernel, in_arrays, exact, n_threads) -> None:
-    """Run a group with reduction sinks: its regular outputs are written in the plan's
-    iteration order (and kept as transposed views), its sinks into accumulators."""
+    """Run a group with reduction sinks (see :func:`_reduce_into`)."""
+    _reduce_into(kernel, [_kernel.address_of(a) for a in in_arrays], group.outputs,
+                 group.sinks, exact, n_threads)
+
+
+def _reduce_into(kernel, in_ptrs, outputs, sinks, exact, n_threads) -> None:
+    """Run a kernel with reduction ``sinks``: its regular ``outputs`` are written in the
+    plan's iteration order (and kept as transposed views), its sinks into accumulators."""
     plan = kernel.plan
-    buffers = [_memory.empty(plan.buffer_shape, n.dtype) for n in group.outputs]
-    accs = [_memory.empty((plan.results,), r.dtype) for r in group.sinks]
+    buffers = [_memory.empty(plan.buffer_shape, n.dtype) for n in outputs]
+    accs = [_memory.empty((plan.results,), r.dtype) for r in sinks]
     if plan.reduced == 0:
-        for r, a in zip(group.sinks, accs):
+        for r, a in zip(sinks, accs):
             a[...] = _IDENTITY[r.attrs[0]]
-    kernel.run(in_arrays, buffers, exact, n_threads, accs)
+    kernel.run_pointers(in_ptrs, [_kernel.address_of(b) for b in buffers], exact, n_threads,
+                        [_kernel.address_of(a) for a in accs])
     counters["kernels"] += 1
-    inverse = tuple(np.argsort(plan.perm))
-    for node, array in zip(group.outputs, buffers):
-        node.set_value(array.transpose(inverse))
-    for r, a in zip(group.sinks, accs):
+    if outputs:
+        inverse = tuple(np.argsort(plan.perm))
+        for node, array in zip(outputs, buffers):
+            node.set_value(array.transpose(inverse))
+    for r, a in zip(sinks, accs):
         r.set_value(a.reshape(r.shape))

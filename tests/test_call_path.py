@@ -109,3 +109,34 @@ def test_hash_consing_survives_sweeps():
     assert len(_graph._INTERN) < 3 * _graph._SWEEP_MIN   # dead entries were swept
     assert (x * 3)._node is keep._node                   # live entries still shared
     np.testing.assert_array_equal(np.asarray(x * 3), a * np.float32(3))
+
+
+def test_reductions_take_the_quick_path():
+    a, b = _f32(6, 700), _f32(700)
+    x, y = lt.asarray(a), lt.asarray(b)
+    _kernel.clear_cache()
+    before = dict(lt.stats())
+    for _ in range(3):    # max and min end in the reduction itself: one quick kernel each
+        np.testing.assert_array_equal(np.asarray(lt.max(x * y + 1, axis=1)),
+                                      (a * b + np.float32(1)).max(axis=1))
+        np.testing.assert_array_equal(np.asarray(lt.max(x, axis=0)), a.max(axis=0))
+        np.testing.assert_array_equal(np.asarray(lt.min(x.T, axis=1)), a.T.min(axis=1))
+    after = lt.stats()
+    assert after["misses"] - before["misses"] == 3
+    assert after["hits"] - before["hits"] == 6
+    # a float32 sum or mean rounds its float64 accumulator in a second group
+    for _ in range(2):
+        np.testing.assert_allclose(np.asarray(lt.sum(x * y + 1, axis=1)),
+                                   (a.astype(np.float64) * b + 1).sum(axis=1), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(lt.mean(lt.exp(x))),
+                                   np.exp(a.astype(np.float64)).mean(), rtol=1e-6)
+
+
+def test_reduction_of_a_reduction_uses_the_general_path():
+    a = _f32(5, 300)
+    x = lt.asarray(a)
+    m = lt.max(x, axis=1, keepdims=True)
+    out = lt.log(lt.sum(lt.exp(x - m), axis=1)) + lt.reshape(m, (-1,))
+    ref = np.log(np.exp(a.astype(np.float64) - a.max(axis=1, keepdims=True)).sum(axis=1)) \
+        + a.max(axis=1)
+    np.testing.assert_allclose(np.asarray(out), ref, rtol=2e-6)
