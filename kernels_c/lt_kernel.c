@@ -161,6 +161,23 @@ static void lt_ctx_fill(lt_ctx *c, int32_t r, const char *src, int64_t n)
     }
 }
 
+/* Advance the position idx and each input's byte offset off by seg elements within the
+ * innermost dimension (seg never passes its end), carrying into the outer dimensions. */
+static void lt_advance(const lt_program *p, int64_t *idx, int64_t *off, int64_t seg)
+{
+    const int32_t nd = p->ndim, last = nd - 1;
+    const int64_t *shape = p->shape;
+    int32_t k;
+    idx[last] += seg;
+    for (k = 0; k < p->n_in; k++) off[k] += seg * p->in_strides[k * nd + last];
+    for (int32_t d = last; d > 0 && idx[d] == shape[d]; d--) {
+        idx[d] = 0;
+        idx[d - 1]++;
+        for (k = 0; k < p->n_in; k++)
+            off[k] += p->in_strides[k * nd + d - 1] - shape[d] * p->in_strides[k * nd + d];
+    }
+}
+
 /* Point the registers at chunk [pos, pos + n) of a multi-dimensional plan: a load is read
  * in place when the chunk is one contiguous run of its input, filled when the chunk is one
  * run of a value per row (last stride 0), gathered segment by segment otherwise.  Advances
@@ -194,16 +211,8 @@ static void lt_walk_chunk(lt_ctx *c, int64_t n, int64_t pos)
             regp[r] = p->out_ptr[p->reg_arg[r]] + pos * p->reg_itemsize[r];
         }
     }
-    if (!need_gather && seg0 == n) {
-        /* one segment: advance without walking */
-        idx[last] += n;
-        for (k = 0; k < p->n_in; k++) off[k] += n * p->in_strides[k * nd + last];
-        for (int32_t d = last; d > 0 && idx[d] == shape[d]; d--) {
-            idx[d] = 0;
-            idx[d - 1]++;
-            for (k = 0; k < p->n_in; k++)
-                off[k] += p->in_strides[k * nd + d - 1] - shape[d] * p->in_strides[k * nd + d];
-        }
+    if (!need_gather && seg0 == n) {     /* one segment: advance without walking */
+        lt_advance(p, idx, off, n);
         return;
     }
     /* walk the chunk's segments once; gather the loads that are not in place */
@@ -219,15 +228,7 @@ static void lt_walk_chunk(lt_ctx *c, int64_t n, int64_t pos)
             lt_gather((char *)regp[r] + done * p->reg_itemsize[r], p->in_ptr[k] + off[k],
                       p->in_strides[k * nd + last], seg, p->reg_itemsize[r]);
         }
-        /* advance the index by seg, carrying into outer dimensions */
-        idx[last] += seg;
-        for (k = 0; k < p->n_in; k++) off[k] += seg * p->in_strides[k * nd + last];
-        for (int32_t d = last; d > 0 && idx[d] == shape[d]; d--) {
-            idx[d] = 0;
-            idx[d - 1]++;
-            for (k = 0; k < p->n_in; k++)
-                off[k] += p->in_strides[k * nd + d - 1] - shape[d] * p->in_strides[k * nd + d];
-        }
+        lt_advance(p, idx, off, seg);
         done += seg;
     }
 }
