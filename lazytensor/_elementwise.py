@@ -385,9 +385,9 @@ def clip(x, /, min=None, max=None):
         [x.shape] + [b.shape for b in (lo, hi) if isinstance(b, Tensor)], "clip")
     out = x
     if lo is not None:
-        out = apply("maximum", out, lo)
+        out = binary("maximum", out, lo)
     if hi is not None:
-        out = apply("minimum", out, hi)
+        out = binary("minimum", out, hi)
     if out.shape != shape:
         from ._manipulation import broadcast_to
 
