@@ -88,6 +88,21 @@ def timed(fn):
     return time.perf_counter() - t0, out
 
 
+def calls_per_sample(n):
+    """Back-to-back calls averaged into one timed sample: one at 10^6 and up, more below so
+    that a sample is a hot loop of at least ~10^5 elements' work (a single call of a small
+    size measures cold caches and branch predictors more than the call)."""
+    return max(1, min(100, 100_000 // max(n, 1)))
+
+
+def timed_calls(fn, k):
+    """Mean seconds per call of ``k`` back-to-back calls of ``fn``."""
+    t0 = time.perf_counter()
+    for _ in range(k):
+        fn()
+    return (time.perf_counter() - t0) / k
+
+
 def parse_sizes(text):
     """``"1e3,1e6"`` -> ``[1000, 1000000]`` (for argparse ``type=``)."""
     sizes = []

@@ -25,7 +25,8 @@ import time
 import numpy as np
 
 from _benchutil import (cpu_model, fmt_n, fmt_time, git_commit, import_lazytensor,
-                        parse_sizes, timed as _timed)
+                        parse_sizes, timed as _timed, calls_per_sample,
+                        timed_calls)
 
 lt = import_lazytensor()
 
@@ -196,8 +197,8 @@ def measure(build, n, repeat, seed):
     for r in range(repeat):
         k = r % len(variants)
         for name, fn in variants[k:] + variants[:k]:
-            lt_times[name].append(_timed(fn)[0])
-            np_times.append(_timed(numpy_fn)[0])
+            lt_times[name].append(timed_calls(fn, calls_per_sample(n_used)))
+            np_times.append(timed_calls(numpy_fn, calls_per_sample(n_used)))
 
     np_med = statistics.median(np_times)
     rows = []
@@ -262,8 +263,9 @@ def legend(repeats):
     lines += [f"- `{name}`: `{formula}`" for name, (_, formula) in WORKLOADS.items()]
     lines += [
         "",
-        f"Medians over interleaved timed calls (repetitions per size: {rep}; NumPy is "
-        "called once after each lazytensor variant, so it has more samples). Every timed "
+        f"Medians over interleaved timed samples (repetitions per size: {rep}; NumPy is "
+        "sampled once after each lazytensor variant, so it has more samples); below 10^5 "
+        "elements a sample is the mean of k = min(100, 10^5/N) back-to-back calls. Every timed "
         "call builds the lazy expression and evaluates it. Ratio > 1: lazytensor faster. "
         "\"lt first call\" is the first call at that shape, which builds and caches the "
         "kernel plan (\"(cached)\" if a plan was already cached). Errors are max |result - "

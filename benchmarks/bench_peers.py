@@ -41,7 +41,8 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 from _benchutil import (fmt_n, fmt_time, git_commit, import_lazytensor, lscpu_facts,  # noqa: E402
-                        cpu_model, parse_int_list, parse_sizes, usable_cpus)
+                        calls_per_sample, cpu_model, parse_int_list, parse_sizes,
+                        timed_calls, usable_cpus)
 
 try:
     import scipy
@@ -355,21 +356,6 @@ def check(wl, got, ref):
 
 class Skip(Exception):
     """This implementation does not do this workload (with the reason)."""
-
-
-def calls_per_sample(n):
-    """Back-to-back calls averaged into one timed sample: one at 10^6 and up, more below so
-    that a sample is a hot loop of at least ~10^5 elements' work (a single call of a small
-    size measures cold caches and branch predictors more than the call)."""
-    return max(1, min(100, 100_000 // max(n, 1)))
-
-
-def timed_calls(fn, k):
-    """Mean seconds per call of ``k`` back-to-back calls of ``fn``."""
-    t0 = time.perf_counter()
-    for _ in range(k):
-        fn()
-    return (time.perf_counter() - t0) / k
 
 
 class Variant:
