@@ -26,6 +26,8 @@ def evaluate_one(root) -> None:
     """
     if root.value is not None:
         return
+    if root.op != "reduce":
+        _reduce_below_first(root)
     sink = root if root.op == "reduce" else None
     top = root.inputs[0] if sink is not None else root
     walked = _walk_one_group(top)
@@ -55,6 +57,25 @@ def evaluate_one(root) -> None:
     ck.run_pointers(in_ptrs, [_kernel.address_of(out)], exact, n_threads)
     counters["kernels"] += 1
     root.set_value(out)
+
+
+def _reduce_below_first(root) -> None:
+    """When ``root`` reads a reduction through a chain of ops that each have one pending
+    operand (a float32 sum rounding its float64 accumulator, a mean's division), compute
+    that reduction first: nothing else is pending beside the chain, so this is the general
+    path's split into two groups, and both halves then take the quick path."""
+    node = root
+    while node.op != "reduce":
+        pending = None
+        for x in node.inputs:
+            if x.value is None:
+                if pending is not None:
+                    return             # two pending operands (or one read twice): not a chain
+                pending = x
+        if pending is None:
+            return
+        node = pending
+    evaluate_one(node)
 
 
 def _walk_one_group(root):
