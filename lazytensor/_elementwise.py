@@ -213,7 +213,8 @@ def unary(name: str, x) -> Tensor:
 
 
 def binary(name: str, a, b) -> Tensor:
-    """``apply(name, a, b)``, lean for Tensors of one shape and Python int/float scalars."""
+    """``apply(name, a, b)``, lean for Tensors (broadcast together) and Python int/float
+    scalars."""
     ta, tb = type(a), type(b)
     if ta is Tensor:
         na = a._node
@@ -221,7 +222,9 @@ def binary(name: str, a, b) -> Tensor:
         if tb is Tensor:
             nb = b._node
             if nb.shape != shape:
-                return apply(name, a, b)
+                shape = broadcast_shapes_cached((shape, nb.shape))
+                if shape is None:          # apply raises the error
+                    return apply(name, a, b)
             key = (name, na.dtype, nb.dtype)
         elif tb is float or tb is int:
             nb = None

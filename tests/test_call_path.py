@@ -147,3 +147,13 @@ def test_reduction_of_a_reduction_uses_the_general_path():
     ref = np.log(np.exp(a.astype(np.float64) - a.max(axis=1, keepdims=True)).sum(axis=1)) \
         + a.max(axis=1)
     np.testing.assert_allclose(np.asarray(out), ref, rtol=2e-6)
+
+
+def test_broadcasting_ops_on_the_lean_path():
+    a, b, c = _f32(7, 300), _f32(300), _f32(7, 1)
+    x, y, z = lt.asarray(a), lt.asarray(b), lt.asarray(c)
+    np.testing.assert_array_equal(np.asarray(x * y + z), a * b + c)
+    np.testing.assert_array_equal(np.asarray(y * z), b * c)          # (300,) with (7, 1)
+    np.testing.assert_array_equal(np.asarray(z - x), c - a)
+    with pytest.raises(ValueError, match=r"add: shapes \(7, 300\) and \(7,\) do not broadcast"):
+        x + lt.asarray(_f32(7))
