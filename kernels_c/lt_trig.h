@@ -27,6 +27,13 @@
 static inline uint32_t ltm_trig_f2u(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
 static inline float ltm_trig_u2f(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
 
+/* Whether sin (which 0), cos (1) or tan (2) of x is minus the value of its reduced
+ * argument, from the quadrant count q of the reduction of |x| and x's sign sx (0 or 1). */
+static inline __attribute__((always_inline)) uint64_t ltm_trig_neg(int which, uint64_t q, uint64_t sx)
+{
+    return which == 0 ? (((q >> 1) & 1) ^ sx) : which == 1 ? (((q + 1) >> 1) & 1) : ((q & 1) ^ sx);
+}
+
 
 #define LTM_TRIG_MAGIC 0x1.8p52
 
@@ -102,15 +109,13 @@ static inline __attribute__((always_inline)) double ltm_trig_sct_d32(int which, 
     double y;
     if (which == 0) {
         y = odd ? cs : sn;
-        neg = ((q >> 1) & 1) ^ (d < 0);
     } else if (which == 1) {
         y = odd ? sn : cs;
-        neg = ((q + 1) >> 1) & 1;
     } else {
         double num = odd ? cs : sn, den = odd ? sn : cs;
         y = num / den;
-        neg = odd ^ (d < 0);
     }
+    neg = ltm_trig_neg(which, q, d < 0);
     y = neg ? -y : y;
     if (which != 1) y = d == 0 ? d : y;        /* sin(+-0), tan(+-0) = +-0 */
     return y;
@@ -132,14 +137,12 @@ static inline float ltm_trig_sct_acc32(int which, float x)
     lt_dd y;
     if (which == 0) {
         y = odd ? cs : sn;
-        neg = ((q >> 1) & 1) ^ (d < 0);
     } else if (which == 1) {
         y = odd ? sn : cs;
-        neg = ((q + 1) >> 1) & 1;
     } else {
         y = odd ? lt_dd_div(cs, sn) : lt_dd_div(sn, cs);
-        neg = odd ^ (d < 0);
     }
+    neg = ltm_trig_neg(which, q, d < 0);
     if (neg) y = lt_dd_neg(y);
     return lt_dd_to_f32(y);
 }
@@ -438,15 +441,15 @@ static inline double ltm_trig_sct_f64(int which, double x)
     ltm_trig_sc_dd(r.hi, r.lo, &sn, &cs);
     odd = q & 1;
     double y;
-    if (which == 0) { y = odd ? cs.hi : sn.hi; neg = ((q >> 1) & 1) ^ sx; }
-    else if (which == 1) { y = odd ? sn.hi : cs.hi; neg = ((q + 1) >> 1) & 1; }
+    if (which == 0) y = odd ? cs.hi : sn.hi;
+    else if (which == 1) y = odd ? sn.hi : cs.hi;
     else {
         lt_dd nu = odd ? cs : sn, de = odd ? sn : cs;
         double q1 = nu.hi / de.hi;
         lt_dd p = lt_two_prod(q1, de.hi);
         y = q1 + ((((nu.hi - p.hi) - p.lo) + nu.lo - q1 * de.lo) / de.hi);
-        neg = odd ^ sx;
     }
+    neg = ltm_trig_neg(which, q, sx);
     return neg ? -y : y;
 }
 
@@ -515,9 +518,10 @@ static inline __attribute__((always_inline)) float ltm_trig_sct_f32_fast(int whi
     double cs = LT_FMA(z, LT_FMA(z, LT_FMA(z, LT_FMA(z, C[3], C[2]), C[1]), C[0]) * z - 0.5, 1.0);
     uint64_t odd = q & 1, neg;
     double y;
-    if (which == 0) { y = odd ? cs : sn; neg = ((q >> 1) & 1) ^ (d < 0); }
-    else if (which == 1) { y = odd ? sn : cs; neg = ((q + 1) >> 1) & 1; }
-    else { y = (odd ? cs : sn) / (odd ? sn : cs); neg = odd ^ (d < 0); }
+    if (which == 0) y = odd ? cs : sn;
+    else if (which == 1) y = odd ? sn : cs;
+    else y = (odd ? cs : sn) / (odd ? sn : cs);
+    neg = ltm_trig_neg(which, q, d < 0);
     y = neg ? -y : y;
     if (which != 1) y = d == 0 ? d : y;
     return fin ? (float)y : __builtin_nanf("");
@@ -635,9 +639,10 @@ static inline __attribute__((always_inline)) double ltm_trig_sct_f64_fast(int wh
     ltm_trig_red64v(ax, &q, &rh, &rl);
     ltm_trig_sc_d(rh, rl, &sn, &cs);
     uint64_t odd = q & 1;
-    if (which == 0) { y = odd ? cs : sn; neg = ((q >> 1) & 1) ^ sx; }
-    else if (which == 1) { y = odd ? sn : cs; neg = ((q + 1) >> 1) & 1; }
-    else { y = (odd ? cs : sn) / (odd ? sn : cs); neg = odd ^ sx; }
+    if (which == 0) y = odd ? cs : sn;
+    else if (which == 1) y = odd ? sn : cs;
+    else y = (odd ? cs : sn) / (odd ? sn : cs);
+    neg = ltm_trig_neg(which, q, sx);
     y = neg ? -y : y;
     return fin ? y : __builtin_nan("");
 }
