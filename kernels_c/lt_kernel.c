@@ -893,9 +893,11 @@ static void lt_counter_push(lt_counter *k, const lt_redfn *fn, const void *x)
 
 static void lt_counter_result(const lt_counter *k, const lt_redfn *fn, void *out)
 {
-    unsigned char r[8];
-    int level = 63, have = 0;
-    for (; level >= 0; level--) {
+    unsigned char r[8] = {0};
+    int have = 0;
+    /* from the highest stored level down (not from 63: this runs once per row and block) */
+    for (int level = k->count ? 63 - __builtin_clzll((unsigned long long)k->count) : -1;
+         level >= 0; level--) {
         if (!((k->count >> level) & 1)) continue;
         if (!have) { memcpy(r, k->v[level], 8); have = 1; }
         else fn->comb(r, k->v[level]);
