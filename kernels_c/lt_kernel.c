@@ -1120,3 +1120,81 @@ int lt_run(const lt_program *p)
         if (tasks[t].status != 0) return tasks[t].status;
     return 0;
 }
+
+/* ---- programs by blocks of rows -----------------------------------------------------
+ *
+ * A chain of kernels that only ever combine values of the same leading row (softmax: a row
+ * maximum, exp with a row sum, a division) runs block by block: each thread takes whole
+ * blocks and runs every program on a block before the next, so what one program writes for
+ * the next stays in cache (or in the thread's own scratch) instead of going through memory.
+ * A block is computed the same way whichever thread runs it, and each program runs on it
+ * exactly as lt_run would on those rows, so the bits do not depend on the split.
+ */
+typedef struct {
+    const lt_blocks *b;
+    int64_t first, end;
+    int64_t thread;
+    int status;
+} lt_btask;
+
+static void lt_block_range(lt_btask *t)
+{
+    const lt_blocks *b = t->b;
+    t->status = 0;
+    if (t->first >= t->end) return;
+    int64_t n_slots = 0;
+    for (int32_t j = 0; j < b->n_prog; j++)
+        n_slots += b->prog[j]->n_in + b->prog[j]->n_out + b->prog[j]->n_red;
+    lt_program *local = (lt_program *)malloc((size_t)b->n_prog * sizeof *local);
+    char **ptrs = (char **)malloc((size_t)(n_slots > 0 ? n_slots : 1) * sizeof *ptrs);
+    if (!local || !ptrs) { t->status = -1; goto done; }
+    int64_t s = 0;
+    for (int32_t j = 0; j < b->n_prog; j++) {
+        const lt_program *p = b->prog[j];
+        local[j] = *p;
+        local[j].n_threads = 1;
+        local[j].in_ptr = ptrs + s;  s += p->n_in;
+        local[j].out_ptr = ptrs + s; s += p->n_out;
+        local[j].red_ptr = ptrs + s; s += p->n_red;
+    }
+    for (int64_t blk = t->first; blk < t->end; blk++) {
+        s = 0;
+        for (int32_t j = 0; j < b->n_prog; j++) {
+            const lt_program *p = b->prog[j];
+            char *const *own[3] = { p->in_ptr, p->out_ptr, p->red_ptr };
+            const int32_t count[3] = { p->n_in, p->n_out, p->n_red };
+            for (int kind = 0; kind < 3; kind++)
+                for (int32_t k = 0; k < count[kind]; k++, s++)
+                    ptrs[s] = own[kind][k] + blk * b->step[s] + t->thread * b->thread_step[s];
+        }
+        for (int32_t j = 0; j < b->n_prog; j++) {
+            const int status = lt_run(&local[j]);
+            if (status != 0) { t->status = status; goto done; }
+        }
+    }
+done:
+    free(local);
+    free(ptrs);
+}
+
+static void lt_block_task(void *arg) { lt_block_range((lt_btask *)arg); }
+
+int lt_run_blocks(const lt_blocks *b)
+{
+    if (b->n_blocks <= 0 || b->n_prog <= 0) return 0;
+    int64_t n_threads = b->n_threads < 1 ? 1 : b->n_threads;
+    if (n_threads > b->n_blocks) n_threads = b->n_blocks;
+    if (n_threads > 256) n_threads = 256;
+    lt_btask tasks[256];
+    for (int64_t t = 0; t < n_threads; t++) {
+        tasks[t].b = b;
+        tasks[t].first = b->n_blocks * t / n_threads;
+        tasks[t].end = b->n_blocks * (t + 1) / n_threads;
+        tasks[t].thread = t;
+        tasks[t].status = 0;
+    }
+    lt_parallel((int)n_threads, lt_block_task, tasks, sizeof tasks[0]);
+    for (int64_t t = 0; t < n_threads; t++)
+        if (tasks[t].status != 0) return tasks[t].status;
+    return 0;
+}

@@ -42,7 +42,22 @@ typedef struct {
     int32_t red_np, red_nr;      /* how many of the ndim dimensions are P, then R */
 } lt_program;
 
+/* Several programs run block by block over leading rows (lazytensor/_rows.py).  The pointer
+ * slots of the programs are numbered in_ptr, out_ptr, red_ptr of program 0, then of program 1,
+ * and so on; for block i (0 <= i < n_blocks) run by thread t, slot s points at the program's
+ * own pointer + i * step[s] + t * thread_step[s].  Each thread runs the programs one after the
+ * other on each of its blocks, every program on that thread alone. */
+typedef struct {
+    int32_t n_prog;
+    lt_program *const *prog;     /* their n_threads is ignored */
+    int64_t n_blocks;
+    const int64_t *step;         /* bytes per block, per slot */
+    const int64_t *thread_step;  /* bytes per thread, per slot (a thread's own scratch) */
+    int32_t n_threads;
+} lt_blocks;
+
 int lt_run(const lt_program *prog);
+int lt_run_blocks(const lt_blocks *blocks);
 int lt_op_count(void);
 const char *lt_op_name(int opcode);
 int lt_chunk_size(void);

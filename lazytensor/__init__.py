@@ -68,8 +68,9 @@ def kernel_path() -> str:
 
 
 def stats():
-    """Counters: evaluation requests, kernel launches, kernel-cache hits and misses, and the
-    output pool (hits, misses, bytes held, bytes handed out)."""
+    """Counters: evaluation requests, kernel launches, evaluations run by blocks of rows,
+    kernel-cache hits and misses, and the output pool (hits, misses, bytes held, bytes
+    handed out)."""
     from ._kernel import cache_stats
     from ._memory import stats as memory_stats
 

@@ -8,10 +8,11 @@ from . import _config, _kernel, _memory
 from ._fuse import MAX_GROUP_INPUTS, MAX_GROUP_NODES, Group, partition
 from ._graph import pending_topo_order
 from ._kernel import get_kernel, layout_of, operand_of
+from ._rows import run_by_rows
 
 # How many kernel launches and evaluation requests ran: tests and consumers read these to
 # check that work is shared and that values are kept.
-counters = {"evaluations": 0, "kernels": 0}
+counters = {"evaluations": 0, "kernels": 0, "row_blocks": 0}
 
 
 def evaluate_one(root) -> None:
@@ -133,7 +134,12 @@ def evaluate(nodes) -> None:
     counters["evaluations"] += 1
     exact = _config.get_mode() == "exact"
     n_threads = _config.get_num_threads()
-    for group in partition(nodes, order):
+    groups = partition(nodes, order)
+    if run_by_rows(nodes, groups, exact, n_threads):
+        counters["kernels"] += len(groups)
+        counters["row_blocks"] += 1
+        return
+    for group in groups:
         # misaligned views (e.g. np.frombuffer at an odd offset) are copied once: the kernel
         # reads elements through typed pointers
         in_arrays = [x.value if x.value.flags.aligned else x.value.copy() for x in group.inputs]

@@ -6,6 +6,7 @@ from ._fuse import partition
 from ._graph import pending_topo_order
 from ._kernel import CHUNK, contiguous_strides, get_kernel
 from ._ops import OPS
+from ._rows import block_rows
 from ._tensor import Tensor
 
 
@@ -27,11 +28,13 @@ class Explanation:
 
     ``str()`` shows each kernel: its ops, inputs (shape, dtype, byte strides, where they
     come from), outputs, loop family and program; ``.kernels`` holds the same as a list
-    of dicts.
+    of dicts.  ``.block_rows`` is the number of rows per block when the kernels run block
+    by block over the leading dimension (see docs/architecture.md), else None.
     """
 
-    def __init__(self, kernels):
+    def __init__(self, kernels, block_rows=None):
         self.kernels = kernels
+        self.block_rows = block_rows
 
     def __len__(self):
         return len(self.kernels)
@@ -40,6 +43,10 @@ class Explanation:
         if not self.kernels:
             return "nothing to compute: every tensor already has a value"
         lines = []
+        if self.block_rows is not None:
+            lines.append(f"run by blocks of {self.block_rows} rows: each thread runs every kernel "
+                         f"on a block before the next; values read only by another kernel stay "
+                         f"in the thread's scratch")
         for k in self.kernels:
             lines.append(f"kernel {k['index']}: {len(k['ops'])} ops over shape {k['shape']} in "
                          f"chunks of {CHUNK}, loop family: {k['family']} "
@@ -75,8 +82,11 @@ def explain(*tensors) -> Explanation:
     roots = [t._node for t in tensors]
     order = pending_topo_order(roots)
     kernels = []
+    blocks = None
     if order:
-        for index, g in enumerate(partition(roots, order)):
+        groups = partition(roots, order)
+        blocks = block_rows(groups)
+        for index, g in enumerate(groups):
             layouts = [_layout(x) for x in g.inputs]
             ck = get_kernel(g, layouts)
             ops = [_op_label(n) for n in g.members]
@@ -99,4 +109,4 @@ def explain(*tensors) -> Explanation:
                                 "accumulator": r.dtype.name, "shape": r.shape}
                                for i, r in enumerate(g.sinks)],
             })
-    return Explanation(kernels)
+    return Explanation(kernels, blocks)

@@ -163,12 +163,27 @@ class CompiledKernel:
         finally:
             if reuse:
                 self._busy.release()
-        if status == -1:
-            raise MemoryError("lazytensor kernel could not allocate its chunk registers")
-        if status == -3:
-            raise RuntimeError(f"kernel path {PATHS[_path]!r} is not supported by this CPU")
-        if status != 0:
-            raise RuntimeError(f"lazytensor kernel failed with status {status}")
+        check_status(status)
+
+    def call_structure(self, n_out: int, exact: bool):
+        """A fresh single-thread ``lt_program`` for this kernel, with its pointer arrays
+        ``(program, in_ptr, out_ptr, red_ptr)`` for the caller to fill (see _rows.py)."""
+        p, in_ptr, out_ptr, red_ptr, _ = self._fresh_call()
+        p.n_out = n_out
+        p.exact = 1 if exact else 0
+        p.n_threads = 1
+        p.path = _path
+        return p, in_ptr, out_ptr, red_ptr
+
+
+def check_status(status: int) -> None:
+    """Raise for a failed ``lt_run`` / ``lt_run_blocks``."""
+    if status == -1:
+        raise MemoryError("lazytensor kernel could not allocate its chunk registers")
+    if status == -3:
+        raise RuntimeError(f"kernel path {PATHS[_path]!r} is not supported by this CPU")
+    if status != 0:
+        raise RuntimeError(f"lazytensor kernel failed with status {status}")
 
 
 def address_of(a: np.ndarray):

@@ -1,0 +1,216 @@
+"""Evaluation by blocks of rows.
+
+Some evaluations are several kernels that only ever combine values of the same leading row:
+softmax over the last axis is a row maximum, ``exp(x - m)`` with a row sum, then a division.
+Run one kernel after the other over the whole array, and every value passed between them
+(``e`` here) goes to memory and back, and every input read twice comes from memory twice.
+When every group of an evaluation has the same leading dimension, no reduction is over it,
+and whatever one group passes to another is indexed by that leading dimension too, the
+groups can run block by block instead: ``lt_run_blocks`` gives each thread whole blocks of
+rows and runs every kernel on a block before the next.  A value that only passes between
+kernels then lives in a block-sized scratch buffer of the thread (it stays in cache and is
+never given to a tensor); inputs read by several kernels are read from memory once.
+
+Each kernel is planned for a block's shape (and once more for the last, shorter block) and
+runs on each block exactly as on those rows of the whole array: an element's value does not
+depend on where its chunk starts, and a reduction's order is a function of its own row
+(its plan's reduced part), so the bits are those of the kernel-by-kernel evaluation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from . import _memory
+from ._kernel import check_status, contiguous_strides, ffi, get_kernel, lib, operand_of
+
+# elements of the widest group in one block: a block's buffers (a few of these) stay in L2
+BLOCK_ELEMENTS = 1 << 15
+# below this many elements in the widest group the kernel-by-kernel evaluation's
+# intermediates fit in cache anyway, and planning twice would cost more than it saves
+MIN_ELEMENTS = 1 << 18
+# set to False to evaluate kernel by kernel (tests compare the two)
+enabled = True
+
+
+def block_rows(groups):
+    """Rows per block when ``groups`` (in topological order) can run by blocks of rows,
+    else None: every group has the same leading dimension, no reduction is over it, every
+    value passed between groups is indexed by it, and the widest group is large enough to
+    gain but a block of at least one row still fits the block budget."""
+    if not enabled or len(groups) < 2 or not groups[0].shape:
+        return None
+    rows = groups[0].shape[0]
+    widest = 0
+    for g in groups:
+        if not g.shape or g.shape[0] != rows or (g.sinks and 0 in g.axes):
+            return None
+        widest = max(widest, math.prod(g.shape[1:]))
+    if widest == 0 or rows * widest < MIN_ELEMENTS or widest > 4 * BLOCK_ELEMENTS:
+        return None
+    block = max(1, BLOCK_ELEMENTS // widest)
+    if rows < 2 * block:
+        return None
+    produced = _produced(groups)
+    for g in groups:
+        for x in g.inputs:
+            if id(x) in produced and len(x.shape) != len(g.shape):
+                return None
+    return block
+
+
+def _produced(groups) -> dict:
+    """id -> node of every output and sink of ``groups``."""
+    return {id(node): node for g in groups for node in g.outputs + g.sinks}
+
+
+def run_by_rows(roots, groups, exact: bool, n_threads: int) -> bool:
+    """Evaluate ``groups`` (in topological order) by blocks of rows, giving values to the
+    requested nodes among their outputs and sinks.  False, with nothing run, when the
+    groups are not of that form (see :func:`block_rows`)."""
+    block = block_rows(groups)
+    if block is None:
+        return False
+    rows = groups[0].shape[0]
+    n_full, tail = divmod(rows, block)
+    produced = _produced(groups)
+    main = _plan_blocks(groups, block, produced)
+    if main is None:
+        return False
+    last = _plan_blocks(groups, tail, produced) if tail else None
+    if last is not None and last.buffer_perm != main.buffer_perm:
+        return False               # (cannot happen: the leading dimension stays outermost)
+
+    requested = {id(r) for r in roots}
+    storage = {}                   # id(node) -> (array or None, bytes per row)
+    slab = 0                       # one thread's scratch bytes
+    for node in produced.values():
+        row_bytes = math.prod(node.shape[1:]) * node.dtype.itemsize
+        if id(node) in requested:
+            storage[id(node)] = (_full_buffer(node, main.buffer_perm.get(id(node)), rows),
+                                 row_bytes)
+        else:
+            storage[id(node)] = (slab, row_bytes)
+            slab += -(-block * row_bytes // 64) * 64
+    n_threads = max(1, min(n_threads, n_full, 256))
+    scratch = np.empty(n_threads * slab + 64, np.uint8)
+    base = ffi.cast("char *", ffi.from_buffer(scratch)) + (-scratch.ctypes.data) % 64
+
+    _run(main, groups, storage, base, slab, 0, n_full, block, n_threads, exact)
+    if last is not None:
+        _run(last, groups, storage, base, slab, n_full * block, 1, tail, 1, exact)
+    del scratch
+    for node in produced.values():
+        array = storage[id(node)][0]
+        if isinstance(array, np.ndarray):
+            node.set_value(_value_of(node, array, main.buffer_perm.get(id(node))))
+    return True
+
+
+@dataclasses.dataclass
+class _Blocks:
+    kernels: list                  # per group, its kernel for blocks of `rows` rows
+    buffer_perm: dict              # id(sink-group output) -> its plan's permutation
+
+
+def _plan_blocks(groups, rows, produced):
+    """Each group's kernel for blocks of ``rows`` rows, or None when a reduction's plan
+    would not keep the leading dimension outermost."""
+    kernels, perms, layouts = [], {}, {}
+    for g in groups:
+        shape = (rows,) + g.shape[1:]
+        ins = []
+        for x in g.inputs:
+            if id(x) in produced:
+                ins.append(((rows,) + x.shape[1:],) + layouts[id(x)])
+            else:
+                xs, st, dt = operand_of(x)[1]
+                if len(xs) == len(shape) and xs[0] != 1:
+                    xs = (rows,) + xs[1:]
+                ins.append((xs, st, dt))
+        ck = get_kernel(dataclasses.replace(g, shape=shape), ins)
+        perm = ck.plan.perm
+        if g.sinks and rows > 1 and perm[0] != 0:
+            return None
+        for node in g.outputs:
+            if g.sinks:            # written in the plan's order: a transposed view
+                buf = contiguous_strides(tuple(shape[d] for d in perm), node.dtype.itemsize)
+                strides = [0] * len(shape)
+                for i, d in enumerate(perm):
+                    strides[d] = buf[i]
+                layouts[id(node)] = (tuple(strides), node.dtype)
+                perms[id(node)] = perm
+            else:
+                layouts[id(node)] = (contiguous_strides(shape, node.dtype.itemsize), node.dtype)
+        for r in g.sinks:
+            layouts[id(r)] = (contiguous_strides(r.shape, r.dtype.itemsize), r.dtype)
+        kernels.append(ck)
+    return _Blocks(kernels, perms)
+
+
+def _full_buffer(node, perm, rows):
+    if node.op == "reduce":
+        return _memory.empty((math.prod(node.shape),), node.dtype)
+    if perm is not None:
+        return _memory.empty(tuple(node.shape[d] for d in perm), node.dtype)
+    return _memory.empty(node.shape, node.dtype)
+
+
+def _value_of(node, array, perm):
+    if node.op == "reduce":
+        return array.reshape(node.shape)
+    if perm is not None:
+        return array.transpose(tuple(np.argsort(perm)))
+    return array
+
+
+def _run(blocks, groups, storage, scratch, slab, row0, n_blocks, rows, n_threads, exact):
+    """``lt_run_blocks`` over ``n_blocks`` blocks of ``rows`` rows from row ``row0``."""
+    keep, progs, step, thread_step = [], [], [], []
+
+    def slot(x, per_row):
+        """Base pointer of ``x`` at row ``row0`` and its steps per block and per thread."""
+        held = storage.get(id(x))
+        if held is None:           # a value: its rows move with the block, or it is broadcast
+            ptr, _ = operand_of(x)[:2]
+            if per_row:
+                return ffi.cast("char *", ptr) + row0 * per_row, rows * per_row, 0
+            return ptr, 0, 0
+        array, row_bytes = held
+        if isinstance(array, np.ndarray):
+            return (ffi.cast("char *", ffi.from_buffer(array)) + row0 * row_bytes,
+                    rows * row_bytes, 0)
+        return scratch + array, 0, slab
+
+    for g, ck in zip(groups, blocks.kernels):
+        p, in_ptr, out_ptr, red_ptr = ck.call_structure(len(g.outputs), exact)
+        keep.append((p, in_ptr, out_ptr, red_ptr))
+        for k, x in enumerate(g.inputs):
+            per_row = 0
+            if id(x) not in storage:
+                xs, st, _ = operand_of(x)[1]
+                if len(xs) == len(g.shape) and xs[0] != 1:
+                    per_row = st[0]
+            in_ptr[k], s, t = slot(x, per_row)
+            step.append(s)
+            thread_step.append(t)
+        for targets, nodes in ((out_ptr, g.outputs), (red_ptr, g.sinks)):
+            for k, node in enumerate(nodes):
+                targets[k], s, t = slot(node, 0)
+                step.append(s)
+                thread_step.append(t)
+        progs.append(p)
+    b = ffi.new("lt_blocks *")
+    prog_array = ffi.new("lt_program *[]", progs)
+    step_array = ffi.new("int64_t[]", step or [0])
+    thread_array = ffi.new("int64_t[]", thread_step or [0])
+    b.n_prog = len(progs)
+    b.prog = prog_array
+    b.n_blocks = n_blocks
+    b.step = step_array
+    b.thread_step = thread_array
+    b.n_threads = n_threads
+    check_status(lib.lt_run_blocks(b))     # cffi releases the GIL for the call
