@@ -95,6 +95,15 @@ static inline uint16_t lt_f64_to_f16(double x)
     {                                                                                  \
         T u = ((t > (T)0) | (t != t)) ? t : (T)0;   /* NaN passes */                   \
         return ((u < (T)1) | (u != u)) ? u : (T)1;                                     \
+    }                                                                                  \
+    static inline T lt_clip##F(T a, T lo, T hi)   /* minimum(maximum(a, lo), hi) */    \
+    {                                                                                  \
+        /* one select per test: gcc if-converts (vectorises) these, not the (x | y) form \
+         * nested twice */                                                             \
+        T u = a > lo ? a : lo;                                                         \
+        u = a != a ? a : u;              /* maximum: NaN wins */                       \
+        T v = u < hi ? u : hi;                                                         \
+        return u != u ? u : v;           /* minimum: NaN wins */                       \
     }
 
 LT_DEF_ROUNDING(f, float, 0x1p23f, int32_t)

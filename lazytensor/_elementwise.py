@@ -373,7 +373,8 @@ def _bound(x, bound, name):
 
 
 def clip(x, /, min=None, max=None):
-    """Clamp ``x`` to ``[min, max]``: ``minimum(maximum(x, min), max)``.
+    """Clamp ``x`` to ``[min, max]``: ``minimum(maximum(x, min), max)`` (one op when both
+    bounds are given).
 
     A bound that is ``None`` does not clamp (the Array API rule; ONNX Clip's finite
     extremes are ``lazytensor.onnx.Clip``).  If ``min > max`` the upper bound wins.
@@ -386,6 +387,18 @@ def clip(x, /, min=None, max=None):
     lo, hi = _bound(x, min, "min"), _bound(x, max, "max")
     shape = broadcast_shapes_or_raise(
         [x.shape] + [b.shape for b in (lo, hi) if isinstance(b, Tensor)], "clip")
+    if lo is not None and hi is not None:       # one op: maximum then minimum, one pass
+        nodes = [x._node]
+        for b in (lo, hi):
+            if isinstance(b, Tensor):
+                nodes.append(b._node)
+            elif type(b) in (int, float):
+                nodes.append(_fast_operand(None, b, x.dtype))
+            else:
+                nodes = None
+                break
+        if nodes is not None:
+            return _result("clip", tuple(nodes), x.dtype, shape)
     out = x
     if lo is not None:
         out = binary("maximum", out, lo)

@@ -134,6 +134,11 @@ OPS_LIST = [
                                "f": "(((a < b) | (a != a)) ? a : b)"},
           doc="Smaller operand; NaN wins; on a tie the second operand is returned.",
           onnx="Min"),
+    # lt.clip with both bounds: minimum(maximum(a, b), c) in one pass, the same results
+    OpDef("clip", 3, _NUM, {_INT: "(((a > b ? a : b) < c) ? (a > b ? a : b) : c)",
+                            "f": "lt_clip##F(a, b, c)"},
+          doc="minimum(maximum(a, b), c) with their rules (NaN wins; if b > c, c).",
+          onnx="Clip"),
     OpDef("copysign", 2, "f", {"f": "LT_BUILTIN(copysign, F)(a, b)"},
           doc="Magnitude of a with the sign of b."),
     OpDef("nextafter", 2, "fh", {"f": "lt_nextafter##F(a, b)", "h": "lt_nextafter_f16(a, b)"},

@@ -386,6 +386,7 @@ REFERENCES = {
     "pow": Ref(_by_kind(f=_f64(np.power), i=_ipow)),
     "maximum": Ref(_max_rule),
     "minimum": Ref(_min_rule),
+    "clip": Ref(lambda a, b, c: _min_rule(_max_rule(a, b), c)),
     "copysign": Ref(_f64(np.copysign, ieee_snan=False)),
     # the Array API (and C99): when x == y the result is y, so nextafter(+0, -0) is -0
     # (NumPy's float16 loop returns x there)
@@ -755,7 +756,10 @@ def test_op_non_contiguous_views(name, dtname):
         bases = [make() for _ in range(op.arity)]
         np_views = [view(b) for b in bases]
         lt_views = [view(lt.asarray(b)) for b in bases]
-        patterns = [tuple(range(op.arity))] if op.arity == 1 else [(0, 1), (0, None), (None, 1)]
+        # every operand a view, then each one in turn replaced by a contiguous operand
+        patterns = [tuple(range(op.arity))] + [
+            tuple(None if j == k else j for j in range(op.arity))
+            for k in range(op.arity) if op.arity > 1]
         for pat in patterns:
             arrays, tensors = [], []
             for k in range(op.arity):
