@@ -624,9 +624,19 @@ static inline float ltm_f32_scale2(float m, int32_t k)
     return (m * ltm_f32_pow2(k1)) * ltm_f32_pow2(k - k1);
 }
 
+/* The clamp to [-104, 89] on the bits (two integer mins instead of compares and blends):
+ * as unsigned the order is +0 < ... < +inf < +NaN < -0 < -tiny < ... < -inf, so the unsigned
+ * min with bits(-104) clamps below; then the negative floats are negative int32 values below
+ * bits(89) and the signed min clamps above.  NaN lanes are replaced at the end. */
+static inline float ltm_f32_clamp_bits(float x, uint32_t lo_bits_neg, int32_t hi_bits)
+{
+    uint32_t u = (uint32_t)ltm_f32_as_i32(x);
+    int32_t b = (int32_t)(u < lo_bits_neg ? u : lo_bits_neg);
+    return ltm_i32_as_f32(b < hi_bits ? b : hi_bits);
+}
 static inline float ltm_exp_f32_fast(float x)
 {
-    float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
+    float xc = ltm_f32_clamp_bits(x, 0xC2D00000u, 0x42B20000);    /* [-104, 89] */
     int32_t k;
     float r = ltm_expf_red(xc, &k);
     int32_t k1 = k >> 1;
@@ -660,17 +670,23 @@ static inline float ltm_tanh_f32_fast(float x)
 }
 /* sigmoid = 1 / (1 + e) (x >= 0) or e / (1 + e) (x < 0), e = exp(-|x|) rounded once (also
  * when subnormal, then e / (1 + e) = e): the tail keeps its relative accuracy down to the
- * underflow (within an ulp of the subnormal spacing there). */
+ * underflow (within an ulp of the subnormal spacing there).  Cheap forms of the same values:
+ * min(|x|, 104) as an integer min of the bits of |x| (NaN lanes are replaced at the end);
+ * k is in [-150, 0], so E = (1 + q) 2^(k+25) is normal and e = E 2^-25 is exact when e is
+ * normal and rounded once when it is subnormal (the same bits as (1 + q) 2^k1 2^(k-k1), with
+ * half the integer work); 1 + e = E 2^-25 + 1 (the same value, without waiting for e); the
+ * numerator is chosen by the sign bit of x (a blend on x itself; -0 gives e / (1 + e) = 1/2
+ * as 1 / (1 + e) does).  The division stays: a reciprocal by Newton steps measured slower. */
 static inline float ltm_sigmoid_f32_fast(float x)
 {
-    float ax = __builtin_fabsf(x);
-    float axc = ax > 104.0f ? 104.0f : ax;
+    int32_t ab = ltm_f32_as_i32(x) & 0x7FFFFFFF;
+    float axc = ltm_i32_as_f32(ab < 0x42D00000 ? ab : 0x42D00000);     /* min(|x|, 104) */
     int32_t k;
     float r = ltm_expf_red(-axc, &k);
-    int32_t k1 = k >> 1;
-    float s1 = ltm_f32_pow2(k1);
-    float e = LT_FMAF(s1, ltm_expf_q(r), s1) * ltm_f32_pow2(k - k1);
-    float y = (x >= 0.0f ? 1.0f : e) / (1.0f + e);
+    float s = ltm_f32_pow2(k + 25);
+    float E = LT_FMAF(s, ltm_expf_q(r), s);
+    float e = E * 0x1p-25f;
+    float y = (ltm_f32_as_i32(x) < 0 ? e : 1.0f) / LT_FMAF(E, 0x1p-25f, 1.0f);
     return x == x ? y : x + x;
 }
 /* sinh and cosh from r, k of |x| (|x| clamped to 90): |x| <= 20: e = expm1|x| (as in expm1),

@@ -560,26 +560,46 @@ static inline float ltm_log10_f32_fast_f(float x)
     return ltm_logf_special(x, y);
 }
 
-/* log1p x = log u + log(1 + c/u), u = 1 + x rounded, c = x - (u - 1) (or 1 - (u - x) when
- * u >= 2: both exact where they matter): with u = 2^k m, f = m - 1,
- * log1p x = k ln2 + log1p(f) + d/(1 + f), d = c 2^-k (|d| <= 2^-24 m), d/(1 + f) taken as
- * d (1 - f + f^2) (relative error f^3 of a term below 2^-24.5 of the result). */
+/* log1p(f) as in ltm_logf_p (the same coefficients), evaluated by Estrin's scheme: pairs
+ * c3 + c4 f, ..., c9 + c10 f combined with f^2 and f^4, so that the dependency chain is 5
+ * operations deep instead of 9 (the hot loop is bound by latency, not by the FMA ports). */
+static inline float ltm_logf_p_estrin(float f)
+{
+    float f2 = f * f, f4 = f2 * f2;
+    float a0 = LT_FMAF(f, -0x1.000228p-2f, 0x1.555554p-2f);
+    float a1 = LT_FMAF(f, -0x1.547212p-3f, 0x1.99a02cp-3f);
+    float a2 = LT_FMAF(f, -0x1.0d845ap-3f, 0x1.22d708p-3f);
+    float a3 = LT_FMAF(f, -0x1.38ee24p-4f, 0x1.05707ap-3f);
+    float b0 = LT_FMAF(f2, a1, a0), b1 = LT_FMAF(f2, a3, a2);
+    return LT_FMAF(f, LT_FMAF(f4, b1, b0), -0.5f);   /* log1p(f) = f + f^2 (this) */
+}
+
+/* log1p x = log u + log(1 + c/u), u = 1 + x rounded, c = x - (u - 1) the rounding error of
+ * u: exact for u < 2^24 (for |x| <= 1 it is Fast2Sum; for x >= 1, u - 1 is exact and within
+ * an ulp of u of x, so the difference is exact by Sterbenz); for u >= 2^24 it is within an
+ * ulp of u and its term below 2^-23 absolute beside a result above 16.  With u = 2^k m,
+ * f = m - 1, log1p x = k ln2 + log1p(f) + d/(1 + f), d = c 2^-k (|d| <= 2^-24 m), d/(1 + f)
+ * taken as d (1 - f + f^2) (relative error f^3 of a term below 2^-24.5 of the result), summed
+ * as k LN2_HI + (f^2 p(f) + (f + (d (1 - f + f^2) + k LN2_LO))) (three roundings as before, but
+ * the small terms are ready before the polynomial).  Integer arithmetic in uint32_t: the lanes outside
+ * (-1, inf) compute garbage (no traps, no undefined behaviour) that the last selects replace;
+ * no selects in the main path. */
 static inline float ltm_log1p_f32_fast(float x)
 {
-    int ok = (x > -1.0f) & (x < __builtin_inff());
-    float xs = ok ? x : 0.0f;
-    float u = 1.0f + xs;
-    int32_t k;
-    float m = ltm_logf_split(u, &k);
-    float f = m - 1.0f;
-    float c = k > 0 ? 1.0f - (u - xs) : xs - (u - 1.0f);
-    float d = c * ltm_f32_pow2(k > 126 ? -126 : -k);
-    float kf = (float)k;
-    float yl = LT_FMAF(d, LT_FMAF(f, f - 1.0f, 1.0f), ltm_logf_p(f));
-    float y = LT_FMAF(kf, 0x1.62e4p-1f, LT_FMAF(kf, 0x1.7f7d1cp-20f, yl));
-    y = x == 0.0f ? x : y;
-    float sp = x == -1.0f ? -__builtin_inff() : (x > 0.0f ? x : __builtin_nanf(""));
-    return ok ? y : sp;
+    float u = 1.0f + x;
+    uint32_t b = (uint32_t)ltm_f32_as_i32(u);
+    uint32_t kb = (b - 0x3F3504F3u) & 0xFF800000u;                 /* k 2^23 */
+    float f = ltm_i32_as_f32((int32_t)(b - kb)) - 1.0f;          /* m - 1, exact */
+    float c = x - (u - 1.0f);
+    int32_t kbs = (int32_t)kb;
+    int32_t kc = kbs < (126 << 23) ? kbs : (126 << 23);
+    float d = c * ltm_i32_as_f32((int32_t)(0x3F800000u - (uint32_t)kc));   /* c 2^-k */
+    float kf = (float)(kbs >> 23);
+    float lo = LT_FMAF(d, LT_FMAF(f, f - 1.0f, 1.0f), kf * 0x1.7f7d1cp-20f);
+    float y = LT_FMAF(kf, 0x1.62e4p-1f, LT_FMAF(f * f, ltm_logf_p_estrin(f), f + lo));
+    y = x + x == x ? x : y;                                      /* +-0, +inf */
+    y = x > -1.0f ? y : __builtin_nanf("");                      /* x < -1, -inf, NaN */
+    return x == -1.0f ? -__builtin_inff() : y;
 }
 
 static inline float ltm_log2_f32_fast(float x) { return ltm_log2_f32_fast_f(x); }
