@@ -551,41 +551,55 @@ static inline float ltm_erf_f32_fast(float x)
     return x == x ? y : x;
 }
 
-/* gelu = x/2 (1 + erf(x/sqrt 2)), u = x/sqrt 2 (with the low part of 1/sqrt 2):
- *   |u| < 0.5: x/2 + (x/2) erf(u) in one FMA (1 + erf >= 0.47: no cancellation);
- *   else T = (x/2) erfc(|u|) = (x/2) A(|u| - 1.25) exp(-x^2/2)        (|u| < 2)
- *                            = sign(x) (1/sqrt 2) B(1/|u|) exp(-x^2/2) (|u| >= 2: x/(2|u|) is
- *     +-1/sqrt 2, and B is insensitive to the rounding of u and 1/u),
- *     where u's rounding error (u_lo) is folded into the exponent for |u| < 2 through
- *     d ln erfcx/du ~ 0.277 |u| - 0.972 (within 10% on [0.5, 2]);
- *     x < 0: T, scaled by 2^k last (rounded once also when subnormal); x >= 0: x - T.
- *   x > 6: x (erfc(4.24)/2 < 2^-30); x < -15: -0 (|gelu| < 2^-160). */
+/* gelu = x Phi(x) = x - T (x >= 0) or -T (x < 0), T = a Phi(-a), a = |x| (exact: no 1/sqrt 2
+ * to round), so the negative tail keeps its relative accuracy and 1 + erf never appears
+ * (x - T cancels at most one bit: T <= x/2).
+ *   T = a R(a) exp(-a^2/2), R = Phi(-a) exp(a^2/2) (a Mills ratio, smooth and decreasing).
+ *   a sqrt(2 pi) R(a) = M/(M + N), M = a (m1 + ... + m5 a^4), N = 1 + n1 a + ... + n4 a^4,
+ *     a rational fit on [0.5, 14.5] with float coefficients (tools/fit_fast32.py, 2^-27.8);
+ *     the same rounded M in numerator and denominator: its evaluation error enters only
+ *     through N/(M + N), so the (large-a) Horner errors are damped; one division.
+ *   exp(-a^2/2) = (1 + q) 2^k: a^2 = h + l exactly (ltm_f32_mul_lo), k and r from -h/2 by
+ *     ltm_expf_red (exact up to the ln2 low part), l/2 folded into r, q = expm1(r).
+ *   1/sqrt(2 pi) (rounded: the fit uses its float value) goes into the scale 2^(k - k1), and
+ *     the result is fma(-T 2^k1, 2^(k - k1)/sqrt(2 pi), x or 0): rounded once, also when
+ *     subnormal (2^k1 T is normal for k >= -152).
+ *   a < 0.5: gelu = x/2 + x^2 Y(x^2), Y = (Phi(x) - 1/2)/x by a degree-3 fit (2^-25.1, the
+ *     rounding of Y(0) = 1/sqrt(2 pi)); the x^2 Y term is at most 0.66 of the result.
+ *   a is clamped to 14.5 (|gelu(-14.5)| < 2^-151 rounds to -0; x - T = x for large x);
+ *   the sign is x's (also gelu(-0) = -0 and the underflowed negative tail -0); NaN from x. */
 static inline float ltm_gelu_f32_fast(float x)
 {
-    const float rs = 0x1.6a09e6p-1f, rs_lo = 0x1.9fcef4p-27f;   /* 1/sqrt(2) = rs + rs_lo */
-    float xc = x < -15.0f ? -15.0f : (x > 6.0f ? 6.0f : x);
-    float hx = 0.5f * xc;
-    float u = LT_FMAF(xc, rs, xc * rs_lo), au = __builtin_fabsf(u);
-    float gA = LT_FMAF(hx, ltm_erff_small(u), hx);
-    float ulo = LT_FMAF(xc, rs, -u) + xc * rs_lo;
-    float t = au < 0.5f ? 0.5f : au;
-    int big = t >= 2.0f;
-    float w = 1.0f / t;
-    float P = ltm_erff_cxp(t, w, big);
-    float pre = big ? __builtin_copysignf(rs, xc) : hx;
-    float corr = big ? 0.0f : LT_FMAF(t, 0x1.1b5p-2f, -0x1.f18p-1f) * __builtin_fabsf(ulo);
-    float zl, zh = ltm_erff_sq(xc, &zl);
+    /* a = min(|x|, 14.5) on the bits (ordered as integers; NaN -> 14.5): an integer min
+     * keeps the compiler from pushing a float select through the products below */
+    int32_t ia = ltm_f32_as_i32(x) & 0x7FFFFFFF;
+    float a = ltm_i32_as_f32(ia < 0x41680000 ? ia : 0x41680000);
+    float h = a * a, l = ltm_f32_mul_lo(a, a, h);              /* a^2 = h + l */
+    float y = LT_FMAF(h, -0x1.2dcaa2p-10f, 0x1.46ca08p-7f);
+    y = LT_FMAF(h, y, -0x1.1058ap-4f);
+    y = LT_FMAF(h, y, 0x1.988454p-2f);
+    float gS = LT_FMAF(x, x * y, 0.5f * x);
     int32_t k;
-    float r = ltm_expf_red(-0.5f * zh, &k);
-    float q = ltm_expf_q(r - LT_FMAF(0.5f, zl, -corr));
-    float c = pre * P;
-    float T = LT_FMAF(c, q, c);                               /* (x/2) erfc(|u|) 2^-k */
+    float r = ltm_expf_red(-0.5f * h, &k);                      /* k >= -152 */
+    float q = ltm_expf_q(LT_FMAF(l, -0.5f, r));
+    float nv = LT_FMAF(a, 0x1.685268p-21f, 0x1.ea6274p-7f);
+    nv = LT_FMAF(a, nv, 0x1.0a54ecp-3f);
+    nv = LT_FMAF(a, nv, 0x1.fd9c0ep-2f);
+    nv = LT_FMAF(a, nv, 1.0f);
+    float mv = LT_FMAF(a, 0x1.eb72f2p-7f, 0x1.08ed56p-3f);
+    mv = LT_FMAF(a, mv, 0x1.1268f6p-1f);
+    mv = LT_FMAF(a, mv, 0x1.31c85ep+0f);
+    mv = LT_FMAF(a, mv, 0x1.40d9d4p+0f);
+    mv = mv * a;
+    float F = mv / (mv + nv);                                  /* a sqrt(2 pi) R(a) */
+    float T = LT_FMAF(F, q, F);
     int32_t k1 = k >> 1;
-    float gN = (T * ltm_f32_pow2(k1)) * ltm_f32_pow2(k - k1);
-    float gP = LT_FMAF(-T, ltm_f32_pow2(k), xc);              /* x <= 6: k >= -40 */
-    float g = au < 0.5f ? gA : (xc < 0.0f ? gN : gP);
-    g = __builtin_copysignf(x > 6.0f ? x : (x < -15.0f ? 0.0f : g), x);   /* sign of x */
-    return x == x ? g : x;
+    float Ts = T * ltm_f32_pow2(k1);                           /* exact */
+    float s2 = ltm_f32_pow2(k - k1) * 0x1.988454p-2f;         /* exact: 2^(k-k1)/sqrt(2 pi) */
+    float base = x < 0.0f ? 0.0f : x;                          /* NaN stays */
+    float g = LT_FMAF(-Ts, s2, base);
+    g = a < 0.5f ? gS : g;
+    return __builtin_copysignf(g, x);
 }
 
 /* float64 fast: z = x^2/2 as an exact pair (Dekker's product: an FMA is not available on the

@@ -138,8 +138,85 @@ def fit_erfcx_split(deg, mid=2.5, lo=0.5, hi=10.6, center=1.5):
     return a, b
 
 
+def fit_gelu_small(deg=3, top=0.5):
+    """gelu(x) = x/2 + x^2 Y(x^2) for |x| < top, Y(z) = (Phi(x) - 1/2)/x = y0 + y1 z + ...
+    (Y(0) = 1/sqrt(2 pi), whose float32 rounding, 2^-25.1, is the floor of this fit)."""
+    x = np.linspace(1e-6, top * 1.0005, 4001)
+    z = x * x
+    y = (special.ndtr(x) - 0.5) / x
+    series = (1 / np.sqrt(2 * np.pi)) * (1 - z / 6 + z * z / 40 - z ** 3 / 336 + z ** 4 / 3456)
+    y = np.where(x < 0.05, series, y)               # no cancellation in Phi(x) - 1/2 there
+    B = np.stack([z ** j for j in range(deg + 1)], axis=1)
+    c = fit_f32(B, y, 1.0 / y)
+    err = np.max(np.abs(horner(c, z) / y - 1))
+    show(f"gelu small Y degree {deg} in x^2 on [0, {top}]", c, err)
+    return c
+
+
+def fit_gelu_mills(n=4, lo=0.5, hi=14.5, iters=150):
+    """The Mills-ratio part of the float32 fast Gelu: with R(a) = Phi(-a) exp(a^2/2) and
+    k = 1/f32(1/sqrt(2 pi)) (the kernel multiplies by the rounded 1/sqrt(2 pi)),
+        k a R(a) = M/(M + N),  M = m1 a + ... + m_(n+1) a^(n+1),  N = 1 + n1 a + ... + n_n a^n,
+    on [lo, hi], minimising the relative error of M/(M + N).  Linearised (Loeb /
+    Sanathanan-Koerner): G = 1/(k a R) - 1 ~ N/M, weighted least squares of N - G M with
+    weight (k a R)/M_previous, reweighted as in Lawson's algorithm; the coefficients are
+    then rounded to float32 one at a time (m1, n1, m2, n2, ...), the free ones refitted."""
+    k = 1.0 / float(np.float32(1.0 / np.sqrt(2.0 * np.pi)))
+    a = np.unique(np.concatenate([np.linspace(lo, hi, 20001),
+                                  lo + (hi - lo) * np.sin(np.linspace(1e-4, np.pi / 2, 20001)) ** 2]))
+    F = k * a * special.erfcx(a / np.sqrt(2.0)) / 2
+    G = 1.0 / F - 1.0
+    names = [("n", j) for j in range(1, n + 1)] + [("m", j) for j in range(1, n + 2)]
+    cols = {("n", j): a ** j for j in range(n + 1)}
+    cols.update({("m", j): -G * a ** j for j in range(1, n + 2)})
+
+    def values(full, x):
+        N = sum(full[("n", j)] * x ** j for j in range(n + 1))
+        M = sum(full[("m", j)] * x ** j for j in range(1, n + 2))
+        return N, M
+
+    def solve(fixed):
+        free = [nm for nm in names if nm not in fixed]
+        rhs = -sum(cols[nm] * v for nm, v in fixed.items())
+        A = np.stack([cols[nm] for nm in free], axis=1)
+        sc = np.max(np.abs(A), axis=0)
+        A = A / sc
+        w = np.full(a.size, 1.0 / a.size)
+        Mp = np.ones_like(a)
+        best = None
+        for _ in range(iters):
+            wt = np.sqrt(w) * F / Mp
+            c, *_ = np.linalg.lstsq(A * wt[:, None], rhs * wt, rcond=None)
+            full = dict(fixed)
+            full.update(zip(free, c / sc))
+            N, M = values(full, a)
+            e = (N / M - G) * F
+            me = np.max(np.abs(e))
+            if best is None or me < best[0]:
+                best = (me, full)
+            Mp = M
+            w = w * np.abs(e)
+            w /= w.sum()
+        return best[1]
+
+    fixed = {("n", 0): 1.0}
+    for j in range(1, n + 2):
+        for nm in (("m", j), ("n", j)):
+            if nm in names:
+                fixed[nm] = float(f32(solve(fixed)[nm]))
+    x = np.linspace(lo, hi, 400001)
+    N, M = values(fixed, x)
+    err = np.max(np.abs(M / (M + N) / (k * x * special.erfcx(x / np.sqrt(2.0)) / 2) - 1))
+    show(f"gelu N (n0..n{n}) for k a R(a) = M/(M + N) on [{lo}, {hi}]",
+         [fixed[("n", j)] for j in range(n + 1)], err)
+    show(f"gelu M (m1..m{n + 1})", [fixed[("m", j)] for j in range(1, n + 2)], err)
+    return fixed
+
+
 if __name__ == "__main__":
     fit_expm1(6)
     fit_erf_small(4, 0.5)
     fit_erfcx_split(10, 2.0, 0.5, 10.6, 1.25)
     fit_log1p(10)
+    fit_gelu_small(3, 0.5)
+    fit_gelu_mills(4, 0.5, 14.5)
