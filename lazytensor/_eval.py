@@ -7,7 +7,8 @@ import numpy as np
 from . import _config, _kernel, _memory
 from ._fuse import MAX_GROUP_INPUTS, MAX_GROUP_NODES, Group, partition
 from ._graph import pending_topo_order
-from ._kernel import get_kernel, layout_of, operand_of
+from ._kernel import get_kernel, operand_of
+from . import _rows
 from ._rows import run_by_rows
 
 # How many kernel launches and evaluation requests ran: tests and consumers read these to
@@ -127,41 +128,97 @@ def _walk_one_group(root):
 
 
 def evaluate(nodes) -> None:
-    """Give every node in ``nodes`` a value, running each needed kernel group once."""
+    """Give every node in ``nodes`` a value, running each needed kernel group once.
+
+    The evaluation's plan — its groups as positions in the pending DAG and their compiled
+    kernels — is kept in the kernel cache's quick table under a flat key of the DAG's
+    structure (ops, attributes, dtypes, shapes, wiring, which nodes are requested) and its
+    inputs' layouts, so a repeated multi-kernel expression (softmax of a small row) skips
+    partitioning and planning.  Evaluations by blocks of rows are not kept: they are large,
+    and planning is a small part of them.
+    """
     order = pending_topo_order(nodes)
     if not order:
         return
     counters["evaluations"] += 1
     exact = _config.get_mode() == "exact"
     n_threads = _config.get_num_threads()
-    groups = partition(nodes, order)
-    if run_by_rows(nodes, groups, exact, n_threads):
-        counters["kernels"] += len(groups)
-        counters["row_blocks"] += 1
-        return
-    for group in groups:
-        # misaligned views (e.g. np.frombuffer at an odd offset) are copied once: the kernel
-        # reads elements through typed pointers
-        in_arrays = [x.value if x.value.flags.aligned else x.value.copy() for x in group.inputs]
-        kernel = get_kernel(group, [layout_of(a) for a in in_arrays])
-        if group.sinks:
-            _run_reduction(group, kernel, in_arrays, exact, n_threads)
+    key, index, leaves = _structure_key(nodes, order)
+    steps = _kernel.quick_get(key)
+    fresh = steps is None
+    if fresh:
+        groups = partition(nodes, order)
+        if run_by_rows(nodes, groups, exact, n_threads):
+            counters["kernels"] += len(groups)
+            counters["row_blocks"] += 1
+            return
+        leaf_at = {id(x): len(order) + k for k, x in enumerate(leaves)}
+        steps = [_Step(g, index, leaf_at) for g in groups]
+    at = order + leaves            # a step's positions: pending nodes, then leaves
+    for step in steps:
+        inputs = [at[p] for p in step.inputs]
+        if step.kernel is None:
+            # misaligned views (e.g. np.frombuffer at an odd offset) are copied once by
+            # operand_of: the kernel reads elements through typed pointers
+            step.kernel = get_kernel(step.group, [operand_of(x)[1] for x in inputs])
+            step.group = None
+        in_ptrs = [operand_of(x)[0] for x in inputs]
+        outputs = [order[i] for i in step.outputs]
+        if step.sinks:
+            _reduce_into(step.kernel, in_ptrs, outputs, [order[i] for i in step.sinks],
+                         exact, n_threads)
             continue
-        out_arrays = [_memory.empty(group.shape, n.dtype) for n in group.outputs]
-        kernel.run(in_arrays, out_arrays, exact, n_threads)
+        out_arrays = [_memory.empty(n.shape, n.dtype) for n in outputs]
+        step.kernel.run_pointers(in_ptrs, [_kernel.address_of(a) for a in out_arrays], exact,
+                                 n_threads)
         counters["kernels"] += 1
-        for node, array in zip(group.outputs, out_arrays):
+        for node, array in zip(outputs, out_arrays):
             node.set_value(array)
+    if fresh:
+        _kernel.quick_put(key, steps)
+
+
+class _Step:
+    """One kernel of a kept plan: where its inputs, outputs and sinks are (positions in the
+    pending order, leaves after it) and its compiled kernel (built on the first run)."""
+
+    __slots__ = ("inputs", "outputs", "sinks", "kernel", "group")
+
+    def __init__(self, group, index, leaf_at):
+        self.inputs = [index[id(x)] if id(x) in index else leaf_at[id(x)] for x in group.inputs]
+        self.outputs = [index[id(n)] for n in group.outputs]
+        self.sinks = [index[id(r)] for r in group.sinks]
+        self.kernel = None
+        self.group = group
+
+
+def _structure_key(nodes, order):
+    """``(key, index, leaves)``: a flat key of the pending DAG ``order`` computing ``nodes``
+    (per node its op, attributes, dtype, shape and operands — pending nodes by position,
+    leaves by negative number, each leaf's layout where first read — then which nodes are
+    requested, and the settings that decide evaluation by rows), the position of each
+    pending node by id, and the leaves in the order first read."""
+    index = {id(n): i for i, n in enumerate(order)}
+    leaf_number, leaves = {}, []
+    key = ["plan", _rows.enabled, _rows.BLOCK_ELEMENTS, _rows.MIN_ELEMENTS]
+    for node in order:
+        refs = []
+        for x in node.inputs:
+            i = index.get(id(x))
+            if i is None:
+                i = leaf_number.get(id(x))
+                if i is None:
+                    i = leaf_number[id(x)] = -1 - len(leaves)
+                    leaves.append(x)
+                    key.append(operand_of(x)[1])
+            refs.append(i)
+        key.append((node.op, node.attrs, node.dtype, node.shape, tuple(refs)))
+    key.append(tuple(index.get(id(r), -1) for r in nodes))
+    return tuple(key), index, leaves
 
 
 # the result of reducing nothing (max and min only reach here for bool: any and all)
 _IDENTITY = {"sum": 0, "prod": 1, "max": 0, "min": 1}
-
-
-def _run_reduction(group, kernel, in_arrays, exact, n_threads) -> None:
-    """Run a group with reduction sinks (see :func:`_reduce_into`)."""
-    _reduce_into(kernel, [_kernel.address_of(a) for a in in_arrays], group.outputs,
-                 group.sinks, exact, n_threads)
 
 
 def _reduce_into(kernel, in_ptrs, outputs, sinks, exact, n_threads) -> None:

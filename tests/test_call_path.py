@@ -157,3 +157,47 @@ def test_broadcasting_ops_on_the_lean_path():
     np.testing.assert_array_equal(np.asarray(z - x), c - a)
     with pytest.raises(ValueError, match=r"add: shapes \(7, 300\) and \(7,\) do not broadcast"):
         x + lt.asarray(_f32(7))
+
+
+def _softmax64(a, axis=-1):
+    a = a.astype(np.float64)
+    e = np.exp(a - a.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def test_multi_kernel_plans_are_kept_and_keyed_by_layout_and_request():
+    # softmax is four kernels; a repeat with inputs of the same layouts reuses the plan
+    def softmax(x):
+        e = lt.exp(x - lt.max(x, axis=1, keepdims=True))
+        return e, e / lt.sum(e, axis=1, keepdims=True)
+
+    a = _f32(5, 70)
+    first = np.asarray(softmax(lt.asarray(a))[1])
+    np.testing.assert_allclose(first, _softmax64(a), rtol=1e-6, atol=1e-7)
+    before = lt.stats()
+    b = _f32(5, 70)
+    again = np.asarray(softmax(lt.asarray(b))[1])
+    after = lt.stats()
+    assert after["misses"] == before["misses"] and after["hits"] == before["hits"] + 1
+    np.testing.assert_allclose(again, _softmax64(b), rtol=1e-6, atol=1e-7)
+    _kernel.clear_cache()
+    assert np.asarray(softmax(lt.asarray(b))[1]).tobytes() == again.tobytes()
+    # the same structure over a transposed view, a reversed one, and with e requested too
+    for x, ref in [(lt.asarray(a.T.copy()).T, a), (lt.asarray(a)[::-1], a[::-1])]:
+        for _ in range(2):
+            np.testing.assert_allclose(np.asarray(softmax(x)[1]), _softmax64(ref),
+                                       rtol=1e-6, atol=1e-7)
+    for _ in range(2):
+        e, s = lt.eval(*softmax(lt.asarray(a)))
+        a64 = a.astype(np.float64)
+        np.testing.assert_allclose(np.asarray(e), np.exp(a64 - a64.max(1, keepdims=True)),
+                                   rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(s), _softmax64(a), rtol=1e-6, atol=1e-7)
+    # which nodes are requested is part of the key: an intermediate asked for gets its value
+    for request_d in (False, True):
+        x = lt.asarray(a)
+        d = x - lt.max(x, axis=1, keepdims=True)
+        out = lt.exp(d) / lt.sum(lt.exp(d), axis=1, keepdims=True)
+        lt.eval(d, out) if request_d else lt.eval(out)
+        assert (d._node.value is not None) == request_d
+        np.testing.assert_allclose(np.asarray(out), _softmax64(a), rtol=1e-6, atol=1e-7)
