@@ -692,12 +692,16 @@ static inline float ltm_sigmoid_f32_fast(float x)
 /* sinh and cosh from r, k of |x| (|x| clamped to 90): |x| <= 20: e = expm1|x| (as in expm1),
  * sinh = (e + e / (1 + e)) / 2, E = exp|x|, cosh = (E + 1/E) / 2; |x| > 20: e^|x| / 2 =
  * (1 + q) 2^(k-1) in two scalings (sinh(89.4) is finite while expm1(89.4) is not). */
+static inline float ltm_expf_q_abs90(float x, float *ax, int32_t *k)   /* q, k of |x| */
+{
+    *ax = __builtin_fabsf(x);
+    return ltm_expf_q(ltm_expf_red(*ax > 90.0f ? 90.0f : *ax, k));
+}
 static inline float ltm_sinh_f32_fast(float x)
 {
-    float ax = __builtin_fabsf(x);
-    float axc = ax > 90.0f ? 90.0f : ax;
+    float ax;
     int32_t k;
-    float q = ltm_expf_q(ltm_expf_red(axc, &k));
+    float q = ltm_expf_q_abs90(x, &ax, &k);
     float t = ltm_f32_pow2((k > 30 ? 30 : k) - 1);
     float e = k == 0 ? q : 2.0f * LT_FMAF(t, q, t - 0.5f);
     float ys = 0.5f * (e + e / (1.0f + e));
@@ -708,10 +712,9 @@ static inline float ltm_sinh_f32_fast(float x)
 }
 static inline float ltm_cosh_f32_fast(float x)
 {
-    float ax = __builtin_fabsf(x);
-    float axc = ax > 90.0f ? 90.0f : ax;
+    float ax;
     int32_t k;
-    float q = ltm_expf_q(ltm_expf_red(axc, &k));
+    float q = ltm_expf_q_abs90(x, &ax, &k);
     float s = ltm_f32_pow2(k > 30 ? 30 : k);
     float E = LT_FMAF(s, q, s);
     float ys = 0.5f * (E + 1.0f / E);

@@ -85,12 +85,12 @@ def run_by_rows(roots, groups, exact: bool, n_threads: int) -> bool:
         return False               # (cannot happen: the leading dimension stays outermost)
 
     requested = {id(r) for r in roots}
-    storage = {}                   # id(node) -> (array or None, bytes per row)
+    storage = {}                   # id(node) -> (full array or scratch offset, bytes per row)
     slab = 0                       # one thread's scratch bytes
     for node in produced.values():
         row_bytes = math.prod(node.shape[1:]) * node.dtype.itemsize
         if id(node) in requested:
-            storage[id(node)] = (_full_buffer(node, main.buffer_perm.get(id(node)), rows),
+            storage[id(node)] = (_full_buffer(node, main.buffer_perm.get(id(node))),
                                  row_bytes)
         else:
             storage[id(node)] = (slab, row_bytes)
@@ -128,7 +128,7 @@ def _plan_blocks(groups, rows, produced):
                 ins.append(((rows,) + x.shape[1:],) + layouts[id(x)])
             else:
                 xs, st, dt = operand_of(x)[1]
-                if len(xs) == len(shape) and xs[0] != 1:
+                if _row_stride(x, len(shape)):
                     xs = (rows,) + xs[1:]
                 ins.append((xs, st, dt))
         ck = get_kernel(dataclasses.replace(g, shape=shape), ins)
@@ -151,7 +151,14 @@ def _plan_blocks(groups, rows, produced):
     return _Blocks(kernels, perms)
 
 
-def _full_buffer(node, perm, rows):
+def _row_stride(x, ndim) -> int:
+    """Bytes per row of a value ``x`` read by a group of ``ndim`` dimensions: its leading
+    stride when its rows are the group's rows, 0 when it is broadcast along them."""
+    xs, st, _ = operand_of(x)[1]
+    return st[0] if len(xs) == ndim and xs[0] != 1 else 0
+
+
+def _full_buffer(node, perm):
     if node.op == "reduce":
         return _memory.empty((math.prod(node.shape),), node.dtype)
     if perm is not None:
@@ -189,11 +196,7 @@ def _run(blocks, groups, storage, scratch, slab, row0, n_blocks, rows, n_threads
         p, in_ptr, out_ptr, red_ptr = ck.call_structure(len(g.outputs), exact)
         keep.append((p, in_ptr, out_ptr, red_ptr))
         for k, x in enumerate(g.inputs):
-            per_row = 0
-            if id(x) not in storage:
-                xs, st, _ = operand_of(x)[1]
-                if len(xs) == len(g.shape) and xs[0] != 1:
-                    per_row = st[0]
+            per_row = 0 if id(x) in storage else _row_stride(x, len(g.shape))
             in_ptr[k], s, t = slot(x, per_row)
             step.append(s)
             thread_step.append(t)
