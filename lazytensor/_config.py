@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import os
 
@@ -48,22 +47,32 @@ def get_mode() -> str:
     return _mode.get()
 
 
-@contextlib.contextmanager
-def mode(name: str):
+class mode:
     """Context manager that evaluates in mode ``name`` and restores the previous mode.
+
+    A small class rather than a generator-based context manager: entering and leaving it
+    is part of every call of a small expression, and a generator costs microseconds.
 
     Examples
     --------
     >>> with lt.mode("fast"):
     ...     b = z.numpy()
     """
-    if name not in _MODES:
-        raise ValueError(f"mode must be one of {_MODES}, not {name!r}")
-    token = _mode.set(name)
-    try:
-        yield
-    finally:
-        _mode.reset(token)
+
+    __slots__ = ("_name", "_token")
+
+    def __init__(self, name: str):
+        if name not in _MODES:
+            raise ValueError(f"mode must be one of {_MODES}, not {name!r}")
+        self._name = name
+        self._token = None
+
+    def __enter__(self):
+        self._token = _mode.set(self._name)
+
+    def __exit__(self, *exc):
+        _mode.reset(self._token)
+        return False
 
 
 def set_num_threads(n: int) -> None:

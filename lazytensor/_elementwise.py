@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _complex, _dtypes, _graph
 from ._ops import OPS
+from ._replay import memoized
 from ._tensor import Tensor
 
 _KIND_NAMES = {"b": "bool", "i": "signed integer", "u": "unsigned integer",
@@ -297,6 +298,7 @@ imag = _component("imag", np.imag)
 
 
 # ---- functions that need more than one table row -----------------------------------
+@memoized
 def astype(x, dtype, /, *, copy=True, device=None):
     """Copy of ``x`` converted to ``dtype`` (the Cast rules of docs/semantics.md).
 
@@ -372,6 +374,7 @@ def _bound(x, bound, name):
     return bound
 
 
+@memoized
 def clip(x, /, min=None, max=None):
     """Clamp ``x`` to ``[min, max]``: ``minimum(maximum(x, min), max)`` (one op when both
     bounds are given).
@@ -422,6 +425,8 @@ def positive(x, /):
 def _integer_identity(name):
     """floor/ceil/round/trunc: integers are already integral (Array API)."""
     def fn(x, /):
+        if type(x) is Tensor and x._node.dtype.kind == "f":
+            return unary(name, x)
         x = _as_tensor(x, name)
         if isinstance(x, Tensor) and x.dtype.kind in "iu":
             return x

@@ -13,6 +13,7 @@ repeated axes raise ``ValueError``.
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -143,6 +144,12 @@ def reshape(x, /, shape, *, copy=None) -> Tensor:
         a copy), ``None`` copies only when needed.
     """
     v = tensor_value(x, "reshape")
+    if copy is None and type(shape) is tuple and all(type(n) is int and n >= -1 for n in shape):
+        unknown = shape.count(-1)                # the common case, lean
+        known = math.prod(n for n in shape if n != -1)
+        if (v.size == known if unknown == 0 else
+                unknown == 1 and known > 0 and v.size % known == 0):
+            return _wrap(v.reshape(shape))
     shape = _shape(shape, "reshape")
     unknown = [i for i, n in enumerate(shape) if n == -1]
     if len(unknown) > 1 or any(n < -1 for n in shape):
@@ -201,6 +208,9 @@ def squeeze(x, /, axis) -> Tensor:
 def permute_dims(x, /, axes) -> Tensor:
     """``x`` with its axes permuted: axis ``i`` of the result is axis ``axes[i]`` of ``x``."""
     v = tensor_value(x, "permute_dims")
+    if type(axes) is tuple and sorted(axes) == list(range(len(v.shape))) \
+            and all(type(a) is int for a in axes):   # the common case, lean
+        return _wrap(v.transpose(axes))
     perm = tuple(normalize_axis(a, x.ndim, "permute_dims", name="axes")
                  for a in _ints(axes, "axes", "permute_dims"))
     if sorted(perm) != list(range(x.ndim)):

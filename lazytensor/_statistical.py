@@ -19,6 +19,7 @@ from ._elementwise import FUNCTIONS, astype
 from ._tensor import Tensor
 from ._args import check_kind, normalize_axes, normalize_axis, quiet, reduced_size, wrap
 from ._utility import reduction
+from ._replay import memoized
 
 __all__ = ['cumulative_prod', 'cumulative_sum', 'max', 'mean', 'min', 'prod', 'std', 'sum',
            'var']
@@ -82,6 +83,7 @@ def _fused_accumulation(op, x, dt, axes, keepdims):
     return astype(reduce_node(op, v, axes, keepdims, acc), dt)
 
 
+@memoized
 def sum(x, /, *, axis=None, dtype=None, keepdims=False):
     """Sum of the elements of ``x`` along ``axis``.
 
@@ -112,6 +114,7 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False):
                   lambda v, axes: np.sum(v, axis=axes, dtype=dt, keepdims=keepdims), dt)
 
 
+@memoized
 def prod(x, /, *, axis=None, dtype=None, keepdims=False):
     """Product of the elements of ``x`` along ``axis``.
 
@@ -224,8 +227,8 @@ def _extremum(name, np_fn):
     return fn
 
 
-max = _extremum("max", np.max)
-min = _extremum("min", np.min)
+max = memoized(_extremum("max", np.max))
+min = memoized(_extremum("min", np.min))
 
 
 def _float_result(x, what):
@@ -237,6 +240,7 @@ def _float_result(x, what):
     return x.dtype if x.dtype.kind in "fc" else float64
 
 
+@memoized
 def mean(x, /, *, axis=None, keepdims=False):
     """Arithmetic mean of the elements of ``x`` along ``axis``.
 
@@ -330,5 +334,5 @@ def _fused_spread(name, x, axis, correction, keepdims, dt):
     return astype(out, dt)
 
 
-var = _spread("var", np.var)
+var = _spread("var", np.var)   # evaluates its mean on the way: nothing to replay
 std = _spread("std", np.std)

@@ -112,12 +112,12 @@ class Tensor:
     @property
     def T(self) -> "Tensor":
         """The transpose of a 2-d tensor."""
-        from ._manipulation import permute_dims
-
-        if self.ndim != 2:
+        if len(self._node.shape) != 2:
             raise ValueError(f"T is defined for 2-d tensors (this one has shape {self.shape}); "
                              f"use mT or permute_dims")
-        return permute_dims(self, (1, 0))
+        view = self._value().T          # a new view object: making it read-only is local
+        view.flags.writeable = False
+        return Tensor._from_array(view)
 
     @property
     def mT(self) -> "Tensor":

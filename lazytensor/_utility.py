@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _dtypes
 from ._args import integer_arg, normalize_axes, normalize_axis, quiet, tensor_value, wrap
+from ._replay import memoized
 from ._tensor import Tensor
 
 __all__ = ['all', 'any', 'diff']
@@ -40,6 +41,7 @@ def _fused_truth(name, x, axis, keepdims):
     return reduce_node("max" if name == "any" else "min", truth, axes, keepdims, _dtypes.bool_)
 
 
+@memoized
 def all(x, /, *, axis=None, keepdims=False):
     """Test whether all elements along ``axis`` are true (non-zero).
 
@@ -64,6 +66,7 @@ def all(x, /, *, axis=None, keepdims=False):
                   lambda v, axes: np.all(v, axis=axes, keepdims=keepdims))
 
 
+@memoized
 def any(x, /, *, axis=None, keepdims=False):
     """Test whether any element along ``axis`` is true (non-zero).
 

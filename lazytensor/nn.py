@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._elementwise import apply
+from ._elementwise import apply, unary
 
 __all__ = ["relu", "sigmoid", "gelu", "leaky_relu", "hard_sigmoid", "hardswish"]
 
@@ -12,12 +12,12 @@ def relu(x, /):
 
     Takes signed integer and floating-point tensors (ONNX Relu-14).
     """
-    return apply("relu", x)
+    return unary("relu", x)
 
 
 def sigmoid(x, /):
     """1 / (1 + exp(-x)); float32 is evaluated in double and rounded once."""
-    return apply("sigmoid", x)
+    return unary("sigmoid", x)
 
 
 def gelu(x, /, approximate="none"):
@@ -29,9 +29,9 @@ def gelu(x, /, approximate="none"):
     ``gelu(-inf)`` is ``-0.0`` in both forms.
     """
     if approximate == "none":
-        return apply("gelu", x)
+        return unary("gelu", x)
     if approximate == "tanh":
-        return apply("gelu_tanh", x)
+        return unary("gelu_tanh", x)
     raise ValueError(f"gelu: approximate must be 'none' or 'tanh', not {approximate!r}")
 
 
@@ -47,4 +47,4 @@ def hard_sigmoid(x, /, alpha=0.2, beta=0.5):
 
 def hardswish(x, /):
     """``x * clamp(x * (1/6) + 0.5, 0, 1)`` with 1/6 rounded to x's dtype."""
-    return apply("hardswish", x)
+    return unary("hardswish", x)

@@ -1,0 +1,133 @@
+"""The recording memo (lazytensor/_replay.py): a replayed call records the same nodes as the
+function itself, and the memo key tells apart every argument that changes the recording."""
+
+import numpy as np
+import pytest
+
+import lazytensor as lt
+from lazytensor import _replay
+
+def _fresh(fn):
+    fn.recipes.clear()
+
+
+def _bits(t):
+    a = np.asarray(t)
+    return a.dtype, a.shape, a.tobytes()
+
+
+CALLS = [
+    (lt.sum, {"axis": 1}), (lt.sum, {"axis": (0, 1), "keepdims": True}),
+    (lt.sum, {"dtype": lt.float64}), (lt.sum, {}), (lt.prod, {"axis": 0}),
+    (lt.mean, {"axis": -1, "keepdims": True}), (lt.mean, {}),
+    (lt.max, {"axis": 1, "keepdims": True}), (lt.min, {"axis": 0}),
+    (lt.any, {"axis": 1}), (lt.all, {}),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16", "uint8", "bool"])
+@pytest.mark.parametrize("fn,kwargs", CALLS, ids=lambda v: getattr(v, "__name__", str(v)))
+def test_replay_records_the_same_nodes(fn, kwargs, dtype):
+    rng = np.random.default_rng(3)
+    values = [(rng.standard_normal((5, 7)) * 4).astype(dtype) for _ in range(3)]
+    _fresh(fn)
+    try:
+        direct = [fn.__wrapped__(lt.asarray(v), **kwargs) for v in values]
+    except TypeError:          # the function refuses this dtype: so must the memo, each time
+        for v in values:
+            with pytest.raises(TypeError):
+                fn(lt.asarray(v), **kwargs)
+        assert not fn.recipes
+        return
+    before = _replay.stats["replays"]
+    got = [fn(lt.asarray(v), **kwargs) for v in values]
+    assert len(fn.recipes) == 1
+    assert _replay.stats["replays"] - before >= len(values) - 1   # nested memos count too
+    for d, g in zip(direct, got):
+        assert g._node is d._node or _bits(g) == _bits(d)
+        assert _bits(g) == _bits(d)
+
+
+def test_replay_shares_nodes_with_the_function():
+    x = lt.asarray(np.arange(12.0).reshape(3, 4))
+    _fresh(lt.mean)
+    lt.mean(x, axis=0)
+    first = lt.mean(x, axis=0)          # replayed
+    assert first._node is lt.mean.__wrapped__(x, axis=0)._node
+
+
+def test_key_tells_bool_from_int():
+    x = lt.asarray(np.ones((2, 3), np.float32))
+    _fresh(lt.sum)
+    assert lt.sum(x, axis=1).shape == (2,)
+    with pytest.raises(TypeError):
+        lt.sum(x, axis=True)
+    assert lt.sum(x, axis=0).shape == (3,)
+
+
+def test_key_tells_negative_zero_from_zero():
+    x = lt.asarray(np.array([-0.0, 0.0, 2.0], np.float32))
+    _fresh(lt.clip)
+    for lo in (-0.0, 0.0, -0.0):
+        got = lt.clip(x, lo, 1.0)
+        ref = lt.clip.__wrapped__(x, lo, 1.0)
+        assert _bits(got) == _bits(ref)
+    assert np.signbit(np.asarray(lt.clip(x, -0.0, 1.0))[0])
+    assert not np.signbit(np.asarray(lt.clip(x, 0.0, 1.0))[0])
+
+
+def test_key_tells_nan_bounds_and_dtypes_apart():
+    x = lt.asarray(np.array([-3.0, 0.5, 7.0], np.float32))
+    _fresh(lt.clip)
+    _fresh(lt.astype)
+    for args in [(0, 1), (0.0, 1.0), (float("nan"), 1.0), (0, None), (None, 1), (0, 1)]:
+        assert _bits(lt.clip(x, *args)) == _bits(lt.clip.__wrapped__(x, *args))
+    for dt in [lt.uint8, lt.int16, lt.float64, lt.uint8, np.float16, "int32", lt.bool]:
+        assert _bits(lt.astype(x, dt)) == _bits(lt.astype.__wrapped__(x, dt))
+
+
+def test_key_tells_shapes_apart():
+    _fresh(lt.sum)
+    for shape in [(4, 5), (5, 4), (4, 5), (20,)]:
+        x = lt.asarray(np.arange(20.0).reshape(shape))
+        np.testing.assert_array_equal(np.asarray(lt.sum(x, axis=0)),
+                                      np.arange(20.0).reshape(shape).sum(axis=0))
+
+
+def test_not_plain_arguments_are_not_memoised():
+    x = lt.asarray(np.arange(6.0).reshape(2, 3))
+    _fresh(lt.sum)
+    _fresh(lt.clip)
+    np.testing.assert_array_equal(np.asarray(lt.sum(x, axis=[0, 1])), 15.0)
+    np.testing.assert_array_equal(np.asarray(lt.sum(x, axis=np.int64(1))), [3.0, 12.0])
+    b = lt.asarray(np.array([1.0, 1.0, 1.0]))
+    np.testing.assert_array_equal(np.asarray(lt.clip(x, b, 4.0)),
+                                  np.clip(np.arange(6.0).reshape(2, 3), 1.0, 4.0))
+    assert not lt.sum.recipes and not lt.clip.recipes
+
+
+def test_values_made_now_are_not_memoised():
+    z = lt.asarray(np.array([1 + 2j, 3 - 1j]))
+    _fresh(lt.sum)
+    for _ in range(2):
+        assert complex(lt.sum(z)) == 4 + 1j
+    assert not lt.sum.recipes
+
+
+def test_replay_over_a_pending_input():
+    a = np.linspace(-2, 2, 24, dtype=np.float32).reshape(4, 6)
+    _fresh(lt.max)
+    for k in range(3):
+        x = lt.asarray(a) * (k + 1)
+        got = np.asarray(lt.max(x, axis=1, keepdims=True))
+        np.testing.assert_array_equal(got, (a * np.float32(k + 1)).max(axis=1, keepdims=True))
+    assert len(lt.max.recipes) == 1
+
+
+def test_memo_is_bounded(monkeypatch):
+    monkeypatch.setattr(_replay, "_MAX_RECIPES", 4)
+    x = lt.asarray(np.arange(6.0))
+    _fresh(lt.clip)
+    for hi in range(10):
+        assert float(lt.max(lt.clip(x, 0, hi))) == min(hi, 5)
+        assert len(lt.clip.recipes) <= 4
