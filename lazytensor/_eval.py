@@ -28,11 +28,11 @@ def evaluate_one(root) -> None:
     """
     if root.value is not None:
         return
-    if root.op != "reduce":
-        _reduce_below_first(root)
     sink = root if root.op == "reduce" else None
     top = root.inputs[0] if sink is not None else root
     walked = _walk_one_group(top)
+    if walked is None and sink is None and _reduce_below_first(root):
+        walked = _walk_one_group(top)   # the reduction below has its value now
     if walked is None:
         evaluate([root])
         return
@@ -50,34 +50,36 @@ def evaluate_one(root) -> None:
         ck = get_kernel(group, [operand_of(x)[1] for x in inputs])
         _kernel.quick_put(key, ck)
     counters["evaluations"] += 1
-    exact, n_threads = _config.get_mode() == "exact", _config.get_num_threads()
+    exact, n_threads = _config._mode.get() == "exact", _config._num_threads
     in_ptrs = [x.operand[0] for x in inputs]
     if sink is not None:
         _reduce_into(ck, in_ptrs, [], [sink], exact, n_threads)
         return
     out = _memory.empty(root.shape, root.dtype)
-    ck.run_pointers(in_ptrs, [_kernel.address_of(out)], exact, n_threads)
+    ck.run_pointers(in_ptrs, [_kernel.ffi.from_buffer(out)], exact, n_threads)
     counters["kernels"] += 1
     root.set_value(out)
 
 
-def _reduce_below_first(root) -> None:
+def _reduce_below_first(root) -> bool:
     """When ``root`` reads a reduction through a chain of ops that each have one pending
     operand (a float32 sum rounding its float64 accumulator, a mean's division), compute
-    that reduction first: nothing else is pending beside the chain, so this is the general
-    path's split into two groups, and both halves then take the quick path."""
+    that reduction first and return True: nothing else is pending beside the chain, so
+    this is the general path's split into two groups, and both halves then take the quick
+    path."""
     node = root
     while node.op != "reduce":
         pending = None
         for x in node.inputs:
             if x.value is None:
                 if pending is not None:
-                    return             # two pending operands (or one read twice): not a chain
+                    return False       # two pending operands (or one read twice): not a chain
                 pending = x
         if pending is None:
-            return
+            return False
         node = pending
     evaluate_one(node)
+    return True
 
 
 def _walk_one_group(root):

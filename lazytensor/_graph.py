@@ -36,7 +36,7 @@ class Node:
 
     def set_value(self, array: np.ndarray) -> None:
         """Keep a computed value and let go of what it was computed from."""
-        array.flags.writeable = False
+        array.setflags(write=False)   # (cheaper than array.flags.writeable)
         self.value = array
         if self.key is not None:   # its inputs may now die and their ids be reused
             ref = _INTERN.get(self.key)

@@ -48,7 +48,7 @@ def empty(shape: tuple, dtype: np.dtype) -> np.ndarray:
     nbytes = math.prod(shape) * dtype.itemsize
     stats["allocated_bytes"] += nbytes
     if nbytes < POOL_MIN_BYTES:
-        return np.empty(shape, dtype=dtype)
+        return np.empty(shape, dtype)
     size = _size_class(nbytes)
     try:
         ptr = _free[size].pop()
