@@ -8,8 +8,13 @@ from . import _config, _kernel, _memory
 from ._fuse import MAX_GROUP_INPUTS, MAX_GROUP_NODES, Group, partition
 from ._graph import pending_topo_order
 from ._kernel import get_kernel, operand_of
-from . import _rows
+from . import _graph, _rows
 from ._rows import run_by_rows
+
+try:   # the quick path in C (kernels_c/lt_fastpath.c), built with the kernels
+    from . import _fastpath
+except ImportError:   # pragma: no cover - a build without it: Python does everything
+    _fastpath = None
 
 # How many kernel launches and evaluation requests ran: tests and consumers read these to
 # check that work is shared and that values are kept.
@@ -26,7 +31,7 @@ def evaluate_one(root) -> None:
     table skips partitioning, planning and lowering.  Anything else goes through
     :func:`evaluate`.
     """
-    if root.value is not None:
+    if root.value is not None or (_quick_eval is not None and _quick_eval(root)):
         return
     sink = root if root.op == "reduce" else None
     top = root.inputs[0] if sink is not None else root
@@ -241,3 +246,15 @@ def _reduce_into(kernel, in_ptrs, outputs, sinks, exact, n_threads) -> None:
             node.set_value(array.transpose(inverse))
     for r, a in zip(sinks, accs):
         r.set_value(a.reshape(r.shape))
+
+
+if _fastpath is not None:
+    _fastpath.setup(_graph.Node, _kernel._quick,
+                    int(_kernel.ffi.cast("uintptr_t", _kernel.ffi.addressof(_kernel.lib, "lt_run"))),
+                    operand_of, _memory.empty, _kernel.check_status, counters,
+                    _kernel.cache_stats, _config._mode, _config, _kernel, MAX_GROUP_NODES,
+                    MAX_GROUP_INPUTS, np.empty, _memory.stats, _memory.POOL_MIN_BYTES,
+                    _graph._INTERN)
+    _quick_eval = _fastpath.quick_eval
+else:   # pragma: no cover
+    _quick_eval = None

@@ -123,6 +123,12 @@ class CompiledKernel:
         self._proto = p
         self._busy = threading.Lock()
         self._call = self._fresh_call()
+        # what lazytensor._fastpath (C) needs to run an elementwise kernel on its reusable
+        # call structure: the addresses of the structure and of its pointer arrays, the
+        # settings list run_pointers keeps (C resets it), and the lock that guards them
+        p, in_ptr, out_ptr, _, state = self._call
+        self._fast = None if program.red_reg else (
+            _address(p), _address(in_ptr), _address(out_ptr), state, self._busy)
 
     def _fresh_call(self):
         p = ffi.new("lt_program *")
@@ -186,6 +192,10 @@ def check_status(status: int) -> None:
         raise RuntimeError(f"lazytensor kernel failed with status {status}")
 
 
+def _address(cdata) -> int:
+    return int(ffi.cast("uintptr_t", cdata))
+
+
 def address_of(a: np.ndarray):
     """Pointer to element 0 of ``a`` (from_buffer is the cheap way, for C-contiguous arrays)."""
     if a.flags.c_contiguous:
@@ -194,7 +204,8 @@ def address_of(a: np.ndarray):
 
 
 def operand_of(node) -> tuple:
-    """``(pointer, layout)`` of a node with a value, as a kernel reads it; cached on the node.
+    """``(pointer, layout, array, address)`` of a node with a value, as a kernel reads it
+    (the address is the pointer as an int, for lazytensor._fastpath); cached on the node.
 
     A misaligned view (e.g. np.frombuffer at an odd offset) is copied once: the kernel reads
     elements through typed pointers.  The pointer keeps the array it points into alive, or
@@ -205,7 +216,8 @@ def operand_of(node) -> tuple:
         a = node.value
         if not a.flags.aligned:
             a = a.copy()
-        operand = node.operand = (address_of(a), (a.shape, a.strides, a.dtype), a)
+        ptr = address_of(a)
+        operand = node.operand = (ptr, (a.shape, a.strides, a.dtype), a, _address(ptr))
     return operand
 
 

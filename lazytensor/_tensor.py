@@ -12,6 +12,9 @@ import numpy as np
 
 from . import _eval, _graph
 
+# the quick evaluation path in C when it is built (see _eval.py); else always False
+_quick_eval = _eval._quick_eval or (lambda node: False)
+
 
 class Device:
     """The one device lazytensor runs on: the CPU."""
@@ -135,7 +138,7 @@ class Tensor:
     # ---- values -----------------------------------------------------------------
     def _value(self) -> np.ndarray:
         node = self._node
-        if node.value is None:
+        if node.value is None and not _quick_eval(node):
             _eval.evaluate_one(node)
         return node.value
 

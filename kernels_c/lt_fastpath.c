@@ -1,0 +1,377 @@
+/* lazytensor._fastpath: the quick evaluation of a small expression, in C.
+ *
+ * Evaluating a 10^3-element expression is mostly Python work around a kernel call of a
+ * microsecond: walk the pending DAG, build the structure key, find the compiled kernel, fill
+ * its pointers, allocate the output and keep the value.  quick_eval() does exactly what the
+ * quick path of lazytensor/_eval.py (evaluate_one) does for a root that is not a reduction,
+ * and builds the very same key, so the two share the kernel cache's quick table.  It returns
+ * False, having changed nothing, whenever it is not sure: a reduction below, another shape,
+ * a DAG larger than its small fixed arrays, a miss in the quick table, or the kernel's call
+ * structure busy in another thread.  Python then takes its own path.
+ *
+ * Node attributes are read straight from their __slots__ (offsets taken from the member
+ * descriptors at setup): a Python attribute lookup costs more than the rest of the walk.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <stdint.h>
+
+#include "lt_kernel.h"
+
+#define MAX_NODES 64            /* members + inputs the walk handles; more: Python's path */
+#define MAX_STACK 256
+
+typedef int (*lt_run_fn)(const lt_program *);
+
+static PyTypeObject *node_type;
+static Py_ssize_t off_op, off_inputs, off_attrs, off_dtype, off_shape, off_value, off_operand;
+static PyObject *quick_table, *operand_of, *memory_empty, *check_status, *counters,
+    *cache_stats, *mode_var, *config_module, *kernel_module, *np_empty, *memory_stats,
+    *intern_table;
+static Py_ssize_t off_key;
+static long long pool_min_bytes;
+static lt_run_fn run_kernel;
+static long max_group_nodes, max_group_inputs;
+static PyObject *s_reduce, *s_fast, *s_acquire, *s_release, *s_num_threads, *s_path,
+    *s_evaluations, *s_kernels, *s_hits, *s_itemsize, *s_setflags, *s_write,
+    *s_allocated_bytes, *empty_tuple, *s_write_names;
+
+#define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
+
+static int slot_offset(PyObject *type, const char *name, Py_ssize_t *off)
+{
+    PyObject *d = PyObject_GetAttrString(type, name);
+    if (d == NULL) return -1;
+    if (Py_TYPE(d) != &PyMemberDescr_Type ||
+        ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
+        Py_DECREF(d);
+        PyErr_Format(PyExc_TypeError, "Node.%s is not a slot", name);
+        return -1;
+    }
+    *off = ((PyMemberDescrObject *)d)->d_member->offset;
+    Py_DECREF(d);
+    return 0;
+}
+
+static PyObject *setup(PyObject *self, PyObject *args)
+{
+    PyObject *type, *run_addr;
+    if (!PyArg_ParseTuple(args, "O!O!OOOOO!O!OOOllOO!LO!", &PyType_Type, &type, &PyDict_Type,
+                          &quick_table, &run_addr, &operand_of, &memory_empty, &check_status,
+                          &PyDict_Type, &counters, &PyDict_Type, &cache_stats, &mode_var,
+                          &config_module, &kernel_module, &max_group_nodes,
+                          &max_group_inputs, &np_empty, &PyDict_Type, &memory_stats,
+                          &pool_min_bytes, &PyDict_Type, &intern_table))
+        return NULL;
+    if (slot_offset(type, "op", &off_op) || slot_offset(type, "inputs", &off_inputs) ||
+        slot_offset(type, "attrs", &off_attrs) || slot_offset(type, "dtype", &off_dtype) ||
+        slot_offset(type, "shape", &off_shape) || slot_offset(type, "value", &off_value) ||
+        slot_offset(type, "operand", &off_operand) || slot_offset(type, "key", &off_key))
+        return NULL;
+    run_kernel = (lt_run_fn)PyLong_AsVoidPtr(run_addr);
+    if (run_kernel == NULL && PyErr_Occurred()) return NULL;
+    node_type = (PyTypeObject *)type;
+    PyObject *keep[] = {type, quick_table, operand_of, memory_empty, check_status, counters,
+                        cache_stats, mode_var, config_module, kernel_module, np_empty,
+                        memory_stats, intern_table};
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) Py_INCREF(keep[i]);
+    Py_RETURN_NONE;
+}
+
+static int count(PyObject *dict, PyObject *name, long long amount)
+{
+    PyObject *old = PyDict_GetItemWithError(dict, name);
+    if (old == NULL) return PyErr_Occurred() ? -1 : 0;
+    PyObject *add = PyLong_FromLongLong(amount), *sum = add ? PyNumber_Add(old, add) : NULL;
+    Py_XDECREF(add);
+    if (sum == NULL) return -1;
+    int r = PyDict_SetItem(dict, name, sum);
+    Py_DECREF(sum);
+    return r;
+}
+
+static int find(PyObject *const *seen, int n, PyObject *node)
+{
+    for (int i = 0; i < n; i++)
+        if (seen[i] == node) return i;
+    return -1;
+}
+
+/* The walk of _eval._walk_one_group: members inputs-first, inputs numbered in the order
+ * first read, and the same flat key.  1 when it fits, 0 when Python must do it, -1 on error. */
+static int walk(PyObject *root, PyObject *key, PyObject **inputs, int *n_inputs)
+{
+    PyObject *seen[MAX_NODES], *stack[MAX_STACK];
+    long ref[MAX_NODES];
+    int n_seen = 0, n_members = 0, top = 0;
+    PyObject *shape = SLOT(root, off_shape);
+    *n_inputs = 0;
+    if (PyList_Append(key, shape)) return -1;
+    stack[top++] = root;
+    while (top > 0) {
+        PyObject *node = stack[top - 1];
+        if (find(seen, n_seen, node) >= 0) {
+            top--;
+            continue;
+        }
+        PyObject *ins = SLOT(node, off_inputs);
+        if (ins == NULL || !PyTuple_CheckExact(ins)) return 0;
+        int ready = 1;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(ins); i++) {
+            PyObject *x = PyTuple_GET_ITEM(ins, i);
+            if (Py_TYPE(x) != node_type) return 0;
+            if (find(seen, n_seen, x) >= 0) continue;
+            if (SLOT(x, off_value) != Py_None) {
+                if (n_seen == MAX_NODES) return 0;
+                PyObject *operand = SLOT(x, off_operand);
+                PyObject *made = NULL;
+                if (operand == Py_None) {
+                    operand = made = PyObject_CallOneArg(operand_of, x);
+                    if (operand == NULL) return -1;
+                }
+                int bad = !PyTuple_Check(operand) || PyTuple_GET_SIZE(operand) < 4 ||
+                          PyList_Append(key, PyTuple_GET_ITEM(operand, 1));
+                Py_XDECREF(made);
+                if (bad) return PyErr_Occurred() ? -1 : 0;
+                seen[n_seen] = x;
+                ref[n_seen++] = -1 - *n_inputs;
+                inputs[(*n_inputs)++] = x;
+            } else {
+                if (top == MAX_STACK) return 0;
+                ready = 0;
+                stack[top++] = x;
+            }
+        }
+        if (!ready) continue;
+        top--;
+        PyObject *op = SLOT(node, off_op), *node_shape = SLOT(node, off_shape);
+        if (op == NULL || node_shape == NULL) return 0;
+        int same = node_shape == shape ? 1 : PyObject_RichCompareBool(node_shape, shape, Py_EQ);
+        if (same < 0) return -1;
+        int is_reduce = PyUnicode_Compare(op, s_reduce);
+        if (is_reduce == -1 && PyErr_Occurred()) return -1;
+        if (is_reduce == 0 || !same || n_members >= max_group_nodes || n_seen == MAX_NODES)
+            return 0;
+        seen[n_seen] = node;
+        ref[n_seen++] = n_members++;
+        if (PyList_Append(key, op) || PyList_Append(key, SLOT(node, off_attrs)) ||
+            PyList_Append(key, SLOT(node, off_dtype)))
+            return -1;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(ins); i++) {
+            int at = find(seen, n_seen, PyTuple_GET_ITEM(ins, i));
+            PyObject *r = PyLong_FromLong(ref[at]);
+            if (r == NULL) return -1;
+            int bad = PyList_Append(key, r);
+            Py_DECREF(r);
+            if (bad) return -1;
+        }
+    }
+    return *n_inputs <= max_group_inputs;
+}
+
+/* Run the kernel on its reusable call structure.  1 done, 0 busy (Python's path makes a
+ * fresh structure), -1 error. */
+static int launch(PyObject *fast, PyObject *const *inputs, int n_inputs, char *out_buf)
+{
+    lt_program *p = PyLong_AsVoidPtr(PyTuple_GET_ITEM(fast, 0));
+    char **in_ptr = PyLong_AsVoidPtr(PyTuple_GET_ITEM(fast, 1));
+    char **out_ptr = PyLong_AsVoidPtr(PyTuple_GET_ITEM(fast, 2));
+    PyObject *state = PyTuple_GET_ITEM(fast, 3), *lock = PyTuple_GET_ITEM(fast, 4);
+    if (PyErr_Occurred()) return -1;
+
+    PyObject *got = PyObject_CallMethodOneArg(lock, s_acquire, Py_False);
+    if (got == NULL) return -1;
+    int acquired = got == Py_True;
+    Py_DECREF(got);
+    if (!acquired) return 0;
+
+    int status = 0, failed = 0;
+    PyObject *mode = NULL, *threads = NULL, *path = NULL;
+    if (PyContextVar_Get(mode_var, NULL, &mode) < 0 ||
+        (threads = PyObject_GetAttr(config_module, s_num_threads)) == NULL ||
+        (path = PyObject_GetAttr(kernel_module, s_path)) == NULL) {
+        failed = 1;
+    } else {
+        int exact = PyUnicode_CompareWithASCIIString(mode, "exact") == 0;
+        long n_threads = PyLong_AsLong(threads), path_index = PyLong_AsLong(path);
+        if (PyErr_Occurred()) {
+            failed = 1;
+        } else {
+            for (int k = 0; k < n_inputs; k++) {
+                PyObject *operand = SLOT(inputs[k], off_operand);
+                in_ptr[k] = PyLong_AsVoidPtr(PyTuple_GET_ITEM(operand, 3));
+            }
+            out_ptr[0] = out_buf;
+            p->n_out = 1;
+            p->exact = exact;
+            p->n_threads = (int32_t)n_threads;
+            p->path = (int32_t)path_index;
+            /* the settings Python's run_pointers last wrote into p are not there now */
+            if (PyList_SetItem(state, 0, Py_NewRef(Py_None))) failed = 1;
+            else if (PyErr_Occurred()) failed = 1;
+            else if (p->size > 0) {
+                if (p->size >= (1 << 16)) {
+                    Py_BEGIN_ALLOW_THREADS
+                    status = run_kernel(p);
+                    Py_END_ALLOW_THREADS
+                } else {
+                    status = run_kernel(p);
+                }
+            }
+        }
+    }
+    Py_XDECREF(mode);
+    Py_XDECREF(threads);
+    Py_XDECREF(path);
+    PyObject *err_type, *err_value, *err_tb;
+    PyErr_Fetch(&err_type, &err_value, &err_tb);
+    PyObject *released = PyObject_CallMethodNoArgs(lock, s_release);
+    Py_XDECREF(released);
+    if (failed || released == NULL) {
+        if (err_type) PyErr_Restore(err_type, err_value, err_tb);
+        return -1;
+    }
+    if (status != 0) {
+        PyObject *r = PyObject_CallFunction(check_status, "i", status);
+        Py_XDECREF(r);
+        return -1;
+    }
+    return 1;
+}
+
+/* _memory.empty(shape, dtype) for a root of `size` elements: a small output straight from
+ * NumPy (counted as _memory.empty counts it), a large one from the pool. */
+static PyObject *empty(PyObject *shape, PyObject *dtype, long long size)
+{
+    PyObject *item = PyObject_GetAttr(dtype, s_itemsize);
+    if (item == NULL) return NULL;
+    long long nbytes = size * PyLong_AsLongLong(item);
+    Py_DECREF(item);
+    if (PyErr_Occurred()) return NULL;
+    if (nbytes >= pool_min_bytes)
+        return PyObject_CallFunctionObjArgs(memory_empty, shape, dtype, NULL);
+    if (count(memory_stats, s_allocated_bytes, nbytes)) return NULL;
+    return PyObject_CallFunctionObjArgs(np_empty, shape, dtype, NULL);
+}
+
+/* Node.set_value: the value, read-only; the node leaves the hash-consing table and lets go of
+ * its inputs. */
+static int set_value(PyObject *node, PyObject *array)
+{
+    PyObject *r = PyObject_VectorcallMethod(s_setflags, (PyObject *[]){array, Py_False}, 1,
+                                            s_write_names);
+    if (r == NULL) return -1;
+    Py_DECREF(r);
+    PyObject *old = SLOT(node, off_value);
+    SLOT(node, off_value) = Py_NewRef(array);
+    Py_XDECREF(old);
+    PyObject *key = SLOT(node, off_key);
+    if (key != NULL && key != Py_None) {
+        PyObject *ref = PyDict_GetItemWithError(intern_table, key);
+        if (ref == NULL && PyErr_Occurred()) return -1;
+        if (ref != NULL && PyWeakref_Check(ref) && PyWeakref_GetObject(ref) == node &&
+            PyDict_DelItem(intern_table, key))
+            return -1;
+        SLOT(node, off_key) = Py_NewRef(Py_None);
+        Py_DECREF(key);
+    }
+    old = SLOT(node, off_inputs);
+    SLOT(node, off_inputs) = Py_NewRef(empty_tuple);
+    Py_XDECREF(old);
+    return 0;
+}
+
+static PyObject *quick_eval(PyObject *self, PyObject *root)
+{
+    if (node_type == NULL || Py_TYPE(root) != node_type) Py_RETURN_FALSE;
+    if (SLOT(root, off_value) != Py_None) Py_RETURN_TRUE;
+    PyObject *op = SLOT(root, off_op);
+    if (op == NULL || PyUnicode_Compare(op, s_reduce) == 0) Py_RETURN_FALSE;
+    if (PyErr_Occurred()) return NULL;
+
+    PyObject *inputs[MAX_NODES];
+    int n_inputs;
+    PyObject *key = PyList_New(0);
+    if (key == NULL) return NULL;
+    int walked = walk(root, key, inputs, &n_inputs);
+    if (walked <= 0) {
+        Py_DECREF(key);
+        if (walked < 0) return NULL;
+        Py_RETURN_FALSE;
+    }
+    PyObject *key_tuple = PyList_AsTuple(key);
+    Py_DECREF(key);
+    if (key_tuple == NULL) return NULL;
+    PyObject *ck = PyDict_GetItemWithError(quick_table, key_tuple);   /* borrowed */
+    Py_DECREF(key_tuple);
+    if (ck == NULL) {
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_FALSE;
+    }
+    Py_INCREF(ck);                   /* another thread may evict it while the GIL is free */
+    PyObject *fast = PyObject_GetAttr(ck, s_fast);
+    if (fast == NULL) {
+        Py_DECREF(ck);
+        return NULL;
+    }
+    if (fast == Py_None || !PyTuple_CheckExact(fast) || PyTuple_GET_SIZE(fast) != 5) {
+        Py_DECREF(fast);
+        Py_DECREF(ck);
+        Py_RETURN_FALSE;
+    }
+    PyObject *out = empty(SLOT(root, off_shape), SLOT(root, off_dtype),
+                          ((lt_program *)PyLong_AsVoidPtr(PyTuple_GET_ITEM(fast, 0)))->size);
+    PyObject *result = NULL;
+    if (out != NULL) {
+        Py_buffer view;
+        if (PyObject_GetBuffer(out, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) == 0) {
+            int done = launch(fast, inputs, n_inputs, view.buf);
+            PyBuffer_Release(&view);
+            if (done == 0) {
+                result = Py_NewRef(Py_False);
+            } else if (done == 1 && count(cache_stats, s_hits, 1) == 0 &&
+                       count(counters, s_evaluations, 1) == 0 &&
+                       count(counters, s_kernels, 1) == 0 && set_value(root, out) == 0) {
+                result = Py_NewRef(Py_True);
+            }
+        }
+        Py_DECREF(out);
+    }
+    Py_DECREF(fast);
+    Py_DECREF(ck);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"setup", setup, METH_VARARGS,
+     "setup(Node, quick_table, lt_run_address, operand_of, memory_empty, check_status, "
+     "counters, cache_stats, mode_var, config_module, kernel_module, max_nodes, max_inputs, "
+     "numpy_empty, memory_stats, pool_min_bytes, intern_table)"},
+    {"quick_eval", quick_eval, METH_O,
+     "quick_eval(node) -> bool: evaluate a small pending expression through the quick "
+     "table; False (nothing done) when Python's path must do it."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "lazytensor._fastpath",
+                                    "The quick evaluation path in C (see lt_fastpath.c).", -1,
+                                    methods};
+
+PyMODINIT_FUNC PyInit__fastpath(void)
+{
+    struct { PyObject **at; const char *text; } names[] = {
+        {&s_reduce, "reduce"}, {&s_fast, "_fast"}, {&s_acquire, "acquire"},
+        {&s_release, "release"}, {&s_itemsize, "itemsize"}, {&s_setflags, "setflags"},
+        {&s_write, "write"}, {&s_allocated_bytes, "allocated_bytes"},
+        {&s_num_threads, "_num_threads"}, {&s_path, "_path"},
+        {&s_evaluations, "evaluations"}, {&s_kernels, "kernels"}, {&s_hits, "hits"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if ((*names[i].at = PyUnicode_InternFromString(names[i].text)) == NULL) return NULL;
+    if ((empty_tuple = PyTuple_New(0)) == NULL ||
+        (s_write_names = PyTuple_Pack(1, s_write)) == NULL)
+        return NULL;
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,140 @@
+"""The quick evaluation path in C (kernels_c/lt_fastpath.c): it must give the bits, the node
+state and the counters of the Python path, share its quick table, follow mode, thread and
+kernel-path changes made between calls, and hand anything unusual back to Python."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import lazytensor as lt
+from lazytensor import _eval, _graph, _kernel, _tensor
+
+
+@pytest.fixture
+def python_only(monkeypatch):
+    """Evaluate through Python's path only (the reference for the C path)."""
+    def use():
+        monkeypatch.setattr(_tensor, "_quick_eval", lambda node: False)
+        monkeypatch.setattr(_eval, "_quick_eval", None)
+    return use
+
+
+def _bits(a):
+    a = np.asarray(a)
+    return a.dtype, a.shape, a.tobytes()
+
+
+def test_the_c_path_is_built_and_takes_a_repeated_expression(monkeypatch):
+    assert _eval._fastpath is not None, "lazytensor._fastpath was not built"
+    x = lt.asarray(np.linspace(-3, 3, 1000, dtype=np.float32))
+    first = (x * x + 1).numpy()                      # a miss: Python plans and keeps it
+
+    def no_python(*args):
+        raise AssertionError("Python's quick path ran")
+
+    monkeypatch.setattr(_eval, "_walk_one_group", no_python)
+    before = dict(_eval.counters), dict(_kernel.cache_stats)
+    again = (x * x + 1).numpy()
+    assert _bits(again) == _bits(first)
+    assert _eval.counters["evaluations"] == before[0]["evaluations"] + 1
+    assert _eval.counters["kernels"] == before[0]["kernels"] + 1
+    assert _kernel.cache_stats["hits"] == before[1]["hits"] + 1
+
+
+def _cases():
+    rng = np.random.default_rng(7)
+    base = rng.standard_normal((40, 30)).astype(np.float32) * 4
+    yield "contiguous", lambda: lt.asarray(base), lambda x: lt.exp(x) * x + 1.5
+    yield "transposed", lambda: lt.asarray(base).T, lambda x: lt.nn.gelu(x) - x
+    yield "strided view", lambda: lt.asarray(base[::3, ::-2]), lambda x: lt.tanh(x) / (x + 9)
+    yield "broadcast", lambda: lt.asarray(base[:1]), lambda x: lt.sin(x) + x
+    yield "integers", lambda: lt.asarray(base.astype(np.int16)), lambda x: x * x - 3
+    yield "bool", lambda: lt.asarray(base > 0), lambda x: lt.logical_xor(x, ~x)
+    yield "empty", lambda: lt.asarray(base[:0]), lambda x: lt.exp(x) + 1
+    yield "pooled (large)", (lambda: lt.asarray(np.tile(base, (60, 40)))), lambda x: x * 2 + 1
+    yield "shared subexpression", lambda: lt.asarray(base), lambda x: (x + 1) * (x + 1) - x
+
+
+@pytest.mark.parametrize("mode", ["exact", "fast"])
+@pytest.mark.parametrize("name,make,fn", list(_cases()), ids=[c[0] for c in _cases()])
+def test_same_bits_and_node_state_as_python(name, make, fn, mode, python_only):
+    x = make()
+    with lt.mode(mode):
+        fn(x).numpy()                                # planned and kept in the quick table
+        t = fn(x)
+        node = t._node
+        got = t.numpy()                              # through C
+        assert node.value is got and not got.flags.writeable
+        assert node.inputs == () and node.key is None
+        assert all(ref() is not node for ref in _graph._INTERN.values())
+        python_only()
+        ref = fn(x).numpy()
+    assert _bits(got) == _bits(ref)
+
+
+def test_mode_changes_between_c_and_python_runs(python_only, monkeypatch):
+    """The kernel's reusable call structure is written by both paths: a setting one of them
+    wrote must never be left for the other."""
+    x = lt.asarray(np.linspace(-20, 20, 4001, dtype=np.float32))
+    with lt.mode("exact"):
+        exact = lt.exp(x).numpy()
+    with lt.mode("fast"):
+        fast = lt.exp(x).numpy()
+    assert _bits(exact) != _bits(fast)               # the modes differ on these inputs
+    c_path = _tensor._quick_eval
+    for mode, path in [("exact", "python"), ("fast", "c"), ("exact", "python"),
+                       ("fast", "python"), ("exact", "c"), ("fast", "c"), ("exact", "c")]:
+        monkeypatch.setattr(_tensor, "_quick_eval",
+                            c_path if path == "c" else (lambda node: False))
+        monkeypatch.setattr(_eval, "_quick_eval", c_path if path == "c" else None)
+        with lt.mode(mode):
+            got = lt.exp(x).numpy()
+        assert _bits(got) == _bits(exact if mode == "exact" else fast), (mode, path)
+
+
+def test_kernel_path_and_threads_are_read_each_call():
+    x = lt.asarray(np.linspace(-5, 5, 70000, dtype=np.float32))
+    with lt.mode("exact"):
+        ref = lt.erf(x).numpy()
+        for path in lt.kernel_paths():
+            for threads in (1, 2, 1):
+                with lt.config(kernel_path=path, num_threads=threads):
+                    assert _bits(lt.erf(x).numpy()) == _bits(ref), (path, threads)
+
+
+def test_python_threads_sharing_one_kernel():
+    x = lt.asarray(np.arange(1000, dtype=np.float32))
+    expected = np.arange(1000, dtype=np.float32) * 3 + 1
+    errors = []
+
+    def work():
+        try:
+            for _ in range(300):
+                np.testing.assert_array_equal((x * 3 + 1).numpy(), expected)
+        except Exception as exc:   # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+def test_what_c_hands_back_to_python():
+    x = lt.asarray(np.arange(12, dtype=np.float64).reshape(3, 4))
+    # a reduction below the root, and a root that is a reduction: Python's path
+    m = lt.max(x, axis=1, keepdims=True)
+    np.testing.assert_array_equal(np.asarray(x - m), np.arange(12.0).reshape(3, 4) - [[3], [7], [11]])
+    assert float(lt.sum(x * 2)) == 132.0
+    # more nodes than the C walk holds: Python's path, same result
+    y = x
+    for k in range(100):
+        y = y + k
+    y.numpy()
+    z = x
+    for k in range(100):
+        z = z + k
+    np.testing.assert_array_equal(z.numpy(), np.arange(12.0).reshape(3, 4) + 4950)
