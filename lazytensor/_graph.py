@@ -35,7 +35,10 @@ class Node:
         return f"<Node {self.op} {self.dtype.name}{list(self.shape)} {state}>"
 
     def set_value(self, array: np.ndarray) -> None:
-        """Keep a computed value and let go of what it was computed from."""
+        """Keep a computed value and let go of what it was computed from.
+
+        kernels_c/lt_fastpath.c (``set_value``) makes the same changes for the values it
+        computes: change both together."""
         array.setflags(write=False)   # (cheaper than array.flags.writeable)
         self.value = array
         if self.key is not None:   # its inputs may now die and their ids be reused
