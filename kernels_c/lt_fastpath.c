@@ -4,7 +4,9 @@
  * microsecond: walk the pending DAG, build the structure key, find the compiled kernel, fill
  * its pointers, allocate the output and keep the value.  quick_eval() does exactly what the
  * quick path of lazytensor/_eval.py (evaluate_one) does for a root that is not a reduction,
- * and builds the very same key, so the two share the kernel cache's quick table.  It returns
+ * and builds the very same key, so the two share the kernel cache's quick table; a root that
+ * is one reduction of such an expression (or of a value) is done as _reduce_into does it.
+ * It returns
  * False, having changed nothing, whenever it is not sure: a reduction below, another shape,
  * a DAG larger than its small fixed arrays, a miss in the quick table, or the kernel's call
  * structure busy in another thread.  Python then takes its own path.
@@ -36,7 +38,7 @@ static lt_run_fn run_kernel;
 static long max_group_nodes, max_group_inputs;
 static PyObject *s_reduce, *s_fast, *s_acquire, *s_release, *s_num_threads, *s_path,
     *s_evaluations, *s_kernels, *s_hits, *s_itemsize, *s_setflags, *s_write,
-    *s_allocated_bytes, *empty_tuple, *s_write_names;
+    *s_allocated_bytes, *empty_tuple, *s_write_names, *s_reshape;
 
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
 
@@ -171,13 +173,16 @@ static int walk(PyObject *root, PyObject *key, PyObject **inputs, int *n_inputs)
     return *n_inputs <= max_group_inputs;
 }
 
-/* Run the kernel on its reusable call structure.  1 done, 0 busy (Python's path makes a
- * fresh structure), -1 error. */
-static int launch(PyObject *fast, PyObject *const *inputs, int n_inputs, char *out_buf)
+/* Run the kernel on its reusable call structure, writing its one output (an elementwise
+ * kernel) or its one accumulator array (a reduction).  1 done, 0 busy (Python's path makes
+ * a fresh structure), -1 error. */
+static int launch(PyObject *fast, PyObject *const *inputs, int n_inputs, char *buf)
 {
+    int reduction = PyTuple_GET_SIZE(fast) == 7;
     lt_program *p = PyLong_AsVoidPtr(PyTuple_GET_ITEM(fast, 0));
     char **in_ptr = PyLong_AsVoidPtr(PyTuple_GET_ITEM(fast, 1));
     char **out_ptr = PyLong_AsVoidPtr(PyTuple_GET_ITEM(fast, 2));
+    char **red_ptr = reduction ? PyLong_AsVoidPtr(PyTuple_GET_ITEM(fast, 5)) : NULL;
     PyObject *state = PyTuple_GET_ITEM(fast, 3), *lock = PyTuple_GET_ITEM(fast, 4);
     if (PyErr_Occurred()) return -1;
 
@@ -203,8 +208,13 @@ static int launch(PyObject *fast, PyObject *const *inputs, int n_inputs, char *o
                 PyObject *operand = SLOT(inputs[k], off_operand);
                 in_ptr[k] = PyLong_AsVoidPtr(PyTuple_GET_ITEM(operand, 3));
             }
-            out_ptr[0] = out_buf;
-            p->n_out = 1;
+            if (reduction) {
+                red_ptr[0] = buf;
+                p->n_out = 0;
+            } else {
+                out_ptr[0] = buf;
+                p->n_out = 1;
+            }
             p->exact = exact;
             p->n_threads = (int32_t)n_threads;
             p->path = (int32_t)path_index;
@@ -288,14 +298,40 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
     if (node_type == NULL || Py_TYPE(root) != node_type) Py_RETURN_FALSE;
     if (SLOT(root, off_value) != Py_None) Py_RETURN_TRUE;
     PyObject *op = SLOT(root, off_op);
-    if (op == NULL || PyUnicode_Compare(op, s_reduce) == 0) Py_RETURN_FALSE;
+    if (op == NULL) Py_RETURN_FALSE;
+    int reduction = PyUnicode_Compare(op, s_reduce) == 0;
     if (PyErr_Occurred()) return NULL;
+    PyObject *top = root;
+    if (reduction) {
+        PyObject *ins = SLOT(root, off_inputs);
+        if (ins == NULL || !PyTuple_CheckExact(ins) || PyTuple_GET_SIZE(ins) != 1) Py_RETURN_FALSE;
+        top = PyTuple_GET_ITEM(ins, 0);
+        if (Py_TYPE(top) != node_type) Py_RETURN_FALSE;
+    }
 
     PyObject *inputs[MAX_NODES];
-    int n_inputs;
+    int n_inputs, walked;
     PyObject *key = PyList_New(0);
     if (key == NULL) return NULL;
-    int walked = walk(root, key, inputs, &n_inputs);
+    if (SLOT(top, off_value) != Py_None) {     /* a reduction of a value: one input */
+        PyObject *operand = SLOT(top, off_operand), *made = NULL;
+        if (operand == Py_None && (operand = made = PyObject_CallOneArg(operand_of, top)) == NULL)
+            walked = -1;
+        else if (!PyTuple_Check(operand) || PyTuple_GET_SIZE(operand) < 4)
+            walked = 0;
+        else
+            walked = PyList_Append(key, SLOT(top, off_shape)) ||
+                     PyList_Append(key, PyTuple_GET_ITEM(operand, 1)) ? -1 : 1;
+        Py_XDECREF(made);
+        inputs[0] = top;
+        n_inputs = 1;
+    } else {
+        walked = walk(top, key, inputs, &n_inputs);
+    }
+    if (walked == 1 && reduction &&
+        (PyList_Append(key, s_reduce) || PyList_Append(key, SLOT(root, off_attrs)) ||
+         PyList_Append(key, SLOT(root, off_dtype))))
+        walked = -1;
     if (walked <= 0) {
         Py_DECREF(key);
         if (walked < 0) return NULL;
@@ -312,35 +348,47 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
     }
     Py_INCREF(ck);                   /* another thread may evict it while the GIL is free */
     PyObject *fast = PyObject_GetAttr(ck, s_fast);
-    if (fast == NULL) {
-        Py_DECREF(ck);
-        return NULL;
-    }
-    if (fast == Py_None || !PyTuple_CheckExact(fast) || PyTuple_GET_SIZE(fast) != 5) {
+    Py_DECREF(ck);                   /* `fast` keeps what the call needs */
+    if (fast == NULL) return NULL;
+    /* elementwise: (program, in_ptr, out_ptr, settings, lock); a reduction adds (red_ptr,
+     * results) and is None when a result combines no values (Python fills the identity) */
+    if (!PyTuple_CheckExact(fast) || PyTuple_GET_SIZE(fast) != (reduction ? 7 : 5)) {
         Py_DECREF(fast);
-        Py_DECREF(ck);
         Py_RETURN_FALSE;
     }
-    PyObject *out = empty(SLOT(root, off_shape), SLOT(root, off_dtype),
-                          ((lt_program *)PyLong_AsVoidPtr(PyTuple_GET_ITEM(fast, 0)))->size);
+    PyObject *out;
+    if (reduction) {
+        long long results = PyLong_AsLongLong(PyTuple_GET_ITEM(fast, 6));
+        PyObject *shape = results == -1 && PyErr_Occurred() ? NULL : Py_BuildValue("(L)", results);
+        out = shape ? empty(shape, SLOT(root, off_dtype), results) : NULL;
+        Py_XDECREF(shape);
+    } else {
+        out = empty(SLOT(root, off_shape), SLOT(root, off_dtype),
+                    ((lt_program *)PyLong_AsVoidPtr(PyTuple_GET_ITEM(fast, 0)))->size);
+    }
     PyObject *result = NULL;
     if (out != NULL) {
         Py_buffer view;
         if (PyObject_GetBuffer(out, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) == 0) {
             int done = launch(fast, inputs, n_inputs, view.buf);
             PyBuffer_Release(&view);
+            PyObject *value = NULL;
             if (done == 0) {
                 result = Py_NewRef(Py_False);
             } else if (done == 1 && count(cache_stats, s_hits, 1) == 0 &&
                        count(counters, s_evaluations, 1) == 0 &&
-                       count(counters, s_kernels, 1) == 0 && set_value(root, out) == 0) {
+                       count(counters, s_kernels, 1) == 0 &&
+                       (value = reduction ? PyObject_CallMethodOneArg(
+                                                out, s_reshape, SLOT(root, off_shape))
+                                          : Py_NewRef(out)) != NULL &&
+                       set_value(root, value) == 0) {
                 result = Py_NewRef(Py_True);
             }
+            Py_XDECREF(value);
         }
         Py_DECREF(out);
     }
     Py_DECREF(fast);
-    Py_DECREF(ck);
     return result;
 }
 
@@ -364,7 +412,7 @@ PyMODINIT_FUNC PyInit__fastpath(void)
     struct { PyObject **at; const char *text; } names[] = {
         {&s_reduce, "reduce"}, {&s_fast, "_fast"}, {&s_acquire, "acquire"},
         {&s_release, "release"}, {&s_itemsize, "itemsize"}, {&s_setflags, "setflags"},
-        {&s_write, "write"}, {&s_allocated_bytes, "allocated_bytes"},
+        {&s_write, "write"}, {&s_allocated_bytes, "allocated_bytes"}, {&s_reshape, "reshape"},
         {&s_num_threads, "_num_threads"}, {&s_path, "_path"},
         {&s_evaluations, "evaluations"}, {&s_kernels, "kernels"}, {&s_hits, "hits"},
     };

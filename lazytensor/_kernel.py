@@ -123,12 +123,16 @@ class CompiledKernel:
         self._proto = p
         self._busy = threading.Lock()
         self._call = self._fresh_call()
-        # what lazytensor._fastpath (C) needs to run an elementwise kernel on its reusable
+        # what lazytensor._fastpath (C) needs to run a kernel on its reusable
         # call structure: the addresses of the structure and of its pointer arrays, the
         # settings list run_pointers keeps (C resets it), and the lock that guards them
-        p, in_ptr, out_ptr, _, state = self._call
-        self._fast = None if program.red_reg else (
-            _address(p), _address(in_ptr), _address(out_ptr), state, self._busy)
+        # (and for a one-sink reduction whose results each combine some values: the
+        # accumulator pointer array and how many results there are)
+        p, in_ptr, out_ptr, red_ptr, state = self._call
+        self._fast = (_address(p), _address(in_ptr), _address(out_ptr), state, self._busy)
+        if program.red_reg:
+            one_sink = len(program.red_reg) == 1 and plan.reduced > 0
+            self._fast = self._fast + (_address(red_ptr), plan.results) if one_sink else None
 
     def _fresh_call(self):
         p = ffi.new("lt_program *")

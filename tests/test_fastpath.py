@@ -138,3 +138,38 @@ def test_what_c_hands_back_to_python():
     for k in range(100):
         z = z + k
     np.testing.assert_array_equal(z.numpy(), np.arange(12.0).reshape(3, 4) + 4950)
+
+
+REDUCTIONS = [
+    ("sum of a value", lambda x: lt.sum(x, axis=1)),
+    ("sum of an expression", lambda x: lt.sum(x * x - 1, axis=0, keepdims=True)),
+    ("mean over all", lambda x: lt.mean(lt.exp(x / 8))),
+    ("max", lambda x: lt.max(x + 1, axis=(0, 1), keepdims=True)),
+    ("min of a value", lambda x: lt.min(x, axis=0)),
+    ("prod", lambda x: lt.prod(x / 4 + 1, axis=1)),
+    ("any", lambda x: lt.any(x > 3, axis=1)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+@pytest.mark.parametrize("mode", ["exact", "fast"])
+@pytest.mark.parametrize("name,fn", REDUCTIONS, ids=[r[0] for r in REDUCTIONS])
+def test_reductions_same_bits_as_python(name, fn, mode, dtype, python_only):
+    rng = np.random.default_rng(11)
+    x = lt.asarray((rng.standard_normal((37, 29)) * 4).astype(dtype))
+    with lt.mode(mode):
+        fn(x).numpy()
+        got = fn(x).numpy()
+        python_only()
+        ref = fn(x).numpy()
+    assert _bits(got) == _bits(ref)
+
+
+def test_a_repeated_reduction_runs_in_c(monkeypatch):
+    x = lt.asarray(np.arange(3000, dtype=np.float32).reshape(30, 100))
+    first = lt.sum(lt.sqrt(x), axis=1).numpy()
+    monkeypatch.setattr(_eval, "_reduce_into", lambda *a: (_ for _ in ()).throw(
+        AssertionError("Python's reduction path ran")))
+    assert _bits(lt.sum(lt.sqrt(x), axis=1).numpy()) == _bits(first)
+    np.testing.assert_allclose(first, np.sqrt(np.arange(3000.0).reshape(30, 100)).sum(axis=1),
+                               rtol=1e-6)
