@@ -11,6 +11,10 @@
  * a DAG larger than its small fixed arrays, a miss in the quick table, or the kernel's call
  * structure busy in another thread.  Python then takes its own path.
  *
+ * binary() and unary() record an op the way _elementwise.binary/unary do in their lean case
+ * (tensors of one shape, Python int/float scalars, a known signature, no cast needed): the
+ * same hash-consed node, made here.  Anything else goes to the Python functions.
+ *
  * Node attributes are read straight from their __slots__ (offsets taken from the member
  * descriptors at setup): a Python attribute lookup costs more than the rest of the walk.
  */
@@ -34,6 +38,11 @@ static PyObject *quick_table, *operand_of, *memory_empty, *check_status, *counte
     *intern_table;
 static Py_ssize_t off_key;
 static long long pool_min_bytes;
+/* recording */
+static PyTypeObject *tensor_type;
+static Py_ssize_t off_tensor_node;
+static PyObject *fast_signatures, *fast_constants, *py_binary, *py_unary, *graph_module;
+static PyObject *s_sweep_at, *s_sweep;
 static lt_run_fn run_kernel;
 static long max_group_nodes, max_group_inputs;
 static PyObject *s_reduce, *s_fast, *s_acquire, *s_release, *s_num_threads, *s_path,
@@ -392,11 +401,228 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
     return result;
 }
 
+
+/* ---- recording ------------------------------------------------------------------------ */
+
+static PyObject *setup_recording(PyObject *self, PyObject *args)
+{
+    PyObject *type;
+    if (node_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "setup() first");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "O!O!O!OOO", &PyType_Type, &type, &PyDict_Type,
+                          &fast_signatures, &PyDict_Type, &fast_constants, &py_binary,
+                          &py_unary, &graph_module))
+        return NULL;
+    if (slot_offset(type, "_node", &off_tensor_node)) return NULL;
+    tensor_type = (PyTypeObject *)type;
+    PyObject *keep[] = {type, fast_signatures, fast_constants, py_binary, py_unary, graph_module};
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) Py_INCREF(keep[i]);
+    Py_RETURN_NONE;
+}
+
+/* _graph.op_node(op, inputs, (), dtype, shape): the live node of that key, or a new one
+ * remembered (weakly) in the hash-consing table.  New reference. */
+static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *dtype, PyObject *shape)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(inputs);
+    PyObject *ids = PyTuple_New(n);
+    if (ids == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *id = PyLong_FromVoidPtr(PyTuple_GET_ITEM(inputs, i));
+        if (id == NULL) {
+            Py_DECREF(ids);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(ids, i, id);
+    }
+    PyObject *key = PyTuple_Pack(4, op, ids, empty_tuple, dtype);
+    Py_DECREF(ids);
+    if (key == NULL) return NULL;
+    PyObject *ref = PyDict_GetItemWithError(intern_table, key);
+    if (ref != NULL && PyWeakref_Check(ref)) {
+        PyObject *node = PyWeakref_GetObject(ref);
+        if (node != Py_None && Py_TYPE(node) == node_type) {
+            Py_DECREF(key);
+            return Py_NewRef(node);
+        }
+    }
+    if (PyErr_Occurred()) {
+        Py_DECREF(key);
+        return NULL;
+    }
+    PyObject *node = node_type->tp_alloc(node_type, 0);     /* Node.__init__, in place */
+    if (node == NULL) {
+        Py_DECREF(key);
+        return NULL;
+    }
+    SLOT(node, off_op) = Py_NewRef(op);
+    SLOT(node, off_inputs) = Py_NewRef(inputs);
+    SLOT(node, off_attrs) = Py_NewRef(empty_tuple);
+    SLOT(node, off_dtype) = Py_NewRef(dtype);
+    SLOT(node, off_shape) = Py_NewRef(shape);
+    SLOT(node, off_value) = Py_NewRef(Py_None);
+    SLOT(node, off_key) = key;                               /* the reference made above */
+    SLOT(node, off_operand) = Py_NewRef(Py_None);
+    /* _graph._remember */
+    PyObject *weak = PyWeakref_NewRef(node, NULL);
+    if (weak == NULL || PyDict_SetItem(intern_table, key, weak)) {
+        Py_XDECREF(weak);
+        Py_DECREF(node);
+        return NULL;
+    }
+    Py_DECREF(weak);
+    PyObject *limit = PyObject_GetAttr(graph_module, s_sweep_at);
+    if (limit == NULL) {
+        Py_DECREF(node);
+        return NULL;
+    }
+    Py_ssize_t at = PyLong_AsSsize_t(limit);
+    Py_DECREF(limit);
+    if (PyErr_Occurred()) {
+        Py_DECREF(node);
+        return NULL;
+    }
+    if (PyDict_GET_SIZE(intern_table) > at) {
+        PyObject *r = PyObject_CallMethodNoArgs(graph_module, s_sweep);
+        if (r == NULL) {
+            Py_DECREF(node);
+            return NULL;
+        }
+        Py_DECREF(r);
+    }
+    return node;
+}
+
+static PyObject *new_tensor(PyObject *node)      /* steals `node` */
+{
+    if (node == NULL) return NULL;
+    PyObject *t = tensor_type->tp_alloc(tensor_type, 0);
+    if (t == NULL) {
+        Py_DECREF(node);
+        return NULL;
+    }
+    SLOT(t, off_tensor_node) = node;
+    return t;
+}
+
+/* The operand node of a Tensor's node already of `dtype`, or of a nonzero Python scalar
+ * whose constant node is cached; NULL (no error) when Python must make it. Borrowed. */
+static PyObject *operand(PyObject *node, PyObject *scalar, PyObject *dtype)
+{
+    if (node != NULL) return SLOT(node, off_dtype) == dtype ? node : NULL;
+    int truth = PyObject_IsTrue(scalar);
+    if (truth <= 0) {                     /* zero: 0.0 and -0.0 are one dict key */
+        if (truth < 0) PyErr_Clear();
+        return NULL;
+    }
+    PyObject *key = PyTuple_Pack(3, (PyObject *)Py_TYPE(scalar), scalar, dtype);
+    if (key == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *c = PyDict_GetItemWithError(fast_constants, key);
+    Py_DECREF(key);
+    if (c == NULL) PyErr_Clear();
+    return c;
+}
+
+static int is_scalar(PyObject *x)
+{
+    return PyFloat_CheckExact(x) || PyLong_CheckExact(x);
+}
+
+/* The signature (computation dtype, result dtype) cached for `key`; NULL (no error) if
+ * none yet. Borrowed items. */
+static int signature(PyObject *key, PyObject **dtype, PyObject **out_dtype)
+{
+    PyObject *sig = key ? PyDict_GetItemWithError(fast_signatures, key) : NULL;
+    if (sig == NULL || !PyTuple_CheckExact(sig) || PyTuple_GET_SIZE(sig) != 2) {
+        PyErr_Clear();
+        return 0;
+    }
+    *dtype = PyTuple_GET_ITEM(sig, 0);
+    *out_dtype = PyTuple_GET_ITEM(sig, 1);
+    return 1;
+}
+
+/* binary(name, a, b): _elementwise.binary. */
+static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || tensor_type == NULL) goto python;
+    PyObject *name = args[0], *a = args[1], *b = args[2];
+    PyObject *na = NULL, *nb = NULL, *shape, *key;
+    if (Py_TYPE(a) == tensor_type) {
+        na = SLOT(a, off_tensor_node);
+        shape = SLOT(na, off_shape);
+        if (Py_TYPE(b) == tensor_type) {
+            nb = SLOT(b, off_tensor_node);
+            PyObject *other = SLOT(nb, off_shape);
+            if (other != shape) {
+                int same = PyObject_RichCompareBool(other, shape, Py_EQ);
+                if (same <= 0) {
+                    if (same < 0) PyErr_Clear();
+                    goto python;                 /* broadcasting: Python's path */
+                }
+            }
+            key = PyTuple_Pack(3, name, SLOT(na, off_dtype), SLOT(nb, off_dtype));
+        } else if (is_scalar(b)) {
+            key = PyTuple_Pack(3, name, SLOT(na, off_dtype), (PyObject *)Py_TYPE(b));
+        } else {
+            goto python;
+        }
+    } else if (Py_TYPE(b) == tensor_type && is_scalar(a)) {
+        nb = SLOT(b, off_tensor_node);
+        shape = SLOT(nb, off_shape);
+        key = PyTuple_Pack(3, name, (PyObject *)Py_TYPE(a), SLOT(nb, off_dtype));
+    } else {
+        goto python;
+    }
+    PyObject *dtype, *out_dtype;
+    int known = signature(key, &dtype, &out_dtype);
+    Py_XDECREF(key);
+    if (!known) goto python;
+    PyObject *oa = operand(na, a, dtype), *ob = operand(nb, b, dtype);
+    if (oa == NULL || ob == NULL) goto python;
+    PyObject *inputs = PyTuple_Pack(2, oa, ob);
+    if (inputs == NULL) return NULL;
+    PyObject *node = op_node(name, inputs, out_dtype, shape);
+    Py_DECREF(inputs);
+    return new_tensor(node);
+python:
+    return PyObject_Vectorcall(py_binary, args, nargs, NULL);
+}
+
+/* unary(name, x): _elementwise.unary. */
+static PyObject *unary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || tensor_type == NULL || Py_TYPE(args[1]) != tensor_type) goto python;
+    PyObject *name = args[0], *node = SLOT(args[1], off_tensor_node);
+    PyObject *key = PyTuple_Pack(2, name, SLOT(node, off_dtype)), *dtype, *out_dtype;
+    int known = signature(key, &dtype, &out_dtype);
+    Py_XDECREF(key);
+    if (!known || SLOT(node, off_dtype) != dtype) goto python;
+    PyObject *inputs = PyTuple_Pack(1, node);
+    if (inputs == NULL) return NULL;
+    PyObject *made = op_node(name, inputs, out_dtype, SLOT(node, off_shape));
+    Py_DECREF(inputs);
+    return new_tensor(made);
+python:
+    return PyObject_Vectorcall(py_unary, args, nargs, NULL);
+}
+
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS,
      "setup(Node, quick_table, lt_run_address, operand_of, memory_empty, check_status, "
      "counters, cache_stats, mode_var, config_module, kernel_module, max_nodes, max_inputs, "
      "numpy_empty, memory_stats, pool_min_bytes, intern_table)"},
+    {"setup_recording", setup_recording, METH_VARARGS,
+     "setup_recording(Tensor, fast_signatures, fast_constants, binary, unary, graph_module)"},
+    {"binary", (PyCFunction)(void (*)(void))binary, METH_FASTCALL,
+     "binary(name, a, b): record a binary table op (lean case in C, else Python's)."},
+    {"unary", (PyCFunction)(void (*)(void))unary, METH_FASTCALL,
+     "unary(name, x): record a unary table op (lean case in C, else Python's)."},
     {"quick_eval", quick_eval, METH_O,
      "quick_eval(node) -> bool: evaluate a small pending expression through the quick "
      "table; False (nothing done) when Python's path must do it."},
@@ -412,7 +638,7 @@ PyMODINIT_FUNC PyInit__fastpath(void)
     struct { PyObject **at; const char *text; } names[] = {
         {&s_reduce, "reduce"}, {&s_fast, "_fast"}, {&s_acquire, "acquire"},
         {&s_release, "release"}, {&s_itemsize, "itemsize"}, {&s_setflags, "setflags"},
-        {&s_write, "write"}, {&s_allocated_bytes, "allocated_bytes"}, {&s_reshape, "reshape"},
+        {&s_write, "write"}, {&s_sweep_at, "_sweep_at"}, {&s_sweep, "_sweep"}, {&s_allocated_bytes, "allocated_bytes"}, {&s_reshape, "reshape"},
         {&s_num_threads, "_num_threads"}, {&s_path, "_path"},
         {&s_evaluations, "evaluations"}, {&s_kernels, "kernels"}, {&s_hits, "hits"},
     };

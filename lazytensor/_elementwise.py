@@ -549,3 +549,14 @@ def _is_operand(x) -> bool:
 
 
 _install_operators()
+
+
+# The lean cases of binary() and unary() in C when it is built (kernels_c/lt_fastpath.c):
+# every caller above looks these names up when it runs, so they all take the C versions,
+# which hand anything but the lean case back to the Python functions.
+from ._eval import _fastpath   # noqa: E402
+
+if _fastpath is not None:
+    _fastpath.setup_recording(Tensor, _FAST_SIGNATURES, _FAST_CONSTANTS, binary, unary, _graph)
+    python_binary, python_unary = binary, unary
+    binary, unary = _fastpath.binary, _fastpath.unary

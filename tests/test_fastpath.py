@@ -173,3 +173,93 @@ def test_a_repeated_reduction_runs_in_c(monkeypatch):
     assert _bits(lt.sum(lt.sqrt(x), axis=1).numpy()) == _bits(first)
     np.testing.assert_allclose(first, np.sqrt(np.arange(3000.0).reshape(30, 100)).sum(axis=1),
                                rtol=1e-6)
+
+
+# ---- recording in C --------------------------------------------------------------------
+from lazytensor import _elementwise  # noqa: E402
+
+
+def test_recording_takes_the_c_functions():
+    assert _elementwise.binary is _eval._fastpath.binary
+    assert _elementwise.unary is _eval._fastpath.unary
+
+
+def _node_fields(node):
+    return (node.op, tuple(map(id, node.inputs)), node.attrs, node.dtype, node.shape, node.key)
+
+
+@pytest.mark.parametrize("a_kind,b_kind", [("tensor", "tensor"), ("tensor", 2.5), ("tensor", 3),
+                                           (-1.5, "tensor"), (7, "tensor")])
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide", "less", "maximum",
+                                  "atan2", "remainder"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_c_binary_records_the_node_python_records(name, a_kind, b_kind, dtype):
+    rng = np.random.default_rng(5)
+    x = lt.asarray((rng.standard_normal((4, 6)) * 5).astype(dtype))
+    y = lt.asarray((rng.standard_normal((4, 6)) * 5 + 0.5).astype(dtype))
+    a = x if a_kind == "tensor" else a_kind
+    b = y if b_kind == "tensor" else b_kind
+    try:
+        ref = _elementwise.python_binary(name, a, b)
+    except TypeError as exc:          # the op refuses this dtype: the C path says the same
+        with pytest.raises(TypeError, match=str(exc)[:20]):
+            _elementwise.binary(name, a, b)
+        return
+    for _ in range(2):                # the first call may fill the caches the C path reads
+        got = _elementwise.binary(name, a, b)
+        assert got._node is ref._node
+        assert _node_fields(got._node) == _node_fields(ref._node)
+
+
+@pytest.mark.parametrize("name", ["exp", "negative", "abs", "sqrt", "logical_not", "sigmoid",
+                                  "gelu", "round"])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+def test_c_unary_records_the_node_python_records(name, dtype):
+    x = lt.asarray(np.array([[1.5, -2.0, 0.0], [3.0, 0.25, -7.0]]).astype(dtype))
+    try:
+        ref = _elementwise.python_unary(name, x)
+    except TypeError as exc:
+        with pytest.raises(TypeError, match=str(exc)[:20]):
+            _elementwise.unary(name, x)
+        return
+    for _ in range(2):
+        got = _elementwise.unary(name, x)
+        assert got._node is ref._node
+        assert _node_fields(got._node) == _node_fields(ref._node)
+
+
+def test_c_recording_hands_the_rest_to_python():
+    f32 = np.arange(6, dtype=np.float32).reshape(2, 3)
+    x = lt.asarray(f32)
+    cases = [
+        (lambda: x + lt.asarray(f32[:1]), f32 + f32[:1]),                 # broadcasting
+        (lambda: x + True, f32 + np.float32(1)),                          # a bool scalar
+        (lambda: x * 0.0, f32 * np.float32(0)),                           # a zero scalar
+        (lambda: x * -0.0, f32 * np.float32(-0.0)),
+        (lambda: x + np.float32(2), f32 + np.float32(2)),                 # a NumPy scalar
+        (lambda: x + lt.asarray(f32.astype(np.int8)), f32 + f32.astype(np.int8)),   # a cast
+        (lambda: lt.asarray(f32.astype(np.int8)) + 1000, None),           # out of range
+        (lambda: x + lt.asarray(f32.astype(np.complex64)), f32 + f32.astype(np.complex64)),
+    ]
+    for make, expected in cases:
+        if expected is None:
+            with pytest.raises((OverflowError, ValueError, TypeError)):
+                make()
+            continue
+        got = np.asarray(make())
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+        if got.dtype.kind == "f":
+            assert np.signbit(got).tolist() == np.signbit(expected).tolist()
+
+
+def test_c_recording_sweeps_the_hash_consing_table(monkeypatch):
+    calls = []
+    real_sweep = _graph._sweep
+    monkeypatch.setattr(_graph, "_sweep", lambda: calls.append(1) or real_sweep())
+    monkeypatch.setattr(_graph, "_sweep_at", len(_graph._INTERN) + 10)
+    x = lt.asarray(np.arange(4.0))
+    for k in range(1, 40):
+        x + float(k)                  # dead at once: entries pile up until a sweep
+    assert calls
+    assert len(_graph._INTERN) <= _graph._sweep_at
