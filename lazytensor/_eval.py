@@ -10,11 +10,7 @@ from ._graph import pending_topo_order
 from ._kernel import get_kernel, operand_of
 from . import _graph, _rows
 from ._rows import run_by_rows
-
-try:   # the quick path in C (kernels_c/lt_fastpath.c), built with the kernels
-    from . import _fastpath
-except ImportError:   # pragma: no cover - a build without it: Python does everything
-    _fastpath = None
+from ._kernel import _fastpath   # the quick path in C (kernels_c/lt_fastpath.c), or None
 
 # How many kernel launches and evaluation requests ran: tests and consumers read these to
 # check that work is shared and that values are kept.

@@ -26,6 +26,11 @@ except ImportError as exc:  # pragma: no cover - only without a build
         "(or `pip install -e .`) from the source tree, which compiles kernels_c/ via cffi."
     ) from exc
 
+try:   # the small CPython extension of kernels_c/lt_fastpath.c (the quick paths)
+    from . import _fastpath
+except ImportError:   # pragma: no cover - a build without it: Python does everything
+    _fastpath = None
+
 CHUNK = lib.lt_chunk_size()
 
 # Kernel paths: the op functions built for several instruction sets (kernels_c/
@@ -204,6 +209,8 @@ def address_of(a: np.ndarray):
     """Pointer to element 0 of ``a`` (from_buffer is the cheap way, for C-contiguous arrays)."""
     if a.flags.c_contiguous:
         return ffi.from_buffer(a)
+    if _fastpath is not None:      # (__array_interface__ costs microseconds)
+        return ffi.cast("char *", _fastpath.data_address(a))
     return ffi.cast("char *", a.__array_interface__["data"][0])
 
 
@@ -220,8 +227,13 @@ def operand_of(node) -> tuple:
         a = node.value
         if not a.flags.aligned:
             a = a.copy()
-        ptr = address_of(a)
-        operand = node.operand = (ptr, (a.shape, a.strides, a.dtype), a, _address(ptr))
+        if _fastpath is not None:  # the array (kept in the tuple) keeps the pointer valid
+            address = _fastpath.data_address(a)
+            ptr = ffi.cast("char *", address)
+        else:                      # pragma: no cover
+            ptr = address_of(a)
+            address = _address(ptr)
+        operand = node.operand = (ptr, (a.shape, a.strides, a.dtype), a, address)
     return operand
 
 
