@@ -422,9 +422,10 @@ static PyObject *setup_recording(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* _graph.op_node(op, inputs, (), dtype, shape): the live node of that key, or a new one
+/* _graph.op_node(op, inputs, attrs, dtype, shape): the live node of that key, or a new one
  * remembered (weakly) in the hash-consing table.  New reference. */
-static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *dtype, PyObject *shape)
+static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *dtype,
+                         PyObject *shape)
 {
     Py_ssize_t n = PyTuple_GET_SIZE(inputs);
     PyObject *ids = PyTuple_New(n);
@@ -437,7 +438,7 @@ static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *dtype, PyObje
         }
         PyTuple_SET_ITEM(ids, i, id);
     }
-    PyObject *key = PyTuple_Pack(4, op, ids, empty_tuple, dtype);
+    PyObject *key = PyTuple_Pack(4, op, ids, attrs, dtype);
     Py_DECREF(ids);
     if (key == NULL) return NULL;
     PyObject *ref = PyDict_GetItemWithError(intern_table, key);
@@ -459,7 +460,7 @@ static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *dtype, PyObje
     }
     SLOT(node, off_op) = Py_NewRef(op);
     SLOT(node, off_inputs) = Py_NewRef(inputs);
-    SLOT(node, off_attrs) = Py_NewRef(empty_tuple);
+    SLOT(node, off_attrs) = Py_NewRef(attrs);
     SLOT(node, off_dtype) = Py_NewRef(dtype);
     SLOT(node, off_shape) = Py_NewRef(shape);
     SLOT(node, off_value) = Py_NewRef(Py_None);
@@ -587,7 +588,7 @@ static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (oa == NULL || ob == NULL) goto python;
     PyObject *inputs = PyTuple_Pack(2, oa, ob);
     if (inputs == NULL) return NULL;
-    PyObject *node = op_node(name, inputs, out_dtype, shape);
+    PyObject *node = op_node(name, inputs, empty_tuple, out_dtype, shape);
     Py_DECREF(inputs);
     return new_tensor(node);
 python:
@@ -605,11 +606,61 @@ static PyObject *unary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (!known || SLOT(node, off_dtype) != dtype) goto python;
     PyObject *inputs = PyTuple_Pack(1, node);
     if (inputs == NULL) return NULL;
-    PyObject *made = op_node(name, inputs, out_dtype, SLOT(node, off_shape));
+    PyObject *made = op_node(name, inputs, empty_tuple, out_dtype, SLOT(node, off_shape));
     Py_DECREF(inputs);
     return new_tensor(made);
 python:
     return PyObject_Vectorcall(py_unary, args, nargs, NULL);
+}
+
+/* replay(steps, source): _replay._replay, returning the Tensor.  A step is (op, attrs, dtype,
+ * shape, operands); an operand is -1 (the source node), the index of an earlier step, or a
+ * constant node. */
+static PyObject *replay(PyObject *self, PyObject *args)
+{
+    PyObject *steps, *source;
+    if (!PyArg_ParseTuple(args, "O!O", &PyTuple_Type, &steps, &source)) return NULL;
+    if (tensor_type == NULL || Py_TYPE(source) != node_type) {
+        PyErr_SetString(PyExc_TypeError, "replay: source must be a Node (after setup)");
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(steps);
+    PyObject *built = PyTuple_New(n);
+    if (built == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *step = PyTuple_GET_ITEM(steps, i);
+        PyObject *operands = PyTuple_GET_ITEM(step, 4);
+        Py_ssize_t m = PyTuple_GET_SIZE(operands);
+        PyObject *inputs = PyTuple_New(m);
+        if (inputs == NULL) goto fail;
+        for (Py_ssize_t k = 0; k < m; k++) {
+            PyObject *r = PyTuple_GET_ITEM(operands, k), *x;
+            if (PyLong_CheckExact(r)) {
+                long at = PyLong_AsLong(r);
+                x = at == -1 ? source : (at >= 0 && at < i) ? PyTuple_GET_ITEM(built, at) : NULL;
+                if (x == NULL) {
+                    Py_DECREF(inputs);
+                    PyErr_SetString(PyExc_ValueError, "replay: bad operand");
+                    goto fail;
+                }
+            } else {
+                x = r;
+            }
+            PyTuple_SET_ITEM(inputs, k, Py_NewRef(x));
+        }
+        PyObject *node = op_node(PyTuple_GET_ITEM(step, 0), inputs, PyTuple_GET_ITEM(step, 1),
+                                 PyTuple_GET_ITEM(step, 2), PyTuple_GET_ITEM(step, 3));
+        Py_DECREF(inputs);
+        if (node == NULL) goto fail;
+        PyTuple_SET_ITEM(built, i, node);
+    }
+    PyObject *last = n ? PyTuple_GET_ITEM(built, n - 1) : source;
+    PyObject *t = new_tensor(Py_NewRef(last));
+    Py_DECREF(built);
+    return t;
+fail:
+    Py_DECREF(built);
+    return NULL;
 }
 
 /* data_address(array): the address of element 0 of any strided buffer (NumPy's
@@ -634,6 +685,8 @@ static PyMethodDef methods[] = {
      "binary(name, a, b): record a binary table op (lean case in C, else Python's)."},
     {"unary", (PyCFunction)(void (*)(void))unary, METH_FASTCALL,
      "unary(name, x): record a unary table op (lean case in C, else Python's)."},
+    {"replay", replay, METH_VARARGS,
+     "replay(steps, source) -> Tensor: rebuild a recorded recipe's nodes over a source node."},
     {"data_address", data_address, METH_O,
      "data_address(array) -> int: the address of element 0 of a strided buffer."},
     {"quick_eval", quick_eval, METH_O,

@@ -500,19 +500,17 @@ _COMPARE_DUNDERS = {"lt": "less", "le": "less_equal", "gt": "greater",
 
 def _install_operators():
     def dunders(fname):
-        record = FUNCTIONS[fname]
+        record = FUNCTIONS[fname]   # a table function: binary(fname, ...)
 
         def forward(self, other):
-            if type(other) is Tensor:
+            if type(other) in _LEAN_OPERANDS or _is_operand(other):
                 return binary(fname, self, other)
-            if not _is_operand(other):
-                return NotImplemented
-            return record(self, other)
+            return NotImplemented
 
         def reflected(self, other):
-            if not _is_operand(other):
-                return NotImplemented
-            return record(other, self)
+            if type(other) in _LEAN_OPERANDS or _is_operand(other):
+                return binary(fname, other, self)
+            return NotImplemented
 
         def inplace(self, other):
             if not _is_operand(other):
@@ -542,6 +540,9 @@ def _install_operators():
     Tensor.__invert__ = lambda self: FUNCTIONS["bitwise_invert"](self)
     Tensor.astype = lambda self, dtype, copy=True, device=None: astype(self, dtype, copy=copy,
                                                                        device=device)
+
+
+_LEAN_OPERANDS = frozenset((Tensor, int, float))
 
 
 def _is_operand(x) -> bool:

@@ -131,3 +131,20 @@ def test_memo_is_bounded(monkeypatch):
     for hi in range(10):
         assert float(lt.max(lt.clip(x, 0, hi))) == min(hi, 5)
         assert len(lt.clip.recipes) <= 4
+
+
+def test_c_replay_builds_the_nodes_python_builds():
+    from lazytensor._kernel import _fastpath
+    assert _fastpath is not None and _replay._fast_replay is _fastpath.replay
+    x = lt.asarray(np.linspace(-4, 4, 30, dtype=np.float32).reshape(5, 6))
+    _fresh(lt.mean)
+    _fresh(lt.clip)
+    lt.mean(x * 2, axis=1, keepdims=True)
+    lt.clip(x, -1, 2.5)
+    for fn, recipes in ((lt.mean, lt.mean.recipes), (lt.clip, lt.clip.recipes)):
+        (steps,) = recipes.values()
+        source = (x * 2)._node if fn is lt.mean else x._node
+        held = _fastpath.replay(steps, source)
+        assert held._node is _replay._replay(steps, source)
+    with pytest.raises(ValueError):
+        _fastpath.replay((("negative", (), x.dtype, x.shape, (3,)),), x._node)
