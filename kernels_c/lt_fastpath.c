@@ -150,7 +150,10 @@ static int walk(PyObject *root, PyObject *key, PyObject **inputs, int *n_inputs)
                 ref[n_seen++] = -1 - *n_inputs;
                 inputs[(*n_inputs)++] = x;
             } else {
-                if (top == MAX_STACK) return 0;
+                PyObject *x_op = SLOT(x, off_op);
+                int is_reduce = x_op == NULL ? 1 : PyUnicode_Compare(x_op, s_reduce);
+                if (is_reduce == -1 && PyErr_Occurred()) return -1;
+                if (is_reduce == 0 || top == MAX_STACK) return 0;   /* not one group */
                 ready = 0;
                 stack[top++] = x;
             }

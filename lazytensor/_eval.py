@@ -33,7 +33,10 @@ def evaluate_one(root) -> None:
     top = root.inputs[0] if sink is not None else root
     walked = _walk_one_group(top)
     if walked is None and sink is None and _reduce_below_first(root):
-        walked = _walk_one_group(top)   # the reduction below has its value now
+        # the reduction below has its value now
+        if _quick_eval is not None and _quick_eval(root):
+            return
+        walked = _walk_one_group(top)
     if walked is None:
         evaluate([root])
         return
@@ -112,6 +115,8 @@ def _walk_one_group(root):
                     ref[x] = -1 - len(inputs)
                     inputs.append(x)
                     key.append((x.operand or operand_of(x))[1])
+                elif x.op == "reduce":     # not one group: no need to walk below it
+                    return None
                 else:
                     ready = False
                     stack.append(x)
