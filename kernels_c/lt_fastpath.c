@@ -185,82 +185,151 @@ static int walk(PyObject *root, PyObject *key, PyObject **inputs, int *n_inputs)
     return *n_inputs <= max_group_inputs;
 }
 
-/* Run the kernel on its reusable call structure, writing its one output (an elementwise
- * kernel) or its one accumulator array (a reduction).  1 done, 0 busy (Python's path makes
- * a fresh structure), -1 error. */
-static int launch(PyObject *fast, PyObject *const *inputs, int n_inputs, char *buf)
-{
-    int reduction = PyTuple_GET_SIZE(fast) == 7;
-    lt_program *p = PyLong_AsVoidPtr(PyTuple_GET_ITEM(fast, 0));
-    char **in_ptr = PyLong_AsVoidPtr(PyTuple_GET_ITEM(fast, 1));
-    char **out_ptr = PyLong_AsVoidPtr(PyTuple_GET_ITEM(fast, 2));
-    char **red_ptr = reduction ? PyLong_AsVoidPtr(PyTuple_GET_ITEM(fast, 5)) : NULL;
-    PyObject *state = PyTuple_GET_ITEM(fast, 3), *lock = PyTuple_GET_ITEM(fast, 4);
-    if (PyErr_Occurred()) return -1;
+/* A kernel's reusable call structure, as its `_fast` tuple gives it (CompiledKernel in
+ * _kernel.py): (program, in_ptr, out_ptr, settings list, lock, red_ptr, sinks, results,
+ * buffer_shape, inverse permutation, fills). */
+typedef struct {
+    PyObject *ck, *fast;          /* held while the call is open */
+    lt_program *p;
+    char **in_ptr, **out_ptr, **red_ptr;
+    PyObject *state, *lock;
+    int n_sinks;                  /* 0 for an elementwise kernel */
+    long long results;            /* accumulator slots per sink */
+    PyObject *buffer_shape;       /* a reduction kernel writes its outputs in this shape... */
+    PyObject *inverse;            /* ...and they are kept transposed by this permutation */
+    int fills;                    /* a result combines no values: Python fills the identity */
+} call_t;
 
-    PyObject *got = PyObject_CallMethodOneArg(lock, s_acquire, Py_False);
-    if (got == NULL) return -1;
+typedef struct {
+    int exact;
+    int32_t n_threads, path;
+} settings_t;
+
+/* Take `ck`'s call structure: 1 with its lock held, 0 (nothing held) when it is busy or
+ * not of this form, -1 on error. */
+static int call_open(call_t *c, PyObject *ck)
+{
+    c->fast = PyObject_GetAttr(ck, s_fast);
+    if (c->fast == NULL) return -1;
+    if (!PyTuple_CheckExact(c->fast) || PyTuple_GET_SIZE(c->fast) != 11) {
+        Py_DECREF(c->fast);
+        return 0;
+    }
+    PyObject *const *f = &PyTuple_GET_ITEM(c->fast, 0);
+    c->p = PyLong_AsVoidPtr(f[0]);
+    c->in_ptr = PyLong_AsVoidPtr(f[1]);
+    c->out_ptr = PyLong_AsVoidPtr(f[2]);
+    c->state = f[3];
+    c->lock = f[4];
+    c->red_ptr = PyLong_AsVoidPtr(f[5]);
+    c->n_sinks = (int)PyLong_AsLong(f[6]);
+    c->results = PyLong_AsLongLong(f[7]);
+    c->buffer_shape = f[8];
+    c->inverse = f[9];
+    c->fills = PyObject_IsTrue(f[10]);
+    PyObject *got = PyErr_Occurred() ? NULL : PyObject_CallMethodOneArg(c->lock, s_acquire,
+                                                                         Py_False);
+    if (got == NULL) {
+        Py_DECREF(c->fast);
+        return -1;
+    }
     int acquired = got == Py_True;
     Py_DECREF(got);
-    if (!acquired) return 0;
+    if (!acquired) {
+        Py_DECREF(c->fast);
+        return 0;
+    }
+    c->ck = Py_NewRef(ck);        /* its C structures live as long as it does */
+    return 1;
+}
 
-    int status = 0, failed = 0;
+static int call_close(call_t *c)
+{
+    PyObject *err_type, *err_value, *err_tb;
+    PyErr_Fetch(&err_type, &err_value, &err_tb);
+    PyObject *released = PyObject_CallMethodNoArgs(c->lock, s_release);
+    Py_XDECREF(released);
+    Py_DECREF(c->fast);
+    Py_DECREF(c->ck);
+    if (err_type != NULL) {
+        PyErr_Restore(err_type, err_value, err_tb);   /* the first error is the one to see */
+        return -1;
+    }
+    return released == NULL ? -1 : 0;
+}
+
+static int read_settings(settings_t *s)
+{
     PyObject *mode = NULL, *threads = NULL, *path = NULL;
-    if (PyContextVar_Get(mode_var, NULL, &mode) < 0 ||
-        (threads = PyObject_GetAttr(config_module, s_num_threads)) == NULL ||
-        (path = PyObject_GetAttr(kernel_module, s_path)) == NULL) {
-        failed = 1;
-    } else {
-        int exact = PyUnicode_CompareWithASCIIString(mode, "exact") == 0;
-        long n_threads = PyLong_AsLong(threads), path_index = PyLong_AsLong(path);
-        if (PyErr_Occurred()) {
-            failed = 1;
-        } else {
-            for (int k = 0; k < n_inputs; k++) {
-                PyObject *operand = SLOT(inputs[k], off_operand);
-                in_ptr[k] = PyLong_AsVoidPtr(PyTuple_GET_ITEM(operand, 3));
-            }
-            if (reduction) {
-                red_ptr[0] = buf;
-                p->n_out = 0;
-            } else {
-                out_ptr[0] = buf;
-                p->n_out = 1;
-            }
-            p->exact = exact;
-            p->n_threads = (int32_t)n_threads;
-            p->path = (int32_t)path_index;
-            /* the settings Python's run_pointers last wrote into p are not there now */
-            if (PyList_SetItem(state, 0, Py_NewRef(Py_None))) failed = 1;
-            else if (PyErr_Occurred()) failed = 1;
-            else if (p->size > 0) {
-                if (p->size >= (1 << 16)) {
-                    Py_BEGIN_ALLOW_THREADS
-                    status = run_kernel(p);
-                    Py_END_ALLOW_THREADS
-                } else {
-                    status = run_kernel(p);
-                }
-            }
-        }
+    int r = -1;
+    if (PyContextVar_Get(mode_var, NULL, &mode) == 0 && mode != NULL &&
+        (threads = PyObject_GetAttr(config_module, s_num_threads)) != NULL &&
+        (path = PyObject_GetAttr(kernel_module, s_path)) != NULL) {
+        s->exact = PyUnicode_Check(mode) && PyUnicode_CompareWithASCIIString(mode, "exact") == 0;
+        s->n_threads = (int32_t)PyLong_AsLong(threads);
+        s->path = (int32_t)PyLong_AsLong(path);
+        r = PyErr_Occurred() ? -1 : 0;
+    } else if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_RuntimeError, "lazytensor: the mode is not set");
     }
     Py_XDECREF(mode);
     Py_XDECREF(threads);
     Py_XDECREF(path);
-    PyObject *err_type, *err_value, *err_tb;
-    PyErr_Fetch(&err_type, &err_value, &err_tb);
-    PyObject *released = PyObject_CallMethodNoArgs(lock, s_release);
-    Py_XDECREF(released);
-    if (failed || released == NULL) {
-        if (err_type) PyErr_Restore(err_type, err_value, err_tb);
-        return -1;
+    return r;
+}
+
+/* Run the open call with its pointers filled in. */
+static int call_run(call_t *c, const settings_t *s, int n_out)
+{
+    lt_program *p = c->p;
+    p->n_out = n_out;
+    p->exact = s->exact;
+    p->n_threads = s->n_threads;
+    p->path = s->path;
+    /* the settings Python's run_pointers last wrote into p are not there now */
+    if (PyList_SetItem(c->state, 0, Py_NewRef(Py_None))) return -1;
+    int status = 0;
+    if (p->size > 0) {
+        if (p->size >= (1 << 16)) {
+            Py_BEGIN_ALLOW_THREADS
+            status = run_kernel(p);
+            Py_END_ALLOW_THREADS
+        } else {
+            status = run_kernel(p);
+        }
     }
     if (status != 0) {
-        PyObject *r = PyObject_CallFunction(check_status, "i", status);
+        PyObject *r = PyObject_CallFunction(check_status, "i", status);   /* raises */
         Py_XDECREF(r);
         return -1;
     }
-    return 1;
+    return 0;
+}
+
+/* The address of element 0 of a node's value: its cached operand's, or through the buffer
+ * protocol (values this module just computed: aligned).  0, or -1 on error. */
+static int node_address(PyObject *node, char **address)
+{
+    PyObject *operand = SLOT(node, off_operand);
+    if (operand != Py_None && PyTuple_Check(operand) && PyTuple_GET_SIZE(operand) >= 4) {
+        *address = PyLong_AsVoidPtr(PyTuple_GET_ITEM(operand, 3));
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(SLOT(node, off_value), &view, PyBUF_STRIDES) < 0) return -1;
+    *address = view.buf;
+    PyBuffer_Release(&view);
+    return 0;
+}
+
+/* The data pointer of an array this module allocated (C-contiguous, writable). */
+static int array_address(PyObject *array, char **address)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(array, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return -1;
+    *address = view.buf;
+    PyBuffer_Release(&view);      /* the array keeps its memory; we keep the array */
+    return 0;
 }
 
 /* _memory.empty(shape, dtype) for a root of `size` elements: a small output straight from
@@ -358,52 +427,49 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
         if (PyErr_Occurred()) return NULL;
         Py_RETURN_FALSE;
     }
-    Py_INCREF(ck);                   /* another thread may evict it while the GIL is free */
-    PyObject *fast = PyObject_GetAttr(ck, s_fast);
-    Py_DECREF(ck);                   /* `fast` keeps what the call needs */
-    if (fast == NULL) return NULL;
-    /* elementwise: (program, in_ptr, out_ptr, settings, lock); a reduction adds (red_ptr,
-     * results) and is None when a result combines no values (Python fills the identity) */
-    if (!PyTuple_CheckExact(fast) || PyTuple_GET_SIZE(fast) != (reduction ? 7 : 5)) {
-        Py_DECREF(fast);
+    settings_t settings = {0, 1, 0};
+    if (read_settings(&settings)) return NULL;
+    call_t c;
+    int opened = call_open(&c, ck);
+    if (opened <= 0) {
+        if (opened < 0) return NULL;
         Py_RETURN_FALSE;
     }
-    PyObject *out;
+    if (c.n_sinks != (reduction ? 1 : 0) || c.fills) {
+        if (call_close(&c)) return NULL;
+        Py_RETURN_FALSE;
+    }
+    int failed = 1;
+    PyObject *out = reduction ? NULL : empty(SLOT(root, off_shape), SLOT(root, off_dtype),
+                                             c.p->size);
     if (reduction) {
-        long long results = PyLong_AsLongLong(PyTuple_GET_ITEM(fast, 6));
-        PyObject *shape = results == -1 && PyErr_Occurred() ? NULL : Py_BuildValue("(L)", results);
-        out = shape ? empty(shape, SLOT(root, off_dtype), results) : NULL;
+        PyObject *shape = Py_BuildValue("(L)", c.results);
+        out = shape ? empty(shape, SLOT(root, off_dtype), c.results) : NULL;
         Py_XDECREF(shape);
-    } else {
-        out = empty(SLOT(root, off_shape), SLOT(root, off_dtype),
-                    ((lt_program *)PyLong_AsVoidPtr(PyTuple_GET_ITEM(fast, 0)))->size);
     }
-    PyObject *result = NULL;
-    if (out != NULL) {
-        Py_buffer view;
-        if (PyObject_GetBuffer(out, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) == 0) {
-            int done = launch(fast, inputs, n_inputs, view.buf);
-            PyBuffer_Release(&view);
-            PyObject *value = NULL;
-            if (done == 0) {
-                result = Py_NewRef(Py_False);
-            } else if (done == 1 && count(cache_stats, s_hits, 1) == 0 &&
-                       count(counters, s_evaluations, 1) == 0 &&
-                       count(counters, s_kernels, 1) == 0 &&
-                       (value = reduction ? PyObject_CallMethodOneArg(
-                                                out, s_reshape, SLOT(root, off_shape))
-                                          : Py_NewRef(out)) != NULL &&
-                       set_value(root, value) == 0) {
-                result = Py_NewRef(Py_True);
-            }
-            Py_XDECREF(value);
+    char *buf;
+    if (out != NULL && array_address(out, &buf) == 0) {
+        failed = 0;
+        for (int k = 0; k < n_inputs && !failed; k++)
+            failed = node_address(inputs[k], &c.in_ptr[k]) != 0;
+        if (!failed) {
+            if (reduction) c.red_ptr[0] = buf;
+            else c.out_ptr[0] = buf;
+            failed = call_run(&c, &settings, reduction ? 0 : 1) != 0;
         }
-        Py_DECREF(out);
     }
-    Py_DECREF(fast);
+    failed |= call_close(&c) != 0;
+    PyObject *value = NULL, *result = NULL;
+    if (!failed && count(cache_stats, s_hits, 1) == 0 &&
+        count(counters, s_evaluations, 1) == 0 && count(counters, s_kernels, 1) == 0 &&
+        (value = reduction ? PyObject_CallMethodOneArg(out, s_reshape, SLOT(root, off_shape))
+                           : Py_NewRef(out)) != NULL &&
+        set_value(root, value) == 0)
+        result = Py_NewRef(Py_True);
+    Py_XDECREF(value);
+    Py_XDECREF(out);
     return result;
 }
-
 
 /* ---- recording ------------------------------------------------------------------------ */
 
@@ -677,6 +743,276 @@ static PyObject *data_address(PyObject *self, PyObject *array)
     return address;
 }
 
+
+/* ---- a kept plan of several kernels ---------------------------------------------------- */
+
+#define MAX_PLAN 128            /* pending nodes of a plan run here; more: Python's path */
+#define MAX_LEAVES 64
+
+static PyObject *rows_module, *s_plan, *s_enabled, *s_block_elements, *s_min_elements,
+    *s_inputs, *s_outputs, *s_sinks, *s_kernel, *s_transpose;
+
+static PyObject *setup_plans(PyObject *self, PyObject *args)
+{
+    if (!PyArg_ParseTuple(args, "O", &rows_module)) return NULL;
+    Py_INCREF(rows_module);
+    Py_RETURN_NONE;
+}
+
+/* _graph.pending_topo_order(roots): the same iterative post-order.  The count, or -1 on
+ * error, or MAX_PLAN + 1 when there are too many. */
+static int topo_order(PyObject *roots, PyObject **order)
+{
+    PyObject *seen[MAX_PLAN], *stack[4 * MAX_PLAN];
+    char expanded[4 * MAX_PLAN];
+    int n_seen = 0, n_order = 0, top = 0;
+    for (Py_ssize_t i = PyList_GET_SIZE(roots) - 1; i >= 0; i--) {
+        PyObject *r = PyList_GET_ITEM(roots, i);
+        if (Py_TYPE(r) != node_type) return MAX_PLAN + 1;
+        if (SLOT(r, off_value) != Py_None) continue;
+        if (top == 4 * MAX_PLAN) return MAX_PLAN + 1;
+        stack[top] = r;
+        expanded[top++] = 0;
+    }
+    while (top > 0) {
+        PyObject *node = stack[--top];
+        if (expanded[top]) {
+            order[n_order++] = node;
+            continue;
+        }
+        if (find(seen, n_seen, node) >= 0) continue;
+        if (n_seen == MAX_PLAN) return MAX_PLAN + 1;
+        seen[n_seen++] = node;
+        stack[top] = node;
+        expanded[top++] = 1;
+        PyObject *ins = SLOT(node, off_inputs);
+        if (!PyTuple_CheckExact(ins)) return MAX_PLAN + 1;
+        for (Py_ssize_t i = PyTuple_GET_SIZE(ins) - 1; i >= 0; i--) {
+            PyObject *x = PyTuple_GET_ITEM(ins, i);
+            if (Py_TYPE(x) != node_type) return MAX_PLAN + 1;
+            if (SLOT(x, off_value) == Py_None && find(seen, n_seen, x) < 0) {
+                if (top == 4 * MAX_PLAN) return MAX_PLAN + 1;
+                stack[top] = x;
+                expanded[top++] = 0;
+            }
+        }
+    }
+    return n_order;
+}
+
+static int append_new(PyObject *list, PyObject *item)      /* steals `item` */
+{
+    if (item == NULL) return -1;
+    int r = PyList_Append(list, item);
+    Py_DECREF(item);
+    return r;
+}
+
+/* _eval._structure_key(roots, order): the same flat key; the leaves in the order first
+ * read.  1, 0 (Python's path), or -1 on error. */
+static int plan_key(PyObject *roots, PyObject *const *order, int n_order, PyObject *key,
+                    PyObject **leaves, int *n_leaves)
+{
+    *n_leaves = 0;
+    if (PyList_Append(key, s_plan) ||
+        append_new(key, PyObject_GetAttr(rows_module, s_enabled)) ||
+        append_new(key, PyObject_GetAttr(rows_module, s_block_elements)) ||
+        append_new(key, PyObject_GetAttr(rows_module, s_min_elements)))
+        return -1;
+    for (int i = 0; i < n_order; i++) {
+        PyObject *node = order[i], *ins = SLOT(node, off_inputs);
+        Py_ssize_t m = PyTuple_GET_SIZE(ins);
+        PyObject *refs = PyTuple_New(m);
+        if (refs == NULL) return -1;
+        for (Py_ssize_t k = 0; k < m; k++) {
+            PyObject *x = PyTuple_GET_ITEM(ins, k);
+            long at = find(order, n_order, x);
+            if (at < 0) {
+                int leaf = find(leaves, *n_leaves, x);
+                if (leaf < 0) {
+                    if (*n_leaves == MAX_LEAVES) {
+                        Py_DECREF(refs);
+                        return 0;
+                    }
+                    PyObject *operand = SLOT(x, off_operand), *made = NULL;
+                    if (operand == Py_None &&
+                        (operand = made = PyObject_CallOneArg(operand_of, x)) == NULL) {
+                        Py_DECREF(refs);
+                        return -1;
+                    }
+                    int bad = PyList_Append(key, PyTuple_GET_ITEM(operand, 1));
+                    Py_XDECREF(made);
+                    if (bad) {
+                        Py_DECREF(refs);
+                        return -1;
+                    }
+                    leaf = (*n_leaves)++;
+                    leaves[leaf] = x;
+                }
+                at = -1 - leaf;
+            }
+            PyObject *r = PyLong_FromLong(at);
+            if (r == NULL) {
+                Py_DECREF(refs);
+                return -1;
+            }
+            PyTuple_SET_ITEM(refs, k, r);
+        }
+        PyObject *entry = PyTuple_Pack(5, SLOT(node, off_op), SLOT(node, off_attrs),
+                                       SLOT(node, off_dtype), SLOT(node, off_shape), refs);
+        Py_DECREF(refs);
+        if (append_new(key, entry)) return -1;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(roots);
+    PyObject *requested = PyTuple_New(n);
+    if (requested == NULL) return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *r = PyLong_FromLong(find(order, n_order, PyList_GET_ITEM(roots, i)));
+        if (r == NULL) {
+            Py_DECREF(requested);
+            return -1;
+        }
+        PyTuple_SET_ITEM(requested, i, r);
+    }
+    return append_new(key, requested) ? -1 : 1;
+}
+
+/* A step's position list (of ints) as C ints; -1 on error. */
+static int positions(PyObject *step, PyObject *name, int *out, int max)
+{
+    PyObject *list = PyObject_GetAttr(step, name);
+    if (list == NULL) return -1;
+    int n = -1;
+    if (PyList_CheckExact(list) && PyList_GET_SIZE(list) <= max) {
+        n = (int)PyList_GET_SIZE(list);
+        for (int i = 0; i < n; i++) out[i] = (int)PyLong_AsLong(PyList_GET_ITEM(list, i));
+        if (PyErr_Occurred()) n = -1;
+    } else {
+        PyErr_SetString(PyExc_TypeError, "plan_eval: a step's positions are not a short list");
+    }
+    Py_DECREF(list);
+    return n;
+}
+
+/* Run one step of a kept plan (an open call): its inputs are values by now. */
+static int run_step(call_t *c, const settings_t *s, PyObject *step, PyObject *const *at,
+                    int n_at, PyObject *const *order, int n_order)
+{
+    int ins[MAX_NODES], outs[MAX_NODES], sinks[MAX_NODES];
+    int n_in = positions(step, s_inputs, ins, MAX_NODES);
+    int n_out = n_in < 0 ? -1 : positions(step, s_outputs, outs, MAX_NODES);
+    int n_sink = n_out < 0 ? -1 : positions(step, s_sinks, sinks, MAX_NODES);
+    if (n_sink < 0) return -1;
+    if (n_sink != c->n_sinks || c->fills) {
+        PyErr_SetString(PyExc_RuntimeError, "plan_eval: a kept step does not match its kernel");
+        return -1;
+    }
+    for (int k = 0; k < n_in; k++) {
+        if (ins[k] < 0 || ins[k] >= n_at || node_address(at[ins[k]], &c->in_ptr[k])) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "plan_eval: bad input");
+            return -1;
+        }
+    }
+    PyObject *made[2 * MAX_NODES];
+    int n_made = 0, r = -1;
+    for (int k = 0; k < n_out; k++) {
+        if (outs[k] < 0 || outs[k] >= n_order) goto done;
+        PyObject *node = order[outs[k]];
+        PyObject *a = n_sink ? empty(c->buffer_shape, SLOT(node, off_dtype), c->p->size)
+                             : empty(SLOT(node, off_shape), SLOT(node, off_dtype), c->p->size);
+        if (a == NULL) goto done;
+        made[n_made++] = a;
+        if (array_address(a, &c->out_ptr[k])) goto done;
+    }
+    for (int k = 0; k < n_sink; k++) {
+        if (sinks[k] < 0 || sinks[k] >= n_order) goto done;
+        PyObject *shape = Py_BuildValue("(L)", c->results);
+        PyObject *a = shape ? empty(shape, SLOT(order[sinks[k]], off_dtype), c->results) : NULL;
+        Py_XDECREF(shape);
+        if (a == NULL) goto done;
+        made[n_made++] = a;
+        if (array_address(a, &c->red_ptr[k])) goto done;
+    }
+    if (call_run(c, s, n_out) || count(counters, s_kernels, 1)) goto done;
+    for (int k = 0; k < n_out + n_sink; k++) {
+        PyObject *node = order[k < n_out ? outs[k] : sinks[k - n_out]], *value;
+        if (k >= n_out)
+            value = PyObject_CallMethodOneArg(made[k], s_reshape, SLOT(node, off_shape));
+        else if (n_sink)          /* written in the plan's order: a transposed view */
+            value = PyObject_CallMethodOneArg(made[k], s_transpose, c->inverse);
+        else
+            value = Py_NewRef(made[k]);
+        if (value == NULL) goto done;
+        int bad = set_value(node, value);
+        Py_DECREF(value);
+        if (bad) goto done;
+    }
+    r = 0;
+done:
+    for (int k = 0; k < n_made; k++) Py_DECREF(made[k]);
+    if (r && !PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "plan_eval: bad position");
+    return r;
+}
+
+/* plan_eval(nodes) -> bool: _eval.evaluate on a hit of its kept plan (kernel by kernel);
+ * False, having run nothing, when Python's path must do it. */
+static PyObject *plan_eval(PyObject *self, PyObject *roots)
+{
+    if (node_type == NULL || rows_module == NULL || !PyList_CheckExact(roots)) Py_RETURN_FALSE;
+    PyObject *order[MAX_PLAN + MAX_LEAVES], *leaves[MAX_LEAVES];
+    int n_order = topo_order(roots, order);
+    if (n_order < 0) return NULL;
+    if (n_order > MAX_PLAN) Py_RETURN_FALSE;
+    if (n_order == 0) Py_RETURN_TRUE;
+    int n_leaves;
+    PyObject *key = PyList_New(0);
+    if (key == NULL) return NULL;
+    int keyed = plan_key(roots, order, n_order, key, leaves, &n_leaves);
+    PyObject *key_tuple = keyed == 1 ? PyList_AsTuple(key) : NULL;
+    Py_DECREF(key);
+    if (keyed <= 0 || key_tuple == NULL) {
+        if (keyed < 0 || (keyed == 1 && key_tuple == NULL)) return NULL;
+        Py_RETURN_FALSE;
+    }
+    PyObject *steps = PyDict_GetItemWithError(quick_table, key_tuple);
+    Py_DECREF(key_tuple);
+    if (steps == NULL) {
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_FALSE;
+    }
+    if (!PyList_CheckExact(steps) || PyList_GET_SIZE(steps) > MAX_PLAN) Py_RETURN_FALSE;
+    steps = PyList_GetSlice(steps, 0, PyList_GET_SIZE(steps));   /* ours while it runs */
+    if (steps == NULL) return NULL;
+    for (int i = 0; i < n_leaves; i++) order[n_order + i] = leaves[i];   /* positions */
+    settings_t settings = {0, 1, 0};
+    Py_ssize_t n_steps = PyList_GET_SIZE(steps);
+    call_t calls[MAX_PLAN];
+    int n_open = 0, ok = read_settings(&settings) == 0 ? 1 : -1;
+    for (Py_ssize_t i = 0; i < n_steps && ok == 1; i++) {     /* every kernel, or none */
+        PyObject *ck = PyObject_GetAttr(PyList_GET_ITEM(steps, i), s_kernel);
+        if (ck == NULL) {
+            ok = -1;
+        } else {
+            ok = ck == Py_None ? 0 : call_open(&calls[n_open], ck);
+            if (ok == 1 && calls[n_open++].fills) ok = 0;   /* Python fills the identity */
+            Py_DECREF(ck);
+        }
+    }
+    PyObject *result = NULL;
+    if (ok == 1) {
+        int failed = count(cache_stats, s_hits, 1) || count(counters, s_evaluations, 1);
+        for (int i = 0; i < n_open && !failed; i++)
+            failed = run_step(&calls[i], &settings, PyList_GET_ITEM(steps, i), order,
+                              n_order + n_leaves, order, n_order) != 0;
+        if (!failed) result = Py_NewRef(Py_True);
+    }
+    for (int i = 0; i < n_open; i++)
+        if (call_close(&calls[i])) Py_CLEAR(result);
+    Py_DECREF(steps);
+    if (ok == 0 && result == NULL && !PyErr_Occurred()) result = Py_NewRef(Py_False);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS,
      "setup(Node, quick_table, lt_run_address, operand_of, memory_empty, check_status, "
@@ -692,6 +1028,10 @@ static PyMethodDef methods[] = {
      "replay(steps, source) -> Tensor: rebuild a recorded recipe's nodes over a source node."},
     {"data_address", data_address, METH_O,
      "data_address(array) -> int: the address of element 0 of a strided buffer."},
+    {"setup_plans", setup_plans, METH_VARARGS, "setup_plans(rows_module)"},
+    {"plan_eval", plan_eval, METH_O,
+     "plan_eval(nodes) -> bool: run a kept plan of several kernels (see _eval.evaluate); "
+     "False (nothing done) when Python's path must do it."},
     {"quick_eval", quick_eval, METH_O,
      "quick_eval(node) -> bool: evaluate a small pending expression through the quick "
      "table; False (nothing done) when Python's path must do it."},
@@ -707,7 +1047,10 @@ PyMODINIT_FUNC PyInit__fastpath(void)
     struct { PyObject **at; const char *text; } names[] = {
         {&s_reduce, "reduce"}, {&s_fast, "_fast"}, {&s_acquire, "acquire"},
         {&s_release, "release"}, {&s_itemsize, "itemsize"}, {&s_setflags, "setflags"},
-        {&s_write, "write"}, {&s_sweep_at, "_sweep_at"}, {&s_sweep, "_sweep"}, {&s_allocated_bytes, "allocated_bytes"}, {&s_reshape, "reshape"},
+        {&s_write, "write"}, {&s_plan, "plan"}, {&s_enabled, "enabled"},
+        {&s_block_elements, "BLOCK_ELEMENTS"}, {&s_min_elements, "MIN_ELEMENTS"},
+        {&s_inputs, "inputs"}, {&s_outputs, "outputs"}, {&s_sinks, "sinks"},
+        {&s_kernel, "kernel"}, {&s_transpose, "transpose"}, {&s_sweep_at, "_sweep_at"}, {&s_sweep, "_sweep"}, {&s_allocated_bytes, "allocated_bytes"}, {&s_reshape, "reshape"},
         {&s_num_threads, "_num_threads"}, {&s_path, "_path"},
         {&s_evaluations, "evaluations"}, {&s_kernels, "kernels"}, {&s_hits, "hits"},
     };

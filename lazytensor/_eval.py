@@ -145,6 +145,8 @@ def evaluate(nodes) -> None:
     partitioning and planning.  Evaluations by blocks of rows are not kept: they are large,
     and planning is a small part of them.
     """
+    if _plan_eval is not None and type(nodes) is list and _plan_eval(nodes):
+        return                        # a kept plan, run in C
     order = pending_topo_order(nodes)
     if not order:
         return
@@ -256,6 +258,7 @@ if _fastpath is not None:
                     _kernel.cache_stats, _config._mode, _config, _kernel, MAX_GROUP_NODES,
                     MAX_GROUP_INPUTS, np.empty, _memory.stats, _memory.POOL_MIN_BYTES,
                     _graph._INTERN)
-    _quick_eval = _fastpath.quick_eval
+    _fastpath.setup_plans(_rows)
+    _quick_eval, _plan_eval = _fastpath.quick_eval, _fastpath.plan_eval
 else:   # pragma: no cover
-    _quick_eval = None
+    _quick_eval = _plan_eval = None

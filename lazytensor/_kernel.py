@@ -128,16 +128,19 @@ class CompiledKernel:
         self._proto = p
         self._busy = threading.Lock()
         self._call = self._fresh_call()
-        # what lazytensor._fastpath (C) needs to run a kernel on its reusable
-        # call structure: the addresses of the structure and of its pointer arrays, the
-        # settings list run_pointers keeps (C resets it), and the lock that guards them
-        # (and for a one-sink reduction whose results each combine some values: the
-        # accumulator pointer array and how many results there are)
+        # what lazytensor._fastpath (C) needs to run this kernel on its reusable call
+        # structure: the addresses of the structure and of its pointer arrays, the settings
+        # list run_pointers keeps (C resets it), the lock that guards them, and for the
+        # sinks of a reduction kernel how many results each has, the shape its outputs are
+        # written in (the plan's order), the permutation back, and whether a result combines
+        # no values (the identity is filled in Python then)
         p, in_ptr, out_ptr, red_ptr, state = self._call
-        self._fast = (_address(p), _address(in_ptr), _address(out_ptr), state, self._busy)
-        if program.red_reg:
-            one_sink = len(program.red_reg) == 1 and plan.reduced > 0
-            self._fast = self._fast + (_address(red_ptr), plan.results) if one_sink else None
+        sinks = len(program.red_reg)
+        self._fast = (_address(p), _address(in_ptr), _address(out_ptr), state, self._busy,
+                      _address(red_ptr), sinks, plan.results if sinks else 0,
+                      tuple(plan.buffer_shape) if sinks else None,
+                      tuple(int(i) for i in np.argsort(plan.perm)) if sinks else None,
+                      bool(sinks and plan.reduced == 0))
 
     def _fresh_call(self):
         p = ffi.new("lt_program *")

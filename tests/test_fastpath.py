@@ -263,3 +263,87 @@ def test_c_recording_sweeps_the_hash_consing_table(monkeypatch):
         x + float(k)                  # dead at once: entries pile up until a sweep
     assert calls
     assert len(_graph._INTERN) <= _graph._sweep_at
+
+
+# ---- kept plans of several kernels ------------------------------------------------------
+def _softmax(x, axis):
+    e = lt.exp(x - lt.max(x, axis=axis, keepdims=True))
+    return e / lt.sum(e, axis=axis, keepdims=True)
+
+
+def _layer_norm(x, axis):
+    m = lt.mean(x, axis=axis, keepdims=True)
+    d = x - m
+    return d / lt.sqrt(lt.mean(d * d, axis=axis, keepdims=True) + 1e-5)
+
+
+def _logsumexp(x, axis):
+    m = lt.max(x, axis=axis, keepdims=True)
+    return lt.log(lt.sum(lt.exp(x - m), axis=axis, keepdims=True)) + m
+
+
+PLANS = [("softmax rows", _softmax, 1), ("softmax columns", _softmax, 0),
+         # columns of a narrow array: the reduction kernel writes e in its plan's order,
+         # (column, row), and keeps it as a transposed view
+         ("softmax narrow columns", lambda x, axis: _softmax(x[:, :3], axis), 0),
+         ("layer norm", _layer_norm, -1), ("logsumexp", _logsumexp, 1),
+         ("centred sum", lambda x, axis: lt.sum(x - lt.mean(x), axis=axis) * 2, 0)]
+
+
+@pytest.mark.parametrize("mode", ["exact", "fast"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+@pytest.mark.parametrize("name,fn,axis", PLANS, ids=[p[0] for p in PLANS])
+def test_kept_plans_same_bits_as_python(name, fn, axis, layout, mode, python_only):
+    rng = np.random.default_rng(13)
+    a = (rng.standard_normal((24, 40)) * 3).astype(np.float32)
+    x = lt.asarray(a) if layout == "contiguous" else lt.asarray(np.ascontiguousarray(a.T)).T
+    with lt.mode(mode):
+        fn(x, axis).numpy()                                  # planned and kept
+        t = fn(x, axis)
+        got = t.numpy()
+        assert not got.flags.writeable and t._node.inputs == ()
+        python_only()
+        ref = fn(x, axis).numpy()
+    assert _bits(got) == _bits(ref)
+
+
+@pytest.mark.parametrize("shape,axis", [((20, 30), 1), ((24, 3), 0)])
+def test_a_kept_plan_runs_in_c_and_sets_every_requested_value(monkeypatch, shape, axis):
+    # (24, 3) over axis 0: e is written in its reduction kernel's order and kept transposed
+    x = lt.asarray(np.linspace(-3, 3, shape[0] * shape[1], dtype=np.float32).reshape(shape))
+
+    def parts():
+        e = lt.exp(x - lt.max(x, axis=axis, keepdims=True))
+        s = lt.sum(e, axis=axis, keepdims=True)
+        return e, s, e / s
+
+    lt.eval(*parts())                                        # planned and kept
+    expected = [np.asarray(t) for t in parts()]
+    monkeypatch.setattr(_eval, "partition", lambda *a: (_ for _ in ()).throw(
+        AssertionError("Python's general path ran")))
+    monkeypatch.setattr(_eval, "pending_topo_order", _eval.partition)
+    before = dict(_eval.counters)
+    got = parts()
+    lt.eval(*got)
+    assert _eval.counters["evaluations"] == before["evaluations"] + 1
+    assert _eval.counters["kernels"] - before["kernels"] >= 3
+    for t, ref in zip(got, expected):
+        assert t.is_evaluated
+        assert _bits(t.numpy()) == _bits(ref)
+
+
+def test_plans_c_hands_back_to_python():
+    # a reduction over an empty axis (the identity is filled by Python), beside other work
+    x = lt.asarray(np.ones((3, 0), np.float32))
+    y = lt.asarray(np.arange(3, dtype=np.float32).reshape(3, 1))
+    for _ in range(2):
+        got = (y + lt.sum(x, axis=1, keepdims=True)) * lt.max(y, axis=0, keepdims=True)
+        np.testing.assert_array_equal(np.asarray(got), [[0.0], [2.0], [4.0]])
+    # more pending nodes than the C plan holds
+    z = lt.asarray(np.arange(6.0).reshape(2, 3))
+    for _ in range(2):
+        w = z
+        for k in range(80):
+            w = w + lt.max(z, axis=1, keepdims=True) * k
+        np.testing.assert_array_equal(np.asarray(w), np.arange(6.0).reshape(2, 3)
+                                      + np.array([[2.0], [5.0]]) * 3160)
