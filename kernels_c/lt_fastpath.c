@@ -103,6 +103,44 @@ static int count(PyObject *dict, PyObject *name, long long amount)
     return r;
 }
 
+static PyObject *ffi_cast, *s_char_p, *s_strides;
+
+/* _kernel.operand_of(node): the cached operand, or a new one made here for an aligned value
+ * (as operand_of makes it: (pointer, (shape, strides, dtype), array, address)); Python's
+ * operand_of for anything else (it copies a misaligned view).  New reference. */
+static PyObject *operand_made(PyObject *node)
+{
+    PyObject *operand = SLOT(node, off_operand);
+    if (operand != Py_None) return Py_NewRef(operand);
+    PyObject *array = SLOT(node, off_value);
+    Py_buffer view;
+    if (ffi_cast == NULL || PyObject_GetBuffer(array, &view, PyBUF_STRIDES) < 0) {
+        PyErr_Clear();
+        return PyObject_CallOneArg(operand_of, node);
+    }
+    int aligned = view.itemsize > 0 && (uintptr_t)view.buf % view.itemsize == 0;
+    for (int d = 0; d < view.ndim && aligned; d++)
+        aligned = view.strides[d] % view.itemsize == 0;
+    void *address = view.buf;
+    PyBuffer_Release(&view);
+    if (!aligned) return PyObject_CallOneArg(operand_of, node);
+    PyObject *shape = SLOT(node, off_shape), *dtype = SLOT(node, off_dtype);
+    PyObject *strides = PyObject_GetAttr(array, s_strides);
+    PyObject *addr = PyLong_FromVoidPtr(address);
+    PyObject *ptr = addr ? PyObject_CallFunctionObjArgs(ffi_cast, s_char_p, addr, NULL) : NULL;
+    PyObject *layout = strides ? PyTuple_Pack(3, shape, strides, dtype) : NULL;
+    PyObject *made = ptr && layout ? PyTuple_Pack(4, ptr, layout, array, addr) : NULL;
+    Py_XDECREF(strides);
+    Py_XDECREF(addr);
+    Py_XDECREF(ptr);
+    Py_XDECREF(layout);
+    if (made == NULL) return NULL;
+    PyObject *old = SLOT(node, off_operand);
+    SLOT(node, off_operand) = Py_NewRef(made);
+    Py_XDECREF(old);
+    return made;
+}
+
 static int find(PyObject *const *seen, int n, PyObject *node)
 {
     for (int i = 0; i < n; i++)
@@ -136,12 +174,8 @@ static int walk(PyObject *root, PyObject *key, PyObject **inputs, int *n_inputs)
             if (find(seen, n_seen, x) >= 0) continue;
             if (SLOT(x, off_value) != Py_None) {
                 if (n_seen == MAX_NODES) return 0;
-                PyObject *operand = SLOT(x, off_operand);
-                PyObject *made = NULL;
-                if (operand == Py_None) {
-                    operand = made = PyObject_CallOneArg(operand_of, x);
-                    if (operand == NULL) return -1;
-                }
+                PyObject *operand = operand_made(x), *made = operand;
+                if (operand == NULL) return -1;
                 int bad = !PyTuple_Check(operand) || PyTuple_GET_SIZE(operand) < 4 ||
                           PyList_Append(key, PyTuple_GET_ITEM(operand, 1));
                 Py_XDECREF(made);
@@ -374,6 +408,30 @@ static int set_value(PyObject *node, PyObject *array)
     return 0;
 }
 
+/* _eval._reduce_below_first's chain: the reduction reached from `root` through ops that
+ * each have one pending operand, or NULL.  Borrowed. */
+static PyObject *reduction_below(PyObject *root)
+{
+    PyObject *node = root;
+    for (int depth = 0; depth < MAX_STACK; depth++) {
+        PyObject *op = SLOT(node, off_op), *ins = SLOT(node, off_inputs), *pending = NULL;
+        if (op == NULL || !PyUnicode_Check(op) || ins == NULL || !PyTuple_CheckExact(ins))
+            return NULL;
+        if (PyUnicode_Compare(op, s_reduce) == 0) return node;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(ins); i++) {
+            PyObject *x = PyTuple_GET_ITEM(ins, i);
+            if (Py_TYPE(x) != node_type) return NULL;
+            if (SLOT(x, off_value) == Py_None) {
+                if (pending != NULL) return NULL;   /* two pending operands: not a chain */
+                pending = x;
+            }
+        }
+        if (pending == NULL) return NULL;
+        node = pending;
+    }
+    return NULL;
+}
+
 static PyObject *quick_eval(PyObject *self, PyObject *root)
 {
     if (node_type == NULL || Py_TYPE(root) != node_type) Py_RETURN_FALSE;
@@ -395,8 +453,8 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
     PyObject *key = PyList_New(0);
     if (key == NULL) return NULL;
     if (SLOT(top, off_value) != Py_None) {     /* a reduction of a value: one input */
-        PyObject *operand = SLOT(top, off_operand), *made = NULL;
-        if (operand == Py_None && (operand = made = PyObject_CallOneArg(operand_of, top)) == NULL)
+        PyObject *operand = operand_made(top), *made = operand;
+        if (operand == NULL)
             walked = -1;
         else if (!PyTuple_Check(operand) || PyTuple_GET_SIZE(operand) < 4)
             walked = 0;
@@ -408,6 +466,21 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
         n_inputs = 1;
     } else {
         walked = walk(top, key, inputs, &n_inputs);
+        PyObject *below = walked == 0 && !reduction ? reduction_below(root) : NULL;
+        if (below != NULL) {
+            /* as evaluate_one does: compute the reduction first, then this is one group */
+            PyObject *done = quick_eval(self, below);
+            if (done != Py_True) {
+                Py_DECREF(key);
+                return done;              /* False (Python's path), or NULL */
+            }
+            Py_DECREF(done);
+            if (PyList_SetSlice(key, 0, PyList_GET_SIZE(key), NULL)) {
+                Py_DECREF(key);
+                return NULL;
+            }
+            walked = walk(top, key, inputs, &n_inputs);
+        }
     }
     if (walked == 1 && reduction &&
         (PyList_Append(key, s_reduce) || PyList_Append(key, SLOT(root, off_attrs)) ||
@@ -754,8 +827,9 @@ static PyObject *rows_module, *s_plan, *s_enabled, *s_block_elements, *s_min_ele
 
 static PyObject *setup_plans(PyObject *self, PyObject *args)
 {
-    if (!PyArg_ParseTuple(args, "O", &rows_module)) return NULL;
+    if (!PyArg_ParseTuple(args, "OO", &rows_module, &ffi_cast)) return NULL;
     Py_INCREF(rows_module);
+    Py_INCREF(ffi_cast);
     Py_RETURN_NONE;
 }
 
@@ -834,9 +908,8 @@ static int plan_key(PyObject *roots, PyObject *const *order, int n_order, PyObje
                         Py_DECREF(refs);
                         return 0;
                     }
-                    PyObject *operand = SLOT(x, off_operand), *made = NULL;
-                    if (operand == Py_None &&
-                        (operand = made = PyObject_CallOneArg(operand_of, x)) == NULL) {
+                    PyObject *operand = operand_made(x), *made = operand;
+                    if (operand == NULL) {
                         Py_DECREF(refs);
                         return -1;
                     }
@@ -1028,7 +1101,7 @@ static PyMethodDef methods[] = {
      "replay(steps, source) -> Tensor: rebuild a recorded recipe's nodes over a source node."},
     {"data_address", data_address, METH_O,
      "data_address(array) -> int: the address of element 0 of a strided buffer."},
-    {"setup_plans", setup_plans, METH_VARARGS, "setup_plans(rows_module)"},
+    {"setup_plans", setup_plans, METH_VARARGS, "setup_plans(rows_module, ffi_cast)"},
     {"plan_eval", plan_eval, METH_O,
      "plan_eval(nodes) -> bool: run a kept plan of several kernels (see _eval.evaluate); "
      "False (nothing done) when Python's path must do it."},
@@ -1047,7 +1120,7 @@ PyMODINIT_FUNC PyInit__fastpath(void)
     struct { PyObject **at; const char *text; } names[] = {
         {&s_reduce, "reduce"}, {&s_fast, "_fast"}, {&s_acquire, "acquire"},
         {&s_release, "release"}, {&s_itemsize, "itemsize"}, {&s_setflags, "setflags"},
-        {&s_write, "write"}, {&s_plan, "plan"}, {&s_enabled, "enabled"},
+        {&s_write, "write"}, {&s_char_p, "char *"}, {&s_strides, "strides"}, {&s_plan, "plan"}, {&s_enabled, "enabled"},
         {&s_block_elements, "BLOCK_ELEMENTS"}, {&s_min_elements, "MIN_ELEMENTS"},
         {&s_inputs, "inputs"}, {&s_outputs, "outputs"}, {&s_sinks, "sinks"},
         {&s_kernel, "kernel"}, {&s_transpose, "transpose"}, {&s_sweep_at, "_sweep_at"}, {&s_sweep, "_sweep"}, {&s_allocated_bytes, "allocated_bytes"}, {&s_reshape, "reshape"},

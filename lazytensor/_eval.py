@@ -258,7 +258,7 @@ if _fastpath is not None:
                     _kernel.cache_stats, _config._mode, _config, _kernel, MAX_GROUP_NODES,
                     MAX_GROUP_INPUTS, np.empty, _memory.stats, _memory.POOL_MIN_BYTES,
                     _graph._INTERN)
-    _fastpath.setup_plans(_rows)
+    _fastpath.setup_plans(_rows, _kernel.ffi.cast)
     _quick_eval, _plan_eval = _fastpath.quick_eval, _fastpath.plan_eval
 else:   # pragma: no cover
     _quick_eval = _plan_eval = None
