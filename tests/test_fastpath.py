@@ -347,3 +347,30 @@ def test_plans_c_hands_back_to_python():
             w = w + lt.max(z, axis=1, keepdims=True) * k
         np.testing.assert_array_equal(np.asarray(w), np.arange(6.0).reshape(2, 3)
                                       + np.array([[2.0], [5.0]]) * 3160)
+
+
+def test_a_reduction_below_a_chain_is_computed_first_in_c(monkeypatch):
+    x = lt.asarray(np.arange(1000, dtype=np.float32))
+    first = lt.mean(x * 2).numpy()                  # planned and kept: two kernels
+
+    def no_python(*args):
+        raise AssertionError("Python's path ran")
+
+    monkeypatch.setattr(_eval, "_reduce_below_first", no_python)
+    monkeypatch.setattr(_eval, "_walk_one_group", no_python)
+    assert _bits(lt.mean(x * 2).numpy()) == _bits(first)
+    assert float(first) == 999.0
+
+
+@pytest.mark.parametrize("offset", [1, 2, 3])
+def test_misaligned_values_are_copied_on_the_c_path(offset):
+    expected = np.arange(64, dtype=np.float32)
+    raw = np.zeros(4 * 64 + 8, np.uint8)
+    raw[offset:offset + 256] = expected.view(np.uint8)
+    b = np.frombuffer(raw.data, dtype=np.float32, count=64, offset=offset)
+    assert not b.flags.aligned
+    x = lt.asarray(b)
+    assert not x._node.value.flags.aligned           # the leaf is the misaligned view
+    for _ in range(3):
+        np.testing.assert_array_equal((x * 2 + 1).numpy(), expected * 2 + 1)
+        assert float(lt.sum(x)) == expected.sum()
