@@ -560,4 +560,4 @@ from ._eval import _fastpath   # noqa: E402
 if _fastpath is not None:
     _fastpath.setup_recording(Tensor, _FAST_SIGNATURES, _FAST_CONSTANTS, binary, unary, _graph)
     python_binary, python_unary = binary, unary
-    binary, unary = _fastpath.binary, _fastpath.unary
+    binary, unary, _result = _fastpath.binary, _fastpath.unary, _fastpath.result
