@@ -374,3 +374,35 @@ def test_misaligned_values_are_copied_on_the_c_path(offset):
     for _ in range(3):
         np.testing.assert_array_equal((x * 2 + 1).numpy(), expected * 2 + 1)
         assert float(lt.sum(x)) == expected.sum()
+
+
+def test_python_threads_sharing_kept_plans_and_reductions():
+    x = lt.asarray(np.linspace(-4, 4, 3 * 1024, dtype=np.float32).reshape(3, 1024))
+    a = np.linspace(-4, 4, 3 * 1024, dtype=np.float32).reshape(3, 1024)
+    with lt.mode("exact"):
+        soft_ref = _softmax(x, 1).numpy()
+        mean_ref = lt.mean(x * x, axis=1).numpy()
+    np.testing.assert_allclose(soft_ref, np.exp(a - a.max(1, keepdims=True))
+                               / np.exp(a - a.max(1, keepdims=True)).sum(1, keepdims=True),
+                               rtol=1e-6)
+    errors = []
+
+    def work(mode):
+        try:
+            with lt.mode(mode):
+                for _ in range(150):
+                    s, m = _softmax(x, 1).numpy(), lt.mean(x * x, axis=1).numpy()
+                    if mode == "exact":
+                        assert _bits(s) == _bits(soft_ref) and _bits(m) == _bits(mean_ref)
+                    else:
+                        np.testing.assert_allclose(s, soft_ref, rtol=1e-5)
+                        np.testing.assert_allclose(m, mean_ref, rtol=1e-5)
+        except Exception as exc:   # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(m,)) for m in ("exact", "fast") * 2]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[:1]
