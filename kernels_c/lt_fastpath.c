@@ -565,8 +565,8 @@ static PyObject *setup_recording(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* _graph.op_node(op, inputs, attrs, dtype, shape): the live node of that key, or a new one
- * remembered (weakly) in the hash-consing table.  New reference. */
+/* _graph.op_node(op, inputs, attrs, dtype, shape): the live node of that key (recorded by
+ * this thread), or a new one remembered (weakly) in the hash-consing table.  New reference. */
 static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *dtype,
                          PyObject *shape)
 {
@@ -581,7 +581,9 @@ static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObje
         }
         PyTuple_SET_ITEM(ids, i, id);
     }
-    PyObject *key = PyTuple_Pack(4, op, ids, attrs, dtype);
+    PyObject *thread = PyLong_FromUnsignedLong(PyThread_get_thread_ident());
+    PyObject *key = thread ? PyTuple_Pack(5, op, ids, attrs, dtype, thread) : NULL;
+    Py_XDECREF(thread);
     Py_DECREF(ids);
     if (key == NULL) return NULL;
     PyObject *ref = PyDict_GetItemWithError(intern_table, key);
@@ -1204,6 +1206,8 @@ static PyObject *plan_eval(PyObject *self, PyObject *roots)
     steps = PyList_GetSlice(steps, 0, PyList_GET_SIZE(steps));   /* ours while it runs */
     if (steps == NULL) return NULL;
     for (int i = 0; i < n_leaves; i++) order[n_order + i] = leaves[i];   /* positions */
+    /* held while the plan runs: set_value lets go of a node's inputs */
+    for (int i = 0; i < n_order + n_leaves; i++) Py_INCREF(order[i]);
     settings_t settings = {0, 1, 0};
     Py_ssize_t n_steps = PyList_GET_SIZE(steps);
     call_t calls[MAX_PLAN];
@@ -1228,6 +1232,7 @@ static PyObject *plan_eval(PyObject *self, PyObject *roots)
     }
     for (int i = 0; i < n_open; i++)
         if (call_close(&calls[i])) Py_CLEAR(result);
+    for (int i = 0; i < n_order + n_leaves; i++) Py_DECREF(order[i]);
     Py_DECREF(steps);
     if (ok == 0 && result == NULL && !PyErr_Occurred()) result = Py_NewRef(Py_False);
     return result;

@@ -15,7 +15,7 @@ from ._dtypes import (bool_ as bool, complex64, complex128, float16, float32, fl
 from ._elementwise import FUNCTIONS as _FUNCTIONS
 from ._errors import Unsupported
 from ._eval import counters as _counters
-from ._eval import evaluate as _evaluate
+from ._eval import evaluate as _evaluate, lock as _eval_lock
 from ._explain import Explanation, explain
 from ._kernel import CHUNK as chunk_size
 from ._kernel import kernel_paths
@@ -55,7 +55,8 @@ def eval(*tensors):
     for t in tensors:
         if not isinstance(t, Tensor):
             raise TypeError(f"eval: expected Tensors, got {type(t).__name__}")
-    _evaluate([t._node for t in tensors])
+    with _eval_lock:
+        _evaluate([t._node for t in tensors])
     return tensors[0] if len(tensors) == 1 else tensors
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from . import _config, _kernel, _memory
@@ -11,6 +13,11 @@ from ._kernel import get_kernel, operand_of
 from . import _graph, _rows
 from ._rows import run_by_rows
 from ._kernel import _fastpath   # the quick path in C (kernels_c/lt_fastpath.c), or None
+
+# One evaluation at a time: a pending node shared by two Python threads must not be planned
+# by one while the other gives it a value and lets go of its inputs.  (Kernels still use
+# every worker thread; recording is not serialised.)  Taken by Tensor._value and lt.eval.
+lock = threading.RLock()
 
 # How many kernel launches and evaluation requests ran: tests and consumers read these to
 # check that work is shared and that values are kept.

@@ -10,6 +10,7 @@ of 100,000 ops neither builds nor evaluates into Python's recursion limit.
 from __future__ import annotations
 
 import weakref
+from _thread import get_ident
 
 import numpy as np
 
@@ -54,6 +55,9 @@ class Node:
 # still alive means a live node, which keeps its inputs (and so their ids) alive, and a dead
 # reference is never a hit.  Dead entries are swept when the table has doubled since the
 # last sweep (a callback per node death cost more than the sweep).
+# A key also holds the recording thread: threads never share a pending node, since a value
+# is computed in the mode of the thread that evaluates it (two threads evaluating one shared
+# pending expression in exact and fast mode would otherwise each see the other's bits).
 _INTERN: dict = {}
 _SWEEP_MIN = 4096
 _sweep_at = _SWEEP_MIN
@@ -95,7 +99,7 @@ def constant(array0d: np.ndarray) -> Node:
 
 def op_node(op: str, inputs: tuple, attrs: tuple, dtype: np.dtype, shape: tuple) -> Node:
     """The node for ``op(*inputs)``, shared with any equal node built before."""
-    key = (op, tuple(map(id, inputs)), attrs, dtype)
+    key = (op, tuple(map(id, inputs)), attrs, dtype, get_ident())
     ref = _INTERN.get(key)
     node = ref() if ref is not None else None
     if node is None:

@@ -208,8 +208,8 @@ def squeeze(x, /, axis) -> Tensor:
 def permute_dims(x, /, axes) -> Tensor:
     """``x`` with its axes permuted: axis ``i`` of the result is axis ``axes[i]`` of ``x``."""
     v = tensor_value(x, "permute_dims")
-    if type(axes) is tuple and sorted(axes) == list(range(len(v.shape))) \
-            and all(type(a) is int for a in axes):   # the common case, lean
+    if type(axes) is tuple and all(type(a) is int for a in axes) \
+            and sorted(axes) == list(range(len(v.shape))):   # the common case, lean
         return _wrap(v.transpose(axes))
     perm = tuple(normalize_axis(a, x.ndim, "permute_dims", name="axes")
                  for a in _ints(axes, "axes", "permute_dims"))

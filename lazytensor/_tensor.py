@@ -138,8 +138,10 @@ class Tensor:
     # ---- values -----------------------------------------------------------------
     def _value(self) -> np.ndarray:
         node = self._node
-        if node.value is None and not _quick_eval(node):
-            _eval.evaluate_one(node)
+        if node.value is None:
+            with _eval.lock:
+                if node.value is None and not _quick_eval(node):
+                    _eval.evaluate_one(node)
         return node.value
 
     def numpy(self) -> np.ndarray:

@@ -81,3 +81,54 @@ def test_forked_child_runs_kernels(threads):
     child.join(timeout=60)
     assert child.exitcode == 0
     np.testing.assert_array_equal(np.frombuffer(got, np.float32), a * 2 + 1)
+
+
+def test_threads_do_not_share_pending_nodes():
+    """A value is computed in the mode of the thread that evaluates it, so two threads that
+    record the same expression get nodes of their own (one thread still shares its own)."""
+    x = lt.asarray(np.linspace(-3, 3, 64, dtype=np.float32))
+    mine = lt.exp(x) * 2
+    assert (lt.exp(x) * 2)._node is mine._node
+    theirs = []
+    t = threading.Thread(target=lambda: theirs.append(lt.exp(x) * 2))
+    t.start()
+    t.join()
+    assert theirs[0]._node is not mine._node
+    with lt.mode("exact"):
+        exact = mine.numpy()
+    with lt.mode("fast"):
+        fast = theirs[0].numpy()
+    np.testing.assert_array_equal(exact, (np.exp(np.linspace(-3, 3, 64).astype(np.float32)
+                                                 .astype(np.float64)).astype(np.float32) * 2))
+    np.testing.assert_allclose(fast, exact, rtol=1e-6)
+
+
+def test_one_pending_tensor_evaluated_by_several_threads():
+    """Evaluations are serialised: a shared pending tensor is planned and computed once,
+    never planned by one thread while another gives its nodes values."""
+    a = np.linspace(-4, 4, 32 * 4096, dtype=np.float32).reshape(32, 4096)
+    X = lt.asarray(a)
+
+    def softmax(x):
+        e = lt.exp(x - lt.max(x, axis=1, keepdims=True))
+        return e / lt.sum(e, axis=1, keepdims=True)
+
+    ref = softmax(X).numpy().copy()
+    for _ in range(20):
+        shared = softmax(X)
+        results, errors = [], []
+
+        def work():
+            try:
+                results.append(shared.numpy())
+            except Exception as exc:   # reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors, errors[:1]
+        for r in results:
+            assert r.tobytes() == ref.tobytes()
