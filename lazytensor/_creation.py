@@ -254,6 +254,30 @@ def full(shape, fill_value, *, dtype=None, device=None) -> Tensor:
     -------
     Tensor
     """
+    kind = type(fill_value)
+    if (device is None and type(shape) is tuple and (kind is int or kind is bool or kind is float)
+            and (dtype is None or isinstance(dtype, np.dtype))
+            and all(type(n) is int for n in shape)):
+        # the common case, kept: the same arguments give the same read-only array (each call
+        # still gets a leaf of its own); floats by their bits, NaN not kept
+        key = (shape, kind, fill_value.hex() if kind is float else fill_value, dtype)
+        kept = _FULL_KEPT.get(key)
+        if kept is None and not (kind is float and fill_value != fill_value):
+            kept = _full_array(shape, fill_value, dtype)
+            if len(_FULL_KEPT) >= 1024:
+                _FULL_KEPT.clear()
+            _FULL_KEPT[key] = kept
+        if kept is not None:
+            return Tensor._from_array(kept)
+    return Tensor._from_array(_full_array(shape, fill_value, dtype, device))
+
+
+# (shape, fill type, fill value, dtype) -> the read-only broadcast array full() made for them
+_FULL_KEPT: dict = {}
+
+
+def _full_array(shape, fill_value, dtype, device=None) -> np.ndarray:
+    """full()'s value: the fill converted once and broadcast to ``shape`` (read-only)."""
     _check_device(device, "full")
     shape = _shape_arg(shape, "full")
     if dtype is None:
@@ -266,7 +290,7 @@ def full(shape, fill_value, *, dtype=None, device=None) -> Tensor:
                                 f"got {type(fill_value).__name__}")
             dtype = _dtypes.result_type_of((), (kind,))
     dtype = _dtypes.canonical_dtype(dtype, where="full")
-    return Tensor._from_array(np.broadcast_to(_scalar_as(fill_value, dtype, "full"), shape))
+    return np.broadcast_to(_scalar_as(fill_value, dtype, "full"), shape)
 
 
 def zeros(shape, *, dtype=None, device=None) -> Tensor:

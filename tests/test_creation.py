@@ -357,3 +357,24 @@ def test_tril_triu_errors():
         lt.triu(np.ones((2, 2)))
     with pytest.raises(TypeError, match="k must be an int"):
         lt.triu(lt.ones((2, 2)), k=0.5)
+
+
+def test_full_keeps_its_arrays_by_exact_arguments():
+    """full() keeps the broadcast array of common arguments; -0.0, bools, dtypes and shapes
+    are told apart, errors are not kept, and every call is a leaf of its own."""
+    a, b = lt.full((3,), -0.0), lt.full((3,), 0.0)
+    assert np.signbit(np.asarray(a)).all() and not np.signbit(np.asarray(b)).any()
+    assert a._node is not lt.full((3,), -0.0)._node
+    assert lt.full((2,), True).dtype == lt.bool and lt.full((2,), 1).dtype == lt.int64
+    assert lt.ones((2, 2), dtype=lt.int8).dtype == lt.int8 and lt.ones((4,)).shape == (4,)
+    assert np.isnan(np.asarray(lt.full((2,), float("nan")))).all()
+    lt.zeros((1,))
+    for bad in [(True,), (-1,)]:
+        with pytest.raises((TypeError, ValueError)):
+            lt.zeros(bad)
+    with pytest.raises(OverflowError):
+        lt.full((2,), 300, dtype=lt.int8)
+    with pytest.raises(OverflowError):
+        lt.full((2,), 300, dtype=lt.int8)
+    z = lt.zeros((3,))
+    assert not np.asarray(z).flags.writeable

@@ -148,3 +148,4 @@ def test_c_replay_builds_the_nodes_python_builds():
         assert held._node is _replay._replay(steps, source)
     with pytest.raises(ValueError):
         _fastpath.replay((("negative", (), x.dtype, x.shape, (3,)),), x._node)
+
