@@ -43,7 +43,7 @@ static long long pool_min_bytes;
 static PyTypeObject *tensor_type;
 static Py_ssize_t off_tensor_node;
 static PyObject *fast_signatures, *fast_constants, *py_binary, *py_unary, *graph_module;
-static PyObject *s_sweep_at, *s_sweep;
+static PyObject *s_sweep_at, *s_sweep, *s_leaf, *s_dtype, *s_shape;
 static lt_run_fn run_kernel;
 static long max_group_nodes, max_group_inputs;
 static PyObject *s_reduce, *s_fast, *s_acquire, *s_release, *s_num_threads, *s_path,
@@ -824,6 +824,37 @@ static PyObject *result(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return new_tensor(op_node(args[0], args[1], empty_tuple, args[2], args[3]));
 }
 
+/* leaf_tensor(array): Tensor._from_array for a NumPy array: a Tensor on a new leaf node
+ * (_graph.leaf: op "leaf", no inputs, the array's dtype and shape, the array as value). */
+static PyObject *leaf_tensor(PyObject *self, PyObject *array)
+{
+    if (tensor_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "setup_recording() first");
+        return NULL;
+    }
+    PyObject *dtype = PyObject_GetAttr(array, s_dtype), *shape = NULL, *node = NULL;
+    if (dtype != NULL) shape = PyObject_GetAttr(array, s_shape);
+    if (shape != NULL && !PyTuple_CheckExact(shape)) {
+        PyErr_SetString(PyExc_TypeError, "leaf_tensor: not a NumPy array");
+        Py_CLEAR(shape);
+    }
+    if (shape != NULL) node = node_type->tp_alloc(node_type, 0);
+    if (node == NULL) {
+        Py_XDECREF(dtype);
+        Py_XDECREF(shape);
+        return NULL;
+    }
+    SLOT(node, off_op) = Py_NewRef(s_leaf);
+    SLOT(node, off_inputs) = Py_NewRef(empty_tuple);
+    SLOT(node, off_attrs) = Py_NewRef(empty_tuple);
+    SLOT(node, off_dtype) = dtype;
+    SLOT(node, off_shape) = shape;
+    SLOT(node, off_value) = Py_NewRef(array);
+    SLOT(node, off_key) = Py_NewRef(Py_None);
+    SLOT(node, off_operand) = Py_NewRef(Py_None);
+    return new_tensor(node);
+}
+
 /* ---- the recording memo (lazytensor/_replay.py) ---------------------------------------- */
 
 static PyObject *replay_module, *replay_stats, *recipe_of, *dtype_class, *s_max_recipes,
@@ -1253,6 +1284,8 @@ static PyMethodDef methods[] = {
      "replay(steps, source) -> Tensor: rebuild a recorded recipe's nodes over a source node."},
     {"result", (PyCFunction)(void (*)(void))result, METH_FASTCALL,
      "result(name, inputs, dtype, shape) -> Tensor of the op node (no attributes)."},
+    {"leaf_tensor", leaf_tensor, METH_O,
+     "leaf_tensor(array) -> Tensor on a new leaf node holding the NumPy array."},
     {"setup_memo", setup_memo, METH_VARARGS,
      "setup_memo(replay_module, stats, recipe_of, numpy_dtype_class)"},
     {"memo_call", (PyCFunction)(void (*)(void))memo_call, METH_FASTCALL,
@@ -1278,7 +1311,7 @@ PyMODINIT_FUNC PyInit__fastpath(void)
     struct { PyObject **at; const char *text; } names[] = {
         {&s_reduce, "reduce"}, {&s_fast, "_fast"}, {&s_acquire, "acquire"},
         {&s_release, "release"}, {&s_itemsize, "itemsize"}, {&s_setflags, "setflags"},
-        {&s_write, "write"}, {&s_max_recipes, "_MAX_RECIPES"}, {&s_replays, "replays"},
+        {&s_write, "write"}, {&s_leaf, "leaf"}, {&s_dtype, "dtype"}, {&s_shape, "shape"}, {&s_max_recipes, "_MAX_RECIPES"}, {&s_replays, "replays"},
         {&s_recorded, "recorded"}, {&s_char_p, "char *"}, {&s_strides, "strides"}, {&s_plan, "plan"}, {&s_enabled, "enabled"},
         {&s_block_elements, "BLOCK_ELEMENTS"}, {&s_min_elements, "MIN_ELEMENTS"},
         {&s_inputs, "inputs"}, {&s_outputs, "outputs"}, {&s_sinks, "sinks"},

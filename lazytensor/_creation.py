@@ -116,6 +116,10 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
     -------
     Tensor
     """
+    if type(obj) is np.ndarray and dtype is None and device is None and copy is None:
+        src = _dtypes._SERVED.get(obj.dtype)   # the common case, lean: a native
+        if src is not None and obj.dtype is src:    # array of one of our dtypes, no copy
+            return Tensor._from_array(obj)
     _check_device(device, "asarray")
     target = _dtypes.canonical_dtype(dtype, where="asarray") if dtype is not None else None
     if isinstance(obj, Tensor):

@@ -14,6 +14,8 @@ from . import _eval, _graph
 
 # the quick evaluation path in C when it is built (see _eval.py); else always False
 _quick_eval = _eval._quick_eval or (lambda node: False)
+# _graph.leaf and the tensor in C (set up by _elementwise), or None
+_leaf_tensor = _eval._fastpath.leaf_tensor if _eval._fastpath is not None else None
 
 
 class Device:
@@ -65,6 +67,8 @@ class Tensor:
 
     @classmethod
     def _from_array(cls, array) -> "Tensor":
+        if type(array) is np.ndarray and cls is Tensor and _leaf_tensor is not None:
+            return _leaf_tensor(array)      # the same leaf, made in C
         return cls._from_node(_graph.leaf(np.asarray(array)))
 
     # ---- metadata: never evaluates ------------------------------------------------

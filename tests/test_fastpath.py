@@ -406,3 +406,15 @@ def test_python_threads_sharing_kept_plans_and_reductions():
     for t in threads:
         t.join()
     assert not errors, errors[:1]
+
+
+@pytest.mark.parametrize("array", [np.arange(6.0).reshape(2, 3), np.array(2.5, np.float32),
+                                   np.arange(10, dtype=np.int8)[::3], np.zeros((0, 4), bool)])
+def test_leaves_made_in_c_are_the_leaves_python_makes(array):
+    t = _tensor.Tensor._from_array(array)
+    ref = _graph.leaf(array)
+    got = t._node
+    assert type(got) is type(ref) and got.value is array
+    assert (got.op, got.inputs, got.attrs, got.dtype, got.shape, got.key, got.operand) == \
+        (ref.op, ref.inputs, ref.attrs, ref.dtype, ref.shape, ref.key, ref.operand)
+    np.testing.assert_array_equal((t + 0).numpy() if array.dtype != bool else t.numpy(), array)
