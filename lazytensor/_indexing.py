@@ -70,8 +70,11 @@ def _slice_bound(b, key):
 
 def _prepare(key, shape):
     """Check ``key`` against ``shape`` and return the tuple NumPy indexes with."""
-    items = key if isinstance(key, tuple) else (key,)
     ndim = len(shape)
+    if type(key) is slice and ndim and key.step != 0 and all(
+            type(b) is int or b is None for b in (key.start, key.stop, key.step)):
+        return (key,)                # fast path for x[a:b:c]: NumPy's slice is ours
+    items = key if isinstance(key, tuple) else (key,)
     if len(items) <= ndim and all(type(k) is int for k in items):
         # fast path for element access (x[i, j], iteration): only bounds to check
         for axis, (k, n) in enumerate(zip(items, shape)):
