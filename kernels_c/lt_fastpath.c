@@ -565,22 +565,36 @@ static PyObject *setup_recording(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* A new tuple of f(item) for each item of tuple `t`; NULL when f returns NULL (f's error,
+ * or none for plain()). */
+static PyObject *map_tuple(PyObject *t, PyObject *(*f)(PyObject *))
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(t);
+    PyObject *out = PyTuple_New(n);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = f(PyTuple_GET_ITEM(t, i));
+        if (item == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, i, item);
+    }
+    return out;
+}
+
+static PyObject *identity_of(PyObject *o)        /* id(o) */
+{
+    return PyLong_FromVoidPtr(o);
+}
+
 /* _graph.op_node(op, inputs, attrs, dtype, shape): the live node of that key (recorded by
  * this thread), or a new one remembered (weakly) in the hash-consing table.  New reference. */
 static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *dtype,
                          PyObject *shape)
 {
-    Py_ssize_t n = PyTuple_GET_SIZE(inputs);
-    PyObject *ids = PyTuple_New(n);
+    PyObject *ids = map_tuple(inputs, identity_of);
     if (ids == NULL) return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *id = PyLong_FromVoidPtr(PyTuple_GET_ITEM(inputs, i));
-        if (id == NULL) {
-            Py_DECREF(ids);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(ids, i, id);
-    }
     PyObject *thread = PyLong_FromUnsignedLong(PyThread_get_thread_ident());
     PyObject *key = thread ? PyTuple_Pack(5, op, ids, attrs, dtype, thread) : NULL;
     Py_XDECREF(thread);
@@ -887,17 +901,8 @@ static PyObject *plain(PyObject *v)
     }
     if (PyBool_Check(v)) return PyTuple_Pack(2, (PyObject *)&PyBool_Type, v);
     if (PyTuple_CheckExact(v)) {
-        Py_ssize_t n = PyTuple_GET_SIZE(v);
-        PyObject *items = PyTuple_New(n);
+        PyObject *items = map_tuple(v, plain);
         if (items == NULL) return NULL;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            PyObject *k = plain(PyTuple_GET_ITEM(v, i));
-            if (k == NULL) {
-                Py_DECREF(items);
-                return NULL;
-            }
-            PyTuple_SET_ITEM(items, i, k);
-        }
         PyObject *k = PyTuple_Pack(2, (PyObject *)&PyTuple_Type, items);
         Py_DECREF(items);
         return k;

@@ -1,4 +1,5 @@
 import os
+import threading
 
 # Array-API consumers (SciPy, scikit-learn) read this when SciPy is first imported.
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
@@ -15,3 +16,27 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+@pytest.fixture
+def run_threads():
+    """``run(work, arg_lists)``: run ``work(*args)`` in one Python thread per ``args``; fail
+    with the first error a thread raised (a thread cannot fail the test itself) or if one
+    of them hangs."""
+    def run(work, arg_lists, timeout=120):
+        errors = []
+
+        def guarded(*args):
+            try:
+                work(*args)
+            except BaseException as exc:   # reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=guarded, args=tuple(a)) for a in arg_lists]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout)
+        assert not any(t.is_alive() for t in threads), "a thread hung"
+        assert not errors, errors[:1]
+    return run

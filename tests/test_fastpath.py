@@ -103,24 +103,15 @@ def test_kernel_path_and_threads_are_read_each_call():
                     assert _bits(lt.erf(x).numpy()) == _bits(ref), (path, threads)
 
 
-def test_python_threads_sharing_one_kernel():
+def test_python_threads_sharing_one_kernel(run_threads):
     x = lt.asarray(np.arange(1000, dtype=np.float32))
     expected = np.arange(1000, dtype=np.float32) * 3 + 1
-    errors = []
 
     def work():
-        try:
-            for _ in range(300):
-                np.testing.assert_array_equal((x * 3 + 1).numpy(), expected)
-        except Exception as exc:   # reported below
-            errors.append(exc)
+        for _ in range(300):
+            np.testing.assert_array_equal((x * 3 + 1).numpy(), expected)
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    run_threads(work, [()] * 4)
 
 
 def test_what_c_hands_back_to_python():
@@ -376,7 +367,7 @@ def test_misaligned_values_are_copied_on_the_c_path(offset):
         assert float(lt.sum(x)) == expected.sum()
 
 
-def test_python_threads_sharing_kept_plans_and_reductions():
+def test_python_threads_sharing_kept_plans_and_reductions(run_threads):
     x = lt.asarray(np.linspace(-4, 4, 3 * 1024, dtype=np.float32).reshape(3, 1024))
     a = np.linspace(-4, 4, 3 * 1024, dtype=np.float32).reshape(3, 1024)
     with lt.mode("exact"):
@@ -385,27 +376,18 @@ def test_python_threads_sharing_kept_plans_and_reductions():
     np.testing.assert_allclose(soft_ref, np.exp(a - a.max(1, keepdims=True))
                                / np.exp(a - a.max(1, keepdims=True)).sum(1, keepdims=True),
                                rtol=1e-6)
-    errors = []
 
     def work(mode):
-        try:
-            with lt.mode(mode):
-                for _ in range(150):
-                    s, m = _softmax(x, 1).numpy(), lt.mean(x * x, axis=1).numpy()
-                    if mode == "exact":
-                        assert _bits(s) == _bits(soft_ref) and _bits(m) == _bits(mean_ref)
-                    else:
-                        np.testing.assert_allclose(s, soft_ref, rtol=1e-5)
-                        np.testing.assert_allclose(m, mean_ref, rtol=1e-5)
-        except Exception as exc:   # reported below
-            errors.append(exc)
+        with lt.mode(mode):
+            for _ in range(150):
+                s, m = _softmax(x, 1).numpy(), lt.mean(x * x, axis=1).numpy()
+                if mode == "exact":
+                    assert _bits(s) == _bits(soft_ref) and _bits(m) == _bits(mean_ref)
+                else:
+                    np.testing.assert_allclose(s, soft_ref, rtol=1e-5)
+                    np.testing.assert_allclose(m, mean_ref, rtol=1e-5)
 
-    threads = [threading.Thread(target=work, args=(m,)) for m in ("exact", "fast") * 2]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors[:1]
+    run_threads(work, [("exact",), ("fast",)] * 2)
 
 
 @pytest.mark.parametrize("array", [np.arange(6.0).reshape(2, 3), np.array(2.5, np.float32),

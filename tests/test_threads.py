@@ -36,29 +36,19 @@ def test_many_kernels_on_the_pool(threads):
         assert s == float(lt.sum(x * y))
 
 
-def test_python_threads_share_the_pool(threads):
+def test_python_threads_share_the_pool(threads, run_threads):
     threads(2)
     rng = np.random.default_rng(4)
     arrays = [rng.standard_normal((2, N)).astype(np.float32) for _ in range(4)]
-    errors = []
 
     def work(a, b):
-        try:
-            x, y = lt.asarray(a), lt.asarray(b)
-            for _ in range(15):
-                np.testing.assert_array_equal(np.asarray(x * y + 1), _expected(a, b))
-                np.testing.assert_allclose(float(lt.sum(x)), a.astype(np.float64).sum(),
-                                           rtol=1e-6)   # a float32 result
-        except Exception as exc:   # reported below: a thread cannot fail the test itself
-            errors.append(exc)
+        x, y = lt.asarray(a), lt.asarray(b)
+        for _ in range(15):
+            np.testing.assert_array_equal(np.asarray(x * y + 1), _expected(a, b))
+            np.testing.assert_allclose(float(lt.sum(x)), a.astype(np.float64).sum(),
+                                       rtol=1e-6)   # a float32 result
 
-    workers = [threading.Thread(target=work, args=(a, b)) for a, b in arrays]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join(timeout=120)
-    assert not any(w.is_alive() for w in workers), "a kernel call hung"
-    assert not errors, errors
+    run_threads(work, arrays)
 
 
 def _child(queue):
@@ -103,7 +93,7 @@ def test_threads_do_not_share_pending_nodes():
     np.testing.assert_allclose(fast, exact, rtol=1e-6)
 
 
-def test_one_pending_tensor_evaluated_by_several_threads():
+def test_one_pending_tensor_evaluated_by_several_threads(run_threads):
     """Evaluations are serialised: a shared pending tensor is planned and computed once,
     never planned by one thread while another gives its nodes values."""
     a = np.linspace(-4, 4, 32 * 4096, dtype=np.float32).reshape(32, 4096)
@@ -116,19 +106,8 @@ def test_one_pending_tensor_evaluated_by_several_threads():
     ref = softmax(X).numpy().copy()
     for _ in range(20):
         shared = softmax(X)
-        results, errors = [], []
-
-        def work():
-            try:
-                results.append(shared.numpy())
-            except Exception as exc:   # reported below
-                errors.append(exc)
-
-        threads = [threading.Thread(target=work) for _ in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        assert not errors, errors[:1]
+        results = []
+        run_threads(lambda: results.append(shared.numpy()), [()] * 4)
+        assert len(results) == 4
         for r in results:
             assert r.tobytes() == ref.tobytes()
