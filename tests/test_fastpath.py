@@ -2,7 +2,6 @@
 state and the counters of the Python path, share its quick table, follow mode, thread and
 kernel-path changes made between calls, and hand anything unusual back to Python."""
 
-import threading
 
 import numpy as np
 import pytest
