@@ -2,18 +2,16 @@
  *
  * Evaluating a 10^3-element expression is mostly Python work around a kernel call of a
  * microsecond: walk the pending DAG, build the structure key, find the compiled kernel, fill
- * its pointers, allocate the output and keep the value.  quick_eval() does exactly what the
- * quick path of lazytensor/_eval.py (evaluate_one) does for a root that is not a reduction,
- * and builds the very same key, so the two share the kernel cache's quick table; a root that
- * is one reduction of such an expression (or of a value) is done as _reduce_into does it.
- * It returns
- * False, having changed nothing, whenever it is not sure: a reduction below, another shape,
- * a DAG larger than its small fixed arrays, a miss in the quick table, or the kernel's call
+ * its pointers, allocate the output and keep the value.  quick_eval() does what the quick
+ * path of lazytensor/_eval.py (evaluate_one) does, and plan_eval() what evaluate() does on a
+ * hit of a kept plan; both build the very keys Python builds, so they share the kernel
+ * cache's quick table.  They return False, having changed nothing, whenever they are not
+ * sure: another shape, a DAG larger than their small fixed arrays, a miss, a kernel's call
  * structure busy in another thread.  Python then takes its own path.
  *
- * binary() and unary() record an op the way _elementwise.binary/unary do in their lean case
- * (tensors of one shape, Python int/float scalars, a known signature, no cast needed): the
- * same hash-consed node, made here.  Anything else goes to the Python functions.
+ * binary(), unary(), result() and leaf_tensor() record a node the way _elementwise and
+ * _graph do in their lean cases (the same hash-consed node, made here); memo_call() and
+ * replay() are the recording memo of _replay.py.  Anything else goes to the Python functions.
  *
  * Node attributes are read straight from their __slots__ (offsets taken from the member
  * descriptors at setup): a Python attribute lookup costs more than the rest of the walk.
@@ -48,7 +46,7 @@ static lt_run_fn run_kernel;
 static long max_group_nodes, max_group_inputs;
 static PyObject *s_reduce, *s_fast, *s_acquire, *s_release, *s_num_threads, *s_path,
     *s_evaluations, *s_kernels, *s_hits, *s_itemsize, *s_setflags, *s_write,
-    *s_allocated_bytes, *empty_tuple, *s_write_names, *s_reshape;
+    *s_allocated_bytes, *empty_tuple, *s_write_names, *s_reshape, *s_transpose;
 
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
 
@@ -175,11 +173,11 @@ static int walk(PyObject *root, PyObject *key, PyObject **inputs, int *n_inputs)
             if (find(seen, n_seen, x) >= 0) continue;
             if (SLOT(x, off_value) != Py_None) {
                 if (n_seen == MAX_NODES) return 0;
-                PyObject *operand = operand_made(x), *made = operand;
+                PyObject *operand = operand_made(x);
                 if (operand == NULL) return -1;
                 int bad = !PyTuple_Check(operand) || PyTuple_GET_SIZE(operand) < 4 ||
                           PyList_Append(key, PyTuple_GET_ITEM(operand, 1));
-                Py_XDECREF(made);
+                Py_DECREF(operand);
                 if (bad) return PyErr_Occurred() ? -1 : 0;
                 seen[n_seen] = x;
                 ref[n_seen++] = -1 - *n_inputs;
@@ -341,8 +339,20 @@ static int call_run(call_t *c, const settings_t *s, int n_out)
     return 0;
 }
 
+/* The address of element 0 of a buffer (PyBUF_STRIDES: any strided array; with
+ * PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS: an output this module allocated).  The caller keeps
+ * the object, which keeps the memory.  0, or -1 on error. */
+static int buffer_address(PyObject *obj, int flags, char **address)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(obj, &view, flags) < 0) return -1;
+    *address = view.buf;
+    PyBuffer_Release(&view);
+    return 0;
+}
+
 /* The address of element 0 of a node's value: its cached operand's, or through the buffer
- * protocol (values this module just computed: aligned).  0, or -1 on error. */
+ * protocol (values this module just computed: aligned). */
 static int node_address(PyObject *node, char **address)
 {
     PyObject *operand = SLOT(node, off_operand);
@@ -350,21 +360,7 @@ static int node_address(PyObject *node, char **address)
         *address = PyLong_AsVoidPtr(PyTuple_GET_ITEM(operand, 3));
         return PyErr_Occurred() ? -1 : 0;
     }
-    Py_buffer view;
-    if (PyObject_GetBuffer(SLOT(node, off_value), &view, PyBUF_STRIDES) < 0) return -1;
-    *address = view.buf;
-    PyBuffer_Release(&view);
-    return 0;
-}
-
-/* The data pointer of an array this module allocated (C-contiguous, writable). */
-static int array_address(PyObject *array, char **address)
-{
-    Py_buffer view;
-    if (PyObject_GetBuffer(array, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return -1;
-    *address = view.buf;
-    PyBuffer_Release(&view);      /* the array keeps its memory; we keep the array */
-    return 0;
+    return buffer_address(SLOT(node, off_value), PyBUF_STRIDES, address);
 }
 
 /* _memory.empty(shape, dtype) for a root of `size` elements: a small output straight from
@@ -407,6 +403,57 @@ static int set_value(PyObject *node, PyObject *array)
     SLOT(node, off_inputs) = Py_NewRef(empty_tuple);
     Py_XDECREF(old);
     return 0;
+}
+
+/* Run an open call and keep its results, as evaluate_one, evaluate and _reduce_into do: read
+ * `inputs` (nodes with values), write fresh arrays for `outputs` (a reduction kernel writes
+ * them in its plan's order, kept as transposed views) and accumulators for `sinks` (kept
+ * reshaped), and give each node its value.  0, or -1 on error. */
+static int run_call(call_t *c, const settings_t *s, PyObject *const *inputs, int n_in,
+                    PyObject *const *outputs, int n_out, PyObject *const *sinks, int n_sink)
+{
+    if (n_sink != c->n_sinks || c->fills) {
+        PyErr_SetString(PyExc_RuntimeError, "lazytensor: a kept kernel does not match its use");
+        return -1;
+    }
+    for (int k = 0; k < n_in; k++)
+        if (node_address(inputs[k], &c->in_ptr[k])) return -1;
+    PyObject *made[2 * MAX_NODES];
+    int n_made = 0, r = -1;
+    for (int k = 0; k < n_out + n_sink; k++) {
+        PyObject *node = k < n_out ? outputs[k] : sinks[k - n_out], *a;
+        if (k >= n_out) {                 /* an accumulator: one slot per result */
+            PyObject *shape = Py_BuildValue("(L)", c->results);
+            a = shape ? empty(shape, SLOT(node, off_dtype), c->results) : NULL;
+            Py_XDECREF(shape);
+        } else {
+            a = empty(n_sink ? c->buffer_shape : SLOT(node, off_shape), SLOT(node, off_dtype),
+                      c->p->size);
+        }
+        if (a == NULL) goto done;
+        made[n_made++] = a;
+        if (buffer_address(a, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS,
+                           k < n_out ? &c->out_ptr[k] : &c->red_ptr[k - n_out]))
+            goto done;
+    }
+    if (call_run(c, s, n_out) || count(counters, s_kernels, 1)) goto done;
+    for (int k = 0; k < n_out + n_sink; k++) {
+        PyObject *node = k < n_out ? outputs[k] : sinks[k - n_out], *value;
+        if (k >= n_out)
+            value = PyObject_CallMethodOneArg(made[k], s_reshape, SLOT(node, off_shape));
+        else if (n_sink)
+            value = PyObject_CallMethodOneArg(made[k], s_transpose, c->inverse);
+        else
+            value = Py_NewRef(made[k]);
+        if (value == NULL) goto done;
+        int bad = set_value(node, value);
+        Py_DECREF(value);
+        if (bad) goto done;
+    }
+    r = 0;
+done:
+    for (int k = 0; k < n_made; k++) Py_DECREF(made[k]);
+    return r;
 }
 
 /* _eval._reduce_below_first's chain: the reduction reached from `root` through ops that
@@ -454,7 +501,7 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
     PyObject *key = PyList_New(0);
     if (key == NULL) return NULL;
     if (SLOT(top, off_value) != Py_None) {     /* a reduction of a value: one input */
-        PyObject *operand = operand_made(top), *made = operand;
+        PyObject *operand = operand_made(top);
         if (operand == NULL)
             walked = -1;
         else if (!PyTuple_Check(operand) || PyTuple_GET_SIZE(operand) < 4)
@@ -462,7 +509,7 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
         else
             walked = PyList_Append(key, SLOT(top, off_shape)) ||
                      PyList_Append(key, PyTuple_GET_ITEM(operand, 1)) ? -1 : 1;
-        Py_XDECREF(made);
+        Py_XDECREF(operand);
         inputs[0] = top;
         n_inputs = 1;
     } else {
@@ -513,36 +560,12 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
         if (call_close(&c)) return NULL;
         Py_RETURN_FALSE;
     }
-    int failed = 1;
-    PyObject *out = reduction ? NULL : empty(SLOT(root, off_shape), SLOT(root, off_dtype),
-                                             c.p->size);
-    if (reduction) {
-        PyObject *shape = Py_BuildValue("(L)", c.results);
-        out = shape ? empty(shape, SLOT(root, off_dtype), c.results) : NULL;
-        Py_XDECREF(shape);
-    }
-    char *buf;
-    if (out != NULL && array_address(out, &buf) == 0) {
-        failed = 0;
-        for (int k = 0; k < n_inputs && !failed; k++)
-            failed = node_address(inputs[k], &c.in_ptr[k]) != 0;
-        if (!failed) {
-            if (reduction) c.red_ptr[0] = buf;
-            else c.out_ptr[0] = buf;
-            failed = call_run(&c, &settings, reduction ? 0 : 1) != 0;
-        }
-    }
+    int failed = run_call(&c, &settings, inputs, n_inputs, &root, reduction ? 0 : 1,
+                          &root, reduction ? 1 : 0) != 0;
     failed |= call_close(&c) != 0;
-    PyObject *value = NULL, *result = NULL;
-    if (!failed && count(cache_stats, s_hits, 1) == 0 &&
-        count(counters, s_evaluations, 1) == 0 && count(counters, s_kernels, 1) == 0 &&
-        (value = reduction ? PyObject_CallMethodOneArg(out, s_reshape, SLOT(root, off_shape))
-                           : Py_NewRef(out)) != NULL &&
-        set_value(root, value) == 0)
-        result = Py_NewRef(Py_True);
-    Py_XDECREF(value);
-    Py_XDECREF(out);
-    return result;
+    if (failed || count(cache_stats, s_hits, 1) || count(counters, s_evaluations, 1))
+        return NULL;
+    Py_RETURN_TRUE;
 }
 
 /* ---- recording ------------------------------------------------------------------------ */
@@ -588,6 +611,24 @@ static PyObject *identity_of(PyObject *o)        /* id(o) */
     return PyLong_FromVoidPtr(o);
 }
 
+/* Node(op, inputs, attrs, dtype, shape, value, key), made in place (Node.__init__'s fields).
+ * New reference. */
+static PyObject *new_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *dtype,
+                          PyObject *shape, PyObject *value, PyObject *key)
+{
+    PyObject *node = node_type->tp_alloc(node_type, 0);
+    if (node == NULL) return NULL;
+    SLOT(node, off_op) = Py_NewRef(op);
+    SLOT(node, off_inputs) = Py_NewRef(inputs);
+    SLOT(node, off_attrs) = Py_NewRef(attrs);
+    SLOT(node, off_dtype) = Py_NewRef(dtype);
+    SLOT(node, off_shape) = Py_NewRef(shape);
+    SLOT(node, off_value) = Py_NewRef(value);
+    SLOT(node, off_key) = Py_NewRef(key);
+    SLOT(node, off_operand) = Py_NewRef(Py_None);
+    return node;
+}
+
 /* _graph.op_node(op, inputs, attrs, dtype, shape): the live node of that key (recorded by
  * this thread), or a new one remembered (weakly) in the hash-consing table.  New reference. */
 static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *dtype,
@@ -612,19 +653,9 @@ static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObje
         Py_DECREF(key);
         return NULL;
     }
-    PyObject *node = node_type->tp_alloc(node_type, 0);     /* Node.__init__, in place */
-    if (node == NULL) {
-        Py_DECREF(key);
-        return NULL;
-    }
-    SLOT(node, off_op) = Py_NewRef(op);
-    SLOT(node, off_inputs) = Py_NewRef(inputs);
-    SLOT(node, off_attrs) = Py_NewRef(attrs);
-    SLOT(node, off_dtype) = Py_NewRef(dtype);
-    SLOT(node, off_shape) = Py_NewRef(shape);
-    SLOT(node, off_value) = Py_NewRef(Py_None);
-    SLOT(node, off_key) = key;                               /* the reference made above */
-    SLOT(node, off_operand) = Py_NewRef(Py_None);
+    PyObject *node = new_node(op, inputs, attrs, dtype, shape, Py_None, key);
+    Py_DECREF(key);
+    if (node == NULL) return NULL;
     /* _graph._remember */
     PyObject *weak = PyWeakref_NewRef(node, NULL);
     if (weak == NULL || PyDict_SetItem(intern_table, key, weak)) {
@@ -848,24 +879,12 @@ static PyObject *leaf_tensor(PyObject *self, PyObject *array)
     }
     PyObject *dtype = PyObject_GetAttr(array, s_dtype), *shape = NULL, *node = NULL;
     if (dtype != NULL) shape = PyObject_GetAttr(array, s_shape);
-    if (shape != NULL && !PyTuple_CheckExact(shape)) {
+    if (shape != NULL && !PyTuple_CheckExact(shape))
         PyErr_SetString(PyExc_TypeError, "leaf_tensor: not a NumPy array");
-        Py_CLEAR(shape);
-    }
-    if (shape != NULL) node = node_type->tp_alloc(node_type, 0);
-    if (node == NULL) {
-        Py_XDECREF(dtype);
-        Py_XDECREF(shape);
-        return NULL;
-    }
-    SLOT(node, off_op) = Py_NewRef(s_leaf);
-    SLOT(node, off_inputs) = Py_NewRef(empty_tuple);
-    SLOT(node, off_attrs) = Py_NewRef(empty_tuple);
-    SLOT(node, off_dtype) = dtype;
-    SLOT(node, off_shape) = shape;
-    SLOT(node, off_value) = Py_NewRef(array);
-    SLOT(node, off_key) = Py_NewRef(Py_None);
-    SLOT(node, off_operand) = Py_NewRef(Py_None);
+    else if (shape != NULL)
+        node = new_node(s_leaf, empty_tuple, empty_tuple, dtype, shape, array, Py_None);
+    Py_XDECREF(dtype);
+    Py_XDECREF(shape);
     return new_tensor(node);
 }
 
@@ -994,11 +1013,8 @@ fail:
  * __array_interface__ costs microseconds; the buffer protocol does not). */
 static PyObject *data_address(PyObject *self, PyObject *array)
 {
-    Py_buffer view;
-    if (PyObject_GetBuffer(array, &view, PyBUF_STRIDES) < 0) return NULL;
-    PyObject *address = PyLong_FromVoidPtr(view.buf);
-    PyBuffer_Release(&view);
-    return address;
+    char *address;
+    return buffer_address(array, PyBUF_STRIDES, &address) ? NULL : PyLong_FromVoidPtr(address);
 }
 
 
@@ -1008,7 +1024,7 @@ static PyObject *data_address(PyObject *self, PyObject *array)
 #define MAX_LEAVES 64
 
 static PyObject *rows_module, *s_plan, *s_enabled, *s_block_elements, *s_min_elements,
-    *s_inputs, *s_outputs, *s_sinks, *s_kernel, *s_transpose;
+    *s_inputs, *s_outputs, *s_sinks, *s_kernel;
 
 static PyObject *setup_plans(PyObject *self, PyObject *args)
 {
@@ -1093,13 +1109,13 @@ static int plan_key(PyObject *roots, PyObject *const *order, int n_order, PyObje
                         Py_DECREF(refs);
                         return 0;
                     }
-                    PyObject *operand = operand_made(x), *made = operand;
+                    PyObject *operand = operand_made(x);
                     if (operand == NULL) {
                         Py_DECREF(refs);
                         return -1;
                     }
                     int bad = PyList_Append(key, PyTuple_GET_ITEM(operand, 1));
-                    Py_XDECREF(made);
+                    Py_DECREF(operand);
                     if (bad) {
                         Py_DECREF(refs);
                         return -1;
@@ -1152,64 +1168,33 @@ static int positions(PyObject *step, PyObject *name, int *out, int max)
     return n;
 }
 
+/* out[k] = at[pos[k]] for k < count; -1 if a position is not below n. */
+static int gather(PyObject *const *at, int n, const int *pos, int count, PyObject **out)
+{
+    for (int k = 0; k < count; k++) {
+        if (pos[k] < 0 || pos[k] >= n) return -1;
+        out[k] = at[pos[k]];
+    }
+    return 0;
+}
+
 /* Run one step of a kept plan (an open call): its inputs are values by now. */
 static int run_step(call_t *c, const settings_t *s, PyObject *step, PyObject *const *at,
-                    int n_at, PyObject *const *order, int n_order)
+                    int n_at, int n_order)
 {
     int ins[MAX_NODES], outs[MAX_NODES], sinks[MAX_NODES];
     int n_in = positions(step, s_inputs, ins, MAX_NODES);
     int n_out = n_in < 0 ? -1 : positions(step, s_outputs, outs, MAX_NODES);
     int n_sink = n_out < 0 ? -1 : positions(step, s_sinks, sinks, MAX_NODES);
     if (n_sink < 0) return -1;
-    if (n_sink != c->n_sinks || c->fills) {
-        PyErr_SetString(PyExc_RuntimeError, "plan_eval: a kept step does not match its kernel");
+    PyObject *in_nodes[MAX_NODES], *out_nodes[MAX_NODES], *sink_nodes[MAX_NODES];
+    /* inputs are pending nodes or leaves; outputs and sinks are pending nodes */
+    if (gather(at, n_at, ins, n_in, in_nodes) || gather(at, n_order, outs, n_out, out_nodes) ||
+        gather(at, n_order, sinks, n_sink, sink_nodes)) {
+        PyErr_SetString(PyExc_IndexError, "plan_eval: a kept step has a bad position");
         return -1;
     }
-    for (int k = 0; k < n_in; k++) {
-        if (ins[k] < 0 || ins[k] >= n_at || node_address(at[ins[k]], &c->in_ptr[k])) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "plan_eval: bad input");
-            return -1;
-        }
-    }
-    PyObject *made[2 * MAX_NODES];
-    int n_made = 0, r = -1;
-    for (int k = 0; k < n_out; k++) {
-        if (outs[k] < 0 || outs[k] >= n_order) goto done;
-        PyObject *node = order[outs[k]];
-        PyObject *a = n_sink ? empty(c->buffer_shape, SLOT(node, off_dtype), c->p->size)
-                             : empty(SLOT(node, off_shape), SLOT(node, off_dtype), c->p->size);
-        if (a == NULL) goto done;
-        made[n_made++] = a;
-        if (array_address(a, &c->out_ptr[k])) goto done;
-    }
-    for (int k = 0; k < n_sink; k++) {
-        if (sinks[k] < 0 || sinks[k] >= n_order) goto done;
-        PyObject *shape = Py_BuildValue("(L)", c->results);
-        PyObject *a = shape ? empty(shape, SLOT(order[sinks[k]], off_dtype), c->results) : NULL;
-        Py_XDECREF(shape);
-        if (a == NULL) goto done;
-        made[n_made++] = a;
-        if (array_address(a, &c->red_ptr[k])) goto done;
-    }
-    if (call_run(c, s, n_out) || count(counters, s_kernels, 1)) goto done;
-    for (int k = 0; k < n_out + n_sink; k++) {
-        PyObject *node = order[k < n_out ? outs[k] : sinks[k - n_out]], *value;
-        if (k >= n_out)
-            value = PyObject_CallMethodOneArg(made[k], s_reshape, SLOT(node, off_shape));
-        else if (n_sink)          /* written in the plan's order: a transposed view */
-            value = PyObject_CallMethodOneArg(made[k], s_transpose, c->inverse);
-        else
-            value = Py_NewRef(made[k]);
-        if (value == NULL) goto done;
-        int bad = set_value(node, value);
-        Py_DECREF(value);
-        if (bad) goto done;
-    }
-    r = 0;
-done:
-    for (int k = 0; k < n_made; k++) Py_DECREF(made[k]);
-    if (r && !PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "plan_eval: bad position");
-    return r;
+    return run_call(c, s, in_nodes, n_in, out_nodes, n_out, sink_nodes, n_sink);
 }
 
 /* plan_eval(nodes) -> bool: _eval.evaluate on a hit of its kept plan (kernel by kernel);
@@ -1263,7 +1248,7 @@ static PyObject *plan_eval(PyObject *self, PyObject *roots)
         int failed = count(cache_stats, s_hits, 1) || count(counters, s_evaluations, 1);
         for (int i = 0; i < n_open && !failed; i++)
             failed = run_step(&calls[i], &settings, PyList_GET_ITEM(steps, i), order,
-                              n_order + n_leaves, order, n_order) != 0;
+                              n_order + n_leaves, n_order) != 0;
         if (!failed) result = Py_NewRef(Py_True);
     }
     for (int i = 0; i < n_open; i++)

@@ -24,8 +24,8 @@ lock = threading.RLock()
 counters = {"evaluations": 0, "kernels": 0, "row_blocks": 0}
 
 
-def evaluate_one(root) -> None:
-    """Give ``root`` a value.
+def evaluate_one(root, quick=True) -> None:
+    """Give ``root`` a value (``quick=False``: the C quick path was tried already).
 
     The common case takes a lean path: every pending node ``root`` depends on has its
     shape, and they fit in one group; or ``root`` is a reduction and every pending node
@@ -34,7 +34,7 @@ def evaluate_one(root) -> None:
     table skips partitioning, planning and lowering.  Anything else goes through
     :func:`evaluate`.
     """
-    if root.value is not None or (_quick_eval is not None and _quick_eval(root)):
+    if root.value is not None or (quick and _quick_eval is not None and _quick_eval(root)):
         return
     sink = root if root.op == "reduce" else None
     top = root.inputs[0] if sink is not None else root

@@ -145,7 +145,7 @@ class Tensor:
         if node.value is None:
             with _eval.lock:
                 if node.value is None and not _quick_eval(node):
-                    _eval.evaluate_one(node)
+                    _eval.evaluate_one(node, quick=False)
         return node.value
 
     def numpy(self) -> np.ndarray:

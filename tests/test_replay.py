@@ -44,7 +44,6 @@ def test_replay_records_the_same_nodes(fn, kwargs, dtype):
     assert len(fn.recipes) == 1
     assert _replay.stats["replays"] - before >= len(values) - 1   # nested memos count too
     for d, g in zip(direct, got):
-        assert g._node is d._node or _bits(g) == _bits(d)
         assert _bits(g) == _bits(d)
 
 
