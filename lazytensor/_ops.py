@@ -123,15 +123,14 @@ OPS_LIST = [
                            "f": "LT_LIBM(pow, F)(a, b)"},
           exact=False, doc="Power; integers by repeated squaring with wrap-around.",
           onnx="Pow", cplx="power"),
-    # float max/min/relu: "a NaN a wins, else a NaN b, else the larger" written as one
-    # select on (a > b) | (a != a) (the same result for every input), which vectorises to
-    # two compares and a blend
+    # float max/min: "a NaN a wins, else a NaN b, else the larger", as lt_max/lt_min
+    # (lt_math.h): one max/min instruction and a select of a NaN a once vectorised
     OpDef("maximum", 2, _NUM, {_INT: "(a > b ? a : b)",
-                               "f": "(((a > b) | (a != a)) ? a : b)"},
+                               "f": "lt_max##F(a, b)"},
           doc="Larger operand; NaN wins; on a tie the second operand is returned.",
           onnx="Max"),
     OpDef("minimum", 2, _NUM, {_INT: "(a < b ? a : b)",
-                               "f": "(((a < b) | (a != a)) ? a : b)"},
+                               "f": "lt_min##F(a, b)"},
           doc="Smaller operand; NaN wins; on a tie the second operand is returned.",
           onnx="Min"),
     # lt.clip with both bounds: minimum(maximum(a, b), c) in one pass, the same results
@@ -215,7 +214,7 @@ OPS_LIST = [
           ulp=(("float32", 0.5), ("float64", 1), ("fast", 2)),
           doc="1 / (1 + exp(-a)), relative accuracy kept far below zero."),
     OpDef("relu", 1, "if", {"i": "(a < 0 ? (T)0 : a)",
-                            "f": "(((a > (T)0) | (a != a)) ? a : (T)0)"},
+                            "f": "lt_max##F(a, (T)0)"},
           doc="max(a, 0) with Max's rules: relu(-0) is +0, NaN passes.", onnx="Relu"),
     OpDef("leaky_relu", 1, "f", {"f": "(a < 0 ? (T)p0 * a : a)"}, attrs=("alpha",),
           doc="a < 0 ? alpha * a : a.", onnx="LeakyRelu"),
