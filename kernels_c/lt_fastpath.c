@@ -738,9 +738,41 @@ static int signature(PyObject *key, PyObject **dtype, PyObject **out_dtype)
     return 1;
 }
 
+/* The shape two shapes broadcast to (_elementwise.broadcast_shapes_cached for a pair), made
+ * of the operands' own int objects; NULL (no error) when they do not broadcast or are not
+ * tuples of ints: Python's path then decides.  New reference. */
+static PyObject *broadcast_pair(PyObject *sa, PyObject *sb)
+{
+    if (!PyTuple_CheckExact(sa) || !PyTuple_CheckExact(sb)) return NULL;
+    Py_ssize_t na = PyTuple_GET_SIZE(sa), nb = PyTuple_GET_SIZE(sb), n = na > nb ? na : nb;
+    PyObject *out = PyTuple_New(n);
+    if (out == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    for (Py_ssize_t d = 1; d <= n; d++) {            /* from the last dimension */
+        PyObject *x = d <= na ? PyTuple_GET_ITEM(sa, na - d) : NULL;
+        PyObject *y = d <= nb ? PyTuple_GET_ITEM(sb, nb - d) : NULL;
+        if ((x && !PyLong_CheckExact(x)) || (y && !PyLong_CheckExact(y))) goto fail;
+        long long mx = x ? PyLong_AsLongLong(x) : 1, my = y ? PyLong_AsLongLong(y) : 1;
+        if (PyErr_Occurred()) goto fail;
+        PyObject *pick;
+        if (mx == 1) pick = y ? y : x;
+        else if (my == 1 || my == mx) pick = x;
+        else goto fail;
+        PyTuple_SET_ITEM(out, n - d, Py_NewRef(pick));
+    }
+    return out;
+fail:
+    PyErr_Clear();
+    Py_DECREF(out);
+    return NULL;
+}
+
 /* binary(name, a, b): _elementwise.binary. */
 static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
+    PyObject *made_shape = NULL;       /* a broadcast shape made here */
     if (nargs != 3 || tensor_type == NULL) goto python;
     PyObject *name = args[0], *a = args[1], *b = args[2];
     PyObject *na = NULL, *nb = NULL, *shape, *key;
@@ -752,9 +784,12 @@ static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             PyObject *other = SLOT(nb, off_shape);
             if (other != shape) {
                 int same = PyObject_RichCompareBool(other, shape, Py_EQ);
-                if (same <= 0) {
-                    if (same < 0) PyErr_Clear();
-                    goto python;                 /* broadcasting: Python's path */
+                if (same < 0) PyErr_Clear();
+                if (same != 1) {
+                    /* broadcasting: the result's shape, kept alive by the new node */
+                    shape = broadcast_pair(shape, other);
+                    if (shape == NULL) goto python;      /* Python raises the error */
+                    made_shape = shape;
                 }
             }
             key = PyTuple_Pack(3, name, SLOT(na, off_dtype), SLOT(nb, off_dtype));
@@ -777,11 +812,16 @@ static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     PyObject *oa = operand(na, a, dtype), *ob = operand(nb, b, dtype);
     if (oa == NULL || ob == NULL) goto python;
     PyObject *inputs = PyTuple_Pack(2, oa, ob);
-    if (inputs == NULL) return NULL;
+    if (inputs == NULL) {
+        Py_XDECREF(made_shape);
+        return NULL;
+    }
     PyObject *node = op_node(name, inputs, empty_tuple, out_dtype, shape);
     Py_DECREF(inputs);
+    Py_XDECREF(made_shape);
     return new_tensor(node);
 python:
+    Py_XDECREF(made_shape);
     return PyObject_Vectorcall(py_binary, args, nargs, NULL);
 }
 
