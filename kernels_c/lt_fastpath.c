@@ -45,8 +45,8 @@ static PyObject *s_sweep_at, *s_sweep, *s_leaf, *s_dtype, *s_shape;
 static lt_run_fn run_kernel;
 static long max_group_nodes, max_group_inputs;
 static PyObject *s_reduce, *s_fast, *s_acquire, *s_release, *s_num_threads, *s_path,
-    *s_evaluations, *s_kernels, *s_hits, *s_itemsize, *s_setflags, *s_write,
-    *s_allocated_bytes, *empty_tuple, *s_write_names, *s_reshape, *s_transpose;
+    *s_evaluations, *s_kernels, *s_hits, *s_itemsize, *s_setflags,
+    *s_allocated_bytes, *empty_tuple, *s_reshape, *s_transpose;
 
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
 
@@ -382,8 +382,8 @@ static PyObject *empty(PyObject *shape, PyObject *dtype, long long size)
  * its inputs. */
 static int set_value(PyObject *node, PyObject *array)
 {
-    PyObject *r = PyObject_VectorcallMethod(s_setflags, (PyObject *[]){array, Py_False}, 1,
-                                            s_write_names);
+    /* setflags(False): write=False by position (a keyword argument costs NumPy a dict) */
+    PyObject *r = PyObject_CallMethodOneArg(array, s_setflags, Py_False);
     if (r == NULL) return -1;
     Py_DECREF(r);
     PyObject *old = SLOT(node, off_value);
@@ -1341,7 +1341,7 @@ PyMODINIT_FUNC PyInit__fastpath(void)
     struct { PyObject **at; const char *text; } names[] = {
         {&s_reduce, "reduce"}, {&s_fast, "_fast"}, {&s_acquire, "acquire"},
         {&s_release, "release"}, {&s_itemsize, "itemsize"}, {&s_setflags, "setflags"},
-        {&s_write, "write"}, {&s_leaf, "leaf"}, {&s_dtype, "dtype"}, {&s_shape, "shape"}, {&s_max_recipes, "_MAX_RECIPES"}, {&s_replays, "replays"},
+        {&s_leaf, "leaf"}, {&s_dtype, "dtype"}, {&s_shape, "shape"}, {&s_max_recipes, "_MAX_RECIPES"}, {&s_replays, "replays"},
         {&s_recorded, "recorded"}, {&s_char_p, "char *"}, {&s_strides, "strides"}, {&s_plan, "plan"}, {&s_enabled, "enabled"},
         {&s_block_elements, "BLOCK_ELEMENTS"}, {&s_min_elements, "MIN_ELEMENTS"},
         {&s_inputs, "inputs"}, {&s_outputs, "outputs"}, {&s_sinks, "sinks"},
@@ -1351,8 +1351,7 @@ PyMODINIT_FUNC PyInit__fastpath(void)
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if ((*names[i].at = PyUnicode_InternFromString(names[i].text)) == NULL) return NULL;
-    if ((empty_tuple = PyTuple_New(0)) == NULL ||
-        (s_write_names = PyTuple_Pack(1, s_write)) == NULL)
+    if ((empty_tuple = PyTuple_New(0)) == NULL)
         return NULL;
     return PyModule_Create(&module);
 }

@@ -91,5 +91,5 @@ def wrap(array, dtype=None) -> Tensor:
     out = np.asarray(array)
     if dtype is not None and out.dtype != dtype:
         out = out.astype(dtype)
-    out.setflags(write=False)
+    out.setflags(False)                 # write=False (by position: cheaper)
     return Tensor._from_array(out)

@@ -40,7 +40,7 @@ class Node:
 
         kernels_c/lt_fastpath.c (``set_value``) makes the same changes for the values it
         computes: change both together."""
-        array.setflags(write=False)   # (cheaper than array.flags.writeable)
+        array.setflags(False)   # write=False; by position: cheaper than a keyword or .flags
         self.value = array
         if self.key is not None:   # its inputs may now die and their ids be reused
             ref = _INTERN.get(self.key)

@@ -123,7 +123,7 @@ class Tensor:
             raise ValueError(f"T is defined for 2-d tensors (this one has shape {self.shape}); "
                              f"use mT or permute_dims")
         view = self._value().T          # a new view object: making it read-only is local
-        view.setflags(write=False)
+        view.setflags(False)            # write=False
         return Tensor._from_array(view)
 
     @property
