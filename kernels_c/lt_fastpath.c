@@ -140,6 +140,44 @@ static PyObject *operand_made(PyObject *node)
     return made;
 }
 
+/* The layout (shape, strides, dtype) of a node with a value, as operand_made's [1], for a
+ * plan's key.  A value without a cached operand (one just computed, read once by the next
+ * kernel) does not get one made: run_call reads its address from the buffer, and making the
+ * operand (a cffi pointer) cost a third of a microsecond.  A misaligned value goes through
+ * operand_made, which copies it and caches the copy.  New reference; NULL with no error when
+ * the cached operand is not of its form (Python's path then decides). */
+static PyObject *layout_made(PyObject *node)
+{
+    PyObject *operand = SLOT(node, off_operand);
+    Py_buffer view;
+    if (operand == Py_None && PyObject_GetBuffer(SLOT(node, off_value), &view, PyBUF_STRIDES) == 0) {
+        int aligned = view.itemsize > 0 && (uintptr_t)view.buf % view.itemsize == 0;
+        for (int d = 0; d < view.ndim && aligned; d++)
+            aligned = view.strides[d] % view.itemsize == 0;
+        PyObject *strides = aligned ? PyTuple_New(view.ndim) : NULL;
+        for (int d = 0; strides != NULL && d < view.ndim; d++) {
+            PyObject *s = PyLong_FromSsize_t(view.strides[d]);
+            if (s == NULL) Py_CLEAR(strides);
+            else PyTuple_SET_ITEM(strides, d, s);
+        }
+        PyBuffer_Release(&view);
+        if (strides != NULL) {
+            PyObject *layout = PyTuple_Pack(3, SLOT(node, off_shape), strides,
+                                            SLOT(node, off_dtype));
+            Py_DECREF(strides);
+            return layout;
+        }
+        if (PyErr_Occurred()) return NULL;
+    }
+    PyErr_Clear();                       /* no buffer: operand_made hands it to Python */
+    operand = operand_made(node);
+    if (operand == NULL) return NULL;
+    PyObject *layout = PyTuple_Check(operand) && PyTuple_GET_SIZE(operand) >= 4
+                       ? Py_NewRef(PyTuple_GET_ITEM(operand, 1)) : NULL;
+    Py_DECREF(operand);
+    return layout;                       /* NULL, no error: not of its form, Python's turn */
+}
+
 static int find(PyObject *const *seen, int n, PyObject *node)
 {
     for (int i = 0; i < n; i++)
@@ -173,12 +211,11 @@ static int walk(PyObject *root, PyObject *key, PyObject **inputs, int *n_inputs)
             if (find(seen, n_seen, x) >= 0) continue;
             if (SLOT(x, off_value) != Py_None) {
                 if (n_seen == MAX_NODES) return 0;
-                PyObject *operand = operand_made(x);
-                if (operand == NULL) return -1;
-                int bad = !PyTuple_Check(operand) || PyTuple_GET_SIZE(operand) < 4 ||
-                          PyList_Append(key, PyTuple_GET_ITEM(operand, 1));
-                Py_DECREF(operand);
-                if (bad) return PyErr_Occurred() ? -1 : 0;
+                PyObject *layout = layout_made(x);
+                if (layout == NULL) return PyErr_Occurred() ? -1 : 0;
+                int bad = PyList_Append(key, layout);
+                Py_DECREF(layout);
+                if (bad) return -1;
                 seen[n_seen] = x;
                 ref[n_seen++] = -1 - *n_inputs;
                 inputs[(*n_inputs)++] = x;
@@ -501,15 +538,13 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
     PyObject *key = PyList_New(0);
     if (key == NULL) return NULL;
     if (SLOT(top, off_value) != Py_None) {     /* a reduction of a value: one input */
-        PyObject *operand = operand_made(top);
-        if (operand == NULL)
-            walked = -1;
-        else if (!PyTuple_Check(operand) || PyTuple_GET_SIZE(operand) < 4)
-            walked = 0;
+        PyObject *layout = layout_made(top);
+        if (layout == NULL)
+            walked = PyErr_Occurred() ? -1 : 0;
         else
             walked = PyList_Append(key, SLOT(top, off_shape)) ||
-                     PyList_Append(key, PyTuple_GET_ITEM(operand, 1)) ? -1 : 1;
-        Py_XDECREF(operand);
+                     PyList_Append(key, layout) ? -1 : 1;
+        Py_XDECREF(layout);
         inputs[0] = top;
         n_inputs = 1;
     } else {
@@ -1149,13 +1184,13 @@ static int plan_key(PyObject *roots, PyObject *const *order, int n_order, PyObje
                         Py_DECREF(refs);
                         return 0;
                     }
-                    PyObject *operand = operand_made(x);
-                    if (operand == NULL) {
+                    PyObject *layout = layout_made(x);
+                    if (layout == NULL) {
                         Py_DECREF(refs);
-                        return -1;
+                        return PyErr_Occurred() ? -1 : 0;
                     }
-                    int bad = PyList_Append(key, PyTuple_GET_ITEM(operand, 1));
-                    Py_DECREF(operand);
+                    int bad = PyList_Append(key, layout);
+                    Py_DECREF(layout);
                     if (bad) {
                         Py_DECREF(refs);
                         return -1;

@@ -383,6 +383,22 @@ def test_a_reduction_below_a_chain_is_computed_first_in_c(monkeypatch):
     assert float(first) == 999.0
 
 
+def test_a_value_computed_in_c_and_read_by_the_next_kernel_gets_no_operand(monkeypatch):
+    x = lt.asarray(np.linspace(-4, 4, 1000, dtype=np.float32))
+    expected = np.float32(np.sum(np.exp(np.linspace(-4, 4, 1000, dtype=np.float32)),
+                                 dtype=np.float64) / 1000)
+    lt.mean(lt.exp(x)).numpy()                      # planned and kept
+    monkeypatch.setattr(_eval, "_walk_one_group", lambda *a: pytest.fail("Python's path ran"))
+    for _ in range(2):
+        m = lt.mean(lt.exp(x))
+        below = m._node
+        while below.op != "reduce":                 # the float64 sum under divide and cast
+            below = below.inputs[0]
+        got = m.numpy()
+        assert below.value is not None and below.operand is None
+        assert abs(float(got) - float(expected)) <= 2 * np.spacing(expected)
+
+
 @pytest.mark.parametrize("offset", [1, 2, 3])
 def test_misaligned_values_are_copied_on_the_c_path(offset):
     expected = np.arange(64, dtype=np.float32)
