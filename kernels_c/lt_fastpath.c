@@ -102,37 +102,52 @@ static int count(PyObject *dict, PyObject *name, long long amount)
     return r;
 }
 
-static PyObject *ffi_cast, *s_char_p, *s_strides;
+static PyObject *ffi_cast, *s_char_p;
+
+/* The layout (shape, strides, dtype) of a node's value, as operand_of makes it, and its
+ * address, when the value is an aligned buffer (the kernels read elements through typed
+ * pointers).  1 with both set (the layout a new reference), 0 when it is misaligned or not
+ * a buffer (Python's operand_of copies it), -1 on error. */
+static int aligned_layout(PyObject *node, PyObject **layout, void **address)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(SLOT(node, off_value), &view, PyBUF_STRIDES) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    int aligned = view.itemsize > 0 && (uintptr_t)view.buf % view.itemsize == 0;
+    for (int d = 0; d < view.ndim && aligned; d++)
+        aligned = view.strides[d] % view.itemsize == 0;
+    PyObject *strides = aligned ? PyTuple_New(view.ndim) : NULL;
+    for (int d = 0; strides != NULL && d < view.ndim; d++) {
+        PyObject *s = PyLong_FromSsize_t(view.strides[d]);
+        if (s == NULL) Py_CLEAR(strides);
+        else PyTuple_SET_ITEM(strides, d, s);
+    }
+    *address = view.buf;
+    PyBuffer_Release(&view);
+    if (strides == NULL) return aligned ? -1 : 0;
+    *layout = PyTuple_Pack(3, SLOT(node, off_shape), strides, SLOT(node, off_dtype));
+    Py_DECREF(strides);
+    return *layout == NULL ? -1 : 1;
+}
 
 /* _kernel.operand_of(node): the cached operand, or a new one made here for an aligned value
  * (as operand_of makes it: (pointer, (shape, strides, dtype), array, address)); Python's
  * operand_of for anything else (it copies a misaligned view).  New reference. */
 static PyObject *operand_made(PyObject *node)
 {
-    PyObject *operand = SLOT(node, off_operand);
+    PyObject *operand = SLOT(node, off_operand), *layout;
     if (operand != Py_None) return Py_NewRef(operand);
-    PyObject *array = SLOT(node, off_value);
-    Py_buffer view;
-    if (ffi_cast == NULL || PyObject_GetBuffer(array, &view, PyBUF_STRIDES) < 0) {
-        PyErr_Clear();
-        return PyObject_CallOneArg(operand_of, node);
-    }
-    int aligned = view.itemsize > 0 && (uintptr_t)view.buf % view.itemsize == 0;
-    for (int d = 0; d < view.ndim && aligned; d++)
-        aligned = view.strides[d] % view.itemsize == 0;
-    void *address = view.buf;
-    PyBuffer_Release(&view);
-    if (!aligned) return PyObject_CallOneArg(operand_of, node);
-    PyObject *shape = SLOT(node, off_shape), *dtype = SLOT(node, off_dtype);
-    PyObject *strides = PyObject_GetAttr(array, s_strides);
+    void *address;
+    int r = ffi_cast == NULL ? 0 : aligned_layout(node, &layout, &address);
+    if (r <= 0) return r < 0 ? NULL : PyObject_CallOneArg(operand_of, node);
     PyObject *addr = PyLong_FromVoidPtr(address);
     PyObject *ptr = addr ? PyObject_CallFunctionObjArgs(ffi_cast, s_char_p, addr, NULL) : NULL;
-    PyObject *layout = strides ? PyTuple_Pack(3, shape, strides, dtype) : NULL;
-    PyObject *made = ptr && layout ? PyTuple_Pack(4, ptr, layout, array, addr) : NULL;
-    Py_XDECREF(strides);
+    PyObject *made = ptr ? PyTuple_Pack(4, ptr, layout, SLOT(node, off_value), addr) : NULL;
     Py_XDECREF(addr);
     Py_XDECREF(ptr);
-    Py_XDECREF(layout);
+    Py_DECREF(layout);
     if (made == NULL) return NULL;
     PyObject *old = SLOT(node, off_operand);
     SLOT(node, off_operand) = Py_NewRef(made);
@@ -140,40 +155,24 @@ static PyObject *operand_made(PyObject *node)
     return made;
 }
 
-/* The layout (shape, strides, dtype) of a node with a value, as operand_made's [1], for a
- * plan's key.  A value without a cached operand (one just computed, read once by the next
- * kernel) does not get one made: run_call reads its address from the buffer, and making the
- * operand (a cffi pointer) cost a third of a microsecond.  A misaligned value goes through
- * operand_made, which copies it and caches the copy.  New reference; NULL with no error when
- * the cached operand is not of its form (Python's path then decides). */
+/* The layout of a node with a value, as operand_made's [1], for a plan's key.  A value
+ * without a cached operand (one just computed, read once by the next kernel) does not get
+ * one made: run_call reads its address from the buffer, and making the operand (a cffi
+ * pointer) cost a third of a microsecond.  A misaligned value goes through operand_made,
+ * which copies it and caches the copy.  New reference; NULL with no error when the cached
+ * operand is not of its form (Python's path then decides). */
 static PyObject *layout_made(PyObject *node)
 {
-    PyObject *operand = SLOT(node, off_operand);
-    Py_buffer view;
-    if (operand == Py_None && PyObject_GetBuffer(SLOT(node, off_value), &view, PyBUF_STRIDES) == 0) {
-        int aligned = view.itemsize > 0 && (uintptr_t)view.buf % view.itemsize == 0;
-        for (int d = 0; d < view.ndim && aligned; d++)
-            aligned = view.strides[d] % view.itemsize == 0;
-        PyObject *strides = aligned ? PyTuple_New(view.ndim) : NULL;
-        for (int d = 0; strides != NULL && d < view.ndim; d++) {
-            PyObject *s = PyLong_FromSsize_t(view.strides[d]);
-            if (s == NULL) Py_CLEAR(strides);
-            else PyTuple_SET_ITEM(strides, d, s);
-        }
-        PyBuffer_Release(&view);
-        if (strides != NULL) {
-            PyObject *layout = PyTuple_Pack(3, SLOT(node, off_shape), strides,
-                                            SLOT(node, off_dtype));
-            Py_DECREF(strides);
-            return layout;
-        }
-        if (PyErr_Occurred()) return NULL;
+    PyObject *operand = SLOT(node, off_operand), *layout;
+    void *address;
+    if (operand == Py_None) {
+        int r = aligned_layout(node, &layout, &address);
+        if (r != 0) return r < 0 ? NULL : layout;
     }
-    PyErr_Clear();                       /* no buffer: operand_made hands it to Python */
     operand = operand_made(node);
     if (operand == NULL) return NULL;
-    PyObject *layout = PyTuple_Check(operand) && PyTuple_GET_SIZE(operand) >= 4
-                       ? Py_NewRef(PyTuple_GET_ITEM(operand, 1)) : NULL;
+    layout = PyTuple_Check(operand) && PyTuple_GET_SIZE(operand) >= 4
+             ? Py_NewRef(PyTuple_GET_ITEM(operand, 1)) : NULL;
     Py_DECREF(operand);
     return layout;                       /* NULL, no error: not of its form, Python's turn */
 }
@@ -1377,7 +1376,7 @@ PyMODINIT_FUNC PyInit__fastpath(void)
         {&s_reduce, "reduce"}, {&s_fast, "_fast"}, {&s_acquire, "acquire"},
         {&s_release, "release"}, {&s_itemsize, "itemsize"}, {&s_setflags, "setflags"},
         {&s_leaf, "leaf"}, {&s_dtype, "dtype"}, {&s_shape, "shape"}, {&s_max_recipes, "_MAX_RECIPES"}, {&s_replays, "replays"},
-        {&s_recorded, "recorded"}, {&s_char_p, "char *"}, {&s_strides, "strides"}, {&s_plan, "plan"}, {&s_enabled, "enabled"},
+        {&s_recorded, "recorded"}, {&s_char_p, "char *"}, {&s_plan, "plan"}, {&s_enabled, "enabled"},
         {&s_block_elements, "BLOCK_ELEMENTS"}, {&s_min_elements, "MIN_ELEMENTS"},
         {&s_inputs, "inputs"}, {&s_outputs, "outputs"}, {&s_sinks, "sinks"},
         {&s_kernel, "kernel"}, {&s_transpose, "transpose"}, {&s_sweep_at, "_sweep_at"}, {&s_sweep, "_sweep"}, {&s_allocated_bytes, "allocated_bytes"}, {&s_reshape, "reshape"},
