@@ -146,7 +146,68 @@ typedef struct {
     int64_t *fill_n;
     int64_t at;                  /* the position idx/off describe */
     unsigned fp_saved;
+    char *block;                 /* the memory of scratch, off, regp, fill_src and fill_n */
+    int block_owned;             /* 1: allocated for this context; 0: the thread's block */
 } lt_ctx;
+
+/* A thread keeps the memory block its last kernel used (registers and bookkeeping), so a
+ * small call allocates nothing; a kernel that needs more replaces it.  The block is freed
+ * when the thread ends.  A context opened while the thread's block is in use (none is
+ * today) gets a block of its own. */
+typedef struct {
+    char *mem;
+    size_t cap;
+    int busy;
+} lt_block;
+static pthread_key_t lt_block_key;
+static pthread_once_t lt_block_once = PTHREAD_ONCE_INIT;
+static int lt_block_key_ok;
+
+static void lt_block_free(void *b)
+{
+    free(((lt_block *)b)->mem);
+    free(b);
+}
+
+static void lt_block_init(void)
+{
+    lt_block_key_ok = pthread_key_create(&lt_block_key, lt_block_free) == 0;
+}
+
+/* 64-byte aligned memory of at least `bytes`, or NULL; *owned says how to give it back. */
+static char *lt_block_take(size_t bytes, int *owned)
+{
+    pthread_once(&lt_block_once, lt_block_init);
+    lt_block *b = lt_block_key_ok ? (lt_block *)pthread_getspecific(lt_block_key) : NULL;
+    if (b == NULL && lt_block_key_ok && (b = (lt_block *)calloc(1, sizeof *b)) != NULL &&
+        pthread_setspecific(lt_block_key, b) != 0) {
+        free(b);
+        b = NULL;
+    }
+    char *mem = NULL;
+    if (b != NULL && !b->busy) {
+        if (b->cap < bytes) {
+            free(b->mem);
+            b->cap = 0;
+            if (posix_memalign((void **)&b->mem, 64, bytes) != 0) {
+                b->mem = NULL;
+                return NULL;
+            }
+            b->cap = bytes;
+        }
+        b->busy = 1;
+        *owned = 0;
+        return b->mem;
+    }
+    *owned = 1;
+    return posix_memalign((void **)&mem, 64, bytes) == 0 ? mem : NULL;
+}
+
+static void lt_block_give(char *mem, int owned)
+{
+    if (owned) free(mem);
+    else if (mem != NULL) ((lt_block *)pthread_getspecific(lt_block_key))->busy = 0;
+}
 
 /* Point load register r at n copies of the value at src, filling its scratch only when it
  * does not hold them already (a value per row repeats over the chunks of a row). */
@@ -249,25 +310,25 @@ static void lt_ctx_seek(lt_ctx *c, int64_t pos)
 
 static void lt_ctx_free(lt_ctx *c)
 {
-    free(c->off); free(c->regp); free(c->scratch); free(c->fill_src); free(c->fill_n);
+    lt_block_give(c->block, c->block_owned);
 }
 
 static int lt_ctx_open(lt_ctx *c, const lt_program *p)
 {
-    const size_t nr = (size_t)p->n_regs + 1;
+    const size_t nr = (size_t)p->n_regs + 1, n_off = (size_t)(p->n_in ? p->n_in : 1);
+    const size_t scratch_bytes = (size_t)LT_REG_BYTES * nr;   /* a multiple of 64 */
+    /* the bookkeeping arrays (8-byte items) follow the registers, zeroed */
+    const size_t book_bytes = (n_off + 3 * nr) * 8;
     c->p = p;
     c->table = lt_op_tables[p->path];
-    c->off = (int64_t *)calloc((size_t)(p->n_in ? p->n_in : 1), sizeof(int64_t));
-    c->regp = (void **)calloc(nr, sizeof(void *));
-    c->fill_src = (const char **)calloc(nr, sizeof(char *));
-    c->fill_n = (int64_t *)calloc(nr, sizeof(int64_t));
-    c->scratch = NULL;
-    if (posix_memalign((void **)&c->scratch, 64, (size_t)LT_REG_BYTES * nr) != 0)
-        c->scratch = NULL;
-    if (!c->off || !c->regp || !c->scratch || !c->fill_src || !c->fill_n) {
-        lt_ctx_free(c);
-        return -1;
-    }
+    c->block = lt_block_take(scratch_bytes + book_bytes, &c->block_owned);
+    if (c->block == NULL) return -1;
+    memset(c->block + scratch_bytes, 0, book_bytes);
+    c->scratch = c->block;
+    c->off = (int64_t *)(c->block + scratch_bytes);
+    c->regp = (void **)(c->off + n_off);
+    c->fill_src = (const char **)(c->regp + nr);
+    c->fill_n = (int64_t *)(c->fill_src + nr);
     /* another library may have switched on flush-to-zero or another rounding mode in this
      * thread: run in the default state and give the caller's state back */
     LT_FP_ENTER(c->fp_saved);
