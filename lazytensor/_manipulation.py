@@ -18,7 +18,7 @@ import operator
 
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, _graph
 from ._elementwise import broadcast_shapes_cached
 from ._args import integer_arg, normalize_axis, tensor_value
 from ._tensor import Tensor
@@ -131,6 +131,32 @@ def broadcast_arrays(*arrays) -> tuple:
 
 
 # ---- shape-only operations (views) -------------------------------------------------------
+def _unkept_reduction(node, shape):
+    """A pending reduction with ``keepdims=True`` reshaped to drop its kept unit axes is
+    the same reduction without them (the same values, bit for bit): a lazy tensor on that
+    node, so that the reshape needs no value now (``logsumexp`` adds the row maximum back);
+    None for any other reshape."""
+    if node.value is not None or node.op != "reduce" or not node.attrs[2]:
+        return None
+    reduction, axes, _ = node.attrs
+    source = node.inputs[0]
+    flat = tuple(n for d, n in enumerate(source.shape) if d not in axes)
+    if type(shape) is int:
+        shape = (shape,)
+    if type(shape) is not tuple or not all(type(n) is int for n in shape):
+        return None
+    if shape.count(-1) == 1:
+        known = math.prod(n for n in shape if n != -1)
+        size = math.prod(flat)
+        if known <= 0 or size % known:
+            return None
+        shape = tuple(size // known if n == -1 else n for n in shape)
+    if shape != flat:
+        return None
+    return Tensor._from_node(_graph.op_node("reduce", (source,), (reduction, axes, False),
+                                            node.dtype, flat))
+
+
 def reshape(x, /, shape, *, copy=None) -> Tensor:
     """``x`` with a new shape (a view when the value's layout allows it).
 
@@ -143,6 +169,10 @@ def reshape(x, /, shape, *, copy=None) -> Tensor:
         ``True`` always copies, ``False`` never does (``ValueError`` if the layout needs
         a copy), ``None`` copies only when needed.
     """
+    if copy is None and isinstance(x, Tensor):
+        same = _unkept_reduction(x._node, shape)
+        if same is not None:
+            return same
     v = tensor_value(x, "reshape")
     if copy is None and type(shape) is tuple and all(type(n) is int and n >= -1 for n in shape):
         unknown = shape.count(-1)                # the common case, lean

@@ -368,3 +368,32 @@ def test_axis_errors():
         lt.sum(x, axis=(0, 0))
     with pytest.raises(TypeError):
         lt.sum(np.ones(3))
+
+
+@pytest.mark.parametrize("name", ["max", "min", "sum", "prod"])
+@pytest.mark.parametrize("axes, shape", [((1,), (2, -1)), ((1,), (2, 4)), ((0, 2), (3,)),
+                                         ((0, 2), (-1,)), ((0, 1, 2), ())])
+def test_reshape_of_a_pending_keepdims_reduction_stays_lazy(name, axes, shape):
+    """Dropping the kept unit axes of a pending reduction is the same reduction without
+    keepdims: nothing is evaluated when reshaping, and the values are NumPy's."""
+    from lazytensor import _eval
+    x = np.random.default_rng(3).standard_normal((2, 3, 4)).astype(np.float64)
+    t = lt.asarray(x)
+    kept = getattr(lt, name)(t, axis=axes, keepdims=True)
+    before = _eval.counters["evaluations"]
+    flat = lt.reshape(kept, shape)
+    assert _eval.counters["evaluations"] == before and flat._node.value is None
+    want = getattr(np, name)(x, axis=axes)          # NumPy sums in another order
+    np.testing.assert_allclose(flat.numpy(), want, rtol=1e-14 if name in ("sum", "prod") else 0)
+    np.testing.assert_array_equal(flat.numpy(), kept.numpy().reshape(want.shape))
+
+
+def test_other_reshapes_of_a_pending_reduction_evaluate_it():
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    kept = lt.sum(lt.asarray(x), axis=2, keepdims=True)        # (2, 3, 1)
+    np.testing.assert_array_equal(lt.reshape(kept, (3, 2)).numpy(),
+                                  x.sum(axis=2).reshape(3, 2))
+    np.testing.assert_array_equal(lt.reshape(kept, (6, 1)).numpy(),
+                                  x.sum(axis=2).reshape(6, 1))
+    with pytest.raises(ValueError, match="reshape"):
+        lt.reshape(lt.sum(lt.asarray(x), axis=2, keepdims=True), (5,))
