@@ -265,7 +265,8 @@ typedef struct {
     int n_sinks;                  /* 0 for an elementwise kernel */
     long long results;            /* accumulator slots per sink */
     PyObject *buffer_shape;       /* a reduction kernel writes its outputs in this shape... */
-    PyObject *inverse;            /* ...and they are kept transposed by this permutation */
+    PyObject *inverse;            /* ...and they are kept transposed by this permutation
+                                     (None: the identity) */
     int fills;                    /* a result combines no values: Python fills the identity */
 } call_t;
 
@@ -399,19 +400,21 @@ static int node_address(PyObject *node, char **address)
     return buffer_address(SLOT(node, off_value), PyBUF_STRIDES, address);
 }
 
-/* _memory.empty(shape, dtype) for a root of `size` elements: a small output straight from
- * NumPy (counted as _memory.empty counts it), a large one from the pool. */
-static PyObject *empty(PyObject *shape, PyObject *dtype, long long size)
+/* _memory.empty(shape, dtype) for a value of `size` elements: a small output straight from
+ * NumPy, a large one from the pool.  The bytes are added to *nbytes (the caller counts them
+ * as _memory.empty does, once per call). */
+static PyObject *empty(PyObject *shape, PyObject *dtype, long long size, long long *nbytes)
 {
     PyObject *item = PyObject_GetAttr(dtype, s_itemsize);
     if (item == NULL) return NULL;
-    long long nbytes = size * PyLong_AsLongLong(item);
+    long long bytes = size * PyLong_AsLongLong(item);
     Py_DECREF(item);
     if (PyErr_Occurred()) return NULL;
-    if (nbytes >= pool_min_bytes)
-        return PyObject_CallFunctionObjArgs(memory_empty, shape, dtype, NULL);
-    if (count(memory_stats, s_allocated_bytes, nbytes)) return NULL;
-    return PyObject_CallFunctionObjArgs(np_empty, shape, dtype, NULL);
+    PyObject *args[2] = {shape, dtype};
+    if (bytes >= pool_min_bytes)          /* _memory.empty counts them itself */
+        return PyObject_Vectorcall(memory_empty, args, 2, NULL);
+    *nbytes += bytes;
+    return PyObject_Vectorcall(np_empty, args, 2, NULL);
 }
 
 /* Node.set_value: the value, read-only; the node leaves the hash-consing table and lets go of
@@ -456,28 +459,25 @@ static int run_call(call_t *c, const settings_t *s, PyObject *const *inputs, int
         if (node_address(inputs[k], &c->in_ptr[k])) return -1;
     PyObject *made[2 * MAX_NODES];
     int n_made = 0, r = -1;
+    long long nbytes = 0;
     for (int k = 0; k < n_out + n_sink; k++) {
         PyObject *node = k < n_out ? outputs[k] : sinks[k - n_out], *a;
-        if (k >= n_out) {                 /* an accumulator: one slot per result */
-            PyObject *shape = Py_BuildValue("(L)", c->results);
-            a = shape ? empty(shape, SLOT(node, off_dtype), c->results) : NULL;
-            Py_XDECREF(shape);
-        } else {
+        if (k >= n_out)       /* an accumulator: one slot per result, made in its shape */
+            a = empty(SLOT(node, off_shape), SLOT(node, off_dtype), c->results, &nbytes);
+        else
             a = empty(n_sink ? c->buffer_shape : SLOT(node, off_shape), SLOT(node, off_dtype),
-                      c->p->size);
-        }
+                      c->p->size, &nbytes);
         if (a == NULL) goto done;
         made[n_made++] = a;
         if (buffer_address(a, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS,
                            k < n_out ? &c->out_ptr[k] : &c->red_ptr[k - n_out]))
             goto done;
     }
-    if (call_run(c, s, n_out) || count(counters, s_kernels, 1)) goto done;
+    if ((nbytes && count(memory_stats, s_allocated_bytes, nbytes)) || call_run(c, s, n_out))
+        goto done;
     for (int k = 0; k < n_out + n_sink; k++) {
         PyObject *node = k < n_out ? outputs[k] : sinks[k - n_out], *value;
-        if (k >= n_out)
-            value = PyObject_CallMethodOneArg(made[k], s_reshape, SLOT(node, off_shape));
-        else if (n_sink)
+        if (k < n_out && n_sink && c->inverse != Py_None)    /* kept in the plan's order */
             value = PyObject_CallMethodOneArg(made[k], s_transpose, c->inverse);
         else
             value = Py_NewRef(made[k]);
@@ -597,7 +597,8 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
     int failed = run_call(&c, &settings, inputs, n_inputs, &root, reduction ? 0 : 1,
                           &root, reduction ? 1 : 0) != 0;
     failed |= call_close(&c) != 0;
-    if (failed || count(cache_stats, s_hits, 1) || count(counters, s_evaluations, 1))
+    if (failed || count(cache_stats, s_hits, 1) || count(counters, s_evaluations, 1) ||
+        count(counters, s_kernels, 1))
         return NULL;
     Py_RETURN_TRUE;
 }
@@ -1242,11 +1243,11 @@ static int positions(PyObject *step, PyObject *name, int *out, int max)
     return n;
 }
 
-/* out[k] = at[pos[k]] for k < count; -1 if a position is not below n. */
+/* out[k] = at[pos[k]] for k < count; -1 if a position is not below n or not a node. */
 static int gather(PyObject *const *at, int n, const int *pos, int count, PyObject **out)
 {
     for (int k = 0; k < count; k++) {
-        if (pos[k] < 0 || pos[k] >= n) return -1;
+        if (pos[k] < 0 || pos[k] >= n || Py_TYPE(at[pos[k]]) != node_type) return -1;
         out[k] = at[pos[k]];
     }
     return 0;
@@ -1265,10 +1266,43 @@ static int run_step(call_t *c, const settings_t *s, PyObject *step, PyObject *co
     /* inputs are pending nodes or leaves; outputs and sinks are pending nodes */
     if (gather(at, n_at, ins, n_in, in_nodes) || gather(at, n_order, outs, n_out, out_nodes) ||
         gather(at, n_order, sinks, n_sink, sink_nodes)) {
-        PyErr_SetString(PyExc_IndexError, "plan_eval: a kept step has a bad position");
+        PyErr_SetString(PyExc_IndexError, "a kept step has a bad position");
         return -1;
     }
     return run_call(c, s, in_nodes, n_in, out_nodes, n_out, sink_nodes, n_sink);
+}
+
+/* Run a kept plan's steps (a list) over `at` (its pending nodes by position, then its
+ * leaves): every step's kernel is opened, or none, then they run in order.  1 when it ran,
+ * 0 (nothing run) when a kernel is busy, not compiled yet or needs Python's identity fill,
+ * -1 on error. */
+static int run_plan(PyObject *steps, PyObject *const *at, int n_at, int n_order)
+{
+    settings_t settings = {0, 1, 0};
+    Py_ssize_t n_steps = PyList_GET_SIZE(steps);
+    call_t calls[MAX_PLAN];
+    int n_open = 0, ok = n_steps <= MAX_PLAN && read_settings(&settings) == 0 ? 1 : -1;
+    for (Py_ssize_t i = 0; i < n_steps && ok == 1; i++) {     /* every kernel, or none */
+        PyObject *ck = PyObject_GetAttr(PyList_GET_ITEM(steps, i), s_kernel);
+        if (ck == NULL) {
+            ok = -1;
+        } else {
+            ok = ck == Py_None ? 0 : call_open(&calls[n_open], ck);
+            if (ok == 1 && calls[n_open++].fills) ok = 0;   /* Python fills the identity */
+            Py_DECREF(ck);
+        }
+    }
+    if (ok == 1) {
+        int failed = count(cache_stats, s_hits, 1) || count(counters, s_evaluations, 1) ||
+                     count(counters, s_kernels, n_open);
+        for (int i = 0; i < n_open && !failed; i++)
+            failed = run_step(&calls[i], &settings, PyList_GET_ITEM(steps, i), at, n_at,
+                              n_order) != 0;
+        if (failed) ok = -1;
+    }
+    for (int i = 0; i < n_open; i++)
+        if (call_close(&calls[i])) ok = -1;
+    return ok;
 }
 
 /* plan_eval(nodes) -> bool: _eval.evaluate on a hit of its kept plan (kernel by kernel);
@@ -1303,34 +1337,11 @@ static PyObject *plan_eval(PyObject *self, PyObject *roots)
     for (int i = 0; i < n_leaves; i++) order[n_order + i] = leaves[i];   /* positions */
     /* held while the plan runs: set_value lets go of a node's inputs */
     for (int i = 0; i < n_order + n_leaves; i++) Py_INCREF(order[i]);
-    settings_t settings = {0, 1, 0};
-    Py_ssize_t n_steps = PyList_GET_SIZE(steps);
-    call_t calls[MAX_PLAN];
-    int n_open = 0, ok = read_settings(&settings) == 0 ? 1 : -1;
-    for (Py_ssize_t i = 0; i < n_steps && ok == 1; i++) {     /* every kernel, or none */
-        PyObject *ck = PyObject_GetAttr(PyList_GET_ITEM(steps, i), s_kernel);
-        if (ck == NULL) {
-            ok = -1;
-        } else {
-            ok = ck == Py_None ? 0 : call_open(&calls[n_open], ck);
-            if (ok == 1 && calls[n_open++].fills) ok = 0;   /* Python fills the identity */
-            Py_DECREF(ck);
-        }
-    }
-    PyObject *result = NULL;
-    if (ok == 1) {
-        int failed = count(cache_stats, s_hits, 1) || count(counters, s_evaluations, 1);
-        for (int i = 0; i < n_open && !failed; i++)
-            failed = run_step(&calls[i], &settings, PyList_GET_ITEM(steps, i), order,
-                              n_order + n_leaves, n_order) != 0;
-        if (!failed) result = Py_NewRef(Py_True);
-    }
-    for (int i = 0; i < n_open; i++)
-        if (call_close(&calls[i])) Py_CLEAR(result);
+    int ran = run_plan(steps, order, n_order + n_leaves, n_order);
     for (int i = 0; i < n_order + n_leaves; i++) Py_DECREF(order[i]);
     Py_DECREF(steps);
-    if (ok == 0 && result == NULL && !PyErr_Occurred()) result = Py_NewRef(Py_False);
-    return result;
+    if (ran < 0) return NULL;
+    return Py_NewRef(ran ? Py_True : Py_False);
 }
 
 static PyMethodDef methods[] = {

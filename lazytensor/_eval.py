@@ -171,7 +171,15 @@ def evaluate(nodes) -> None:
             return
         leaf_at = {id(x): len(order) + k for k, x in enumerate(leaves)}
         steps = [_Step(g, index, leaf_at) for g in groups]
-    at = order + leaves            # a step's positions: pending nodes, then leaves
+    run_steps(steps, order + leaves, exact, n_threads)
+    if fresh:
+        _kernel.quick_put(key, steps)
+
+
+def run_steps(steps, at, exact: bool, n_threads: int) -> None:
+    """Run kept steps in order over ``at`` (a step's positions: the pending nodes, then the
+    leaves), giving each step's outputs and sinks their values; a step's kernel is compiled
+    on its first run."""
     for step in steps:
         inputs = [at[p] for p in step.inputs]
         if step.kernel is None:
@@ -180,9 +188,9 @@ def evaluate(nodes) -> None:
             step.kernel = get_kernel(step.group, [operand_of(x)[1] for x in inputs])
             step.group = None
         in_ptrs = [operand_of(x)[0] for x in inputs]
-        outputs = [order[i] for i in step.outputs]
+        outputs = [at[i] for i in step.outputs]
         if step.sinks:
-            _reduce_into(step.kernel, in_ptrs, outputs, [order[i] for i in step.sinks],
+            _reduce_into(step.kernel, in_ptrs, outputs, [at[i] for i in step.sinks],
                          exact, n_threads)
             continue
         out_arrays = [_memory.empty(n.shape, n.dtype) for n in outputs]
@@ -191,8 +199,6 @@ def evaluate(nodes) -> None:
         counters["kernels"] += 1
         for node, array in zip(outputs, out_arrays):
             node.set_value(array)
-    if fresh:
-        _kernel.quick_put(key, steps)
 
 
 class _Step:

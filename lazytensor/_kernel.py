@@ -132,14 +132,14 @@ class CompiledKernel:
         # structure: the addresses of the structure and of its pointer arrays, the settings
         # list run_pointers keeps (C resets it), the lock that guards them, and for the
         # sinks of a reduction kernel how many results each has, the shape its outputs are
-        # written in (the plan's order), the permutation back, and whether a result combines
-        # no values (the identity is filled in Python then)
+        # written in (the plan's order), the permutation back (None: the identity), and
+        # whether a result combines no values (the identity is filled in Python then)
         p, in_ptr, out_ptr, red_ptr, state = self._call
         sinks = len(program.red_reg)
         self._fast = (_address(p), _address(in_ptr), _address(out_ptr), state, self._busy,
                       _address(red_ptr), sinks, plan.results if sinks else 0,
                       tuple(plan.buffer_shape) if sinks else None,
-                      tuple(int(i) for i in np.argsort(plan.perm)) if sinks else None,
+                      _inverse(plan.perm) if sinks else None,
                       bool(sinks and plan.reduced == 0))
 
     def _fresh_call(self):
@@ -192,6 +192,12 @@ class CompiledKernel:
         p.n_threads = 1
         p.path = _path
         return p, in_ptr, out_ptr, red_ptr
+
+
+def _inverse(perm):
+    """The permutation undoing ``perm``, or None for the identity."""
+    inverse = tuple(int(i) for i in np.argsort(perm))
+    return None if inverse == tuple(range(len(inverse))) else inverse
 
 
 def check_status(status: int) -> None:
