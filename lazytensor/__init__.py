@@ -17,6 +17,7 @@ from ._errors import Unsupported
 from ._eval import counters as _counters
 from ._eval import evaluate as _evaluate, lock as _eval_lock
 from ._explain import Explanation, explain
+from ._jit import jit
 from ._kernel import CHUNK as chunk_size
 from ._kernel import kernel_paths
 from ._manipulation import *  # noqa: F401,F403

@@ -1,0 +1,186 @@
+"""``lt.jit``: trace a function of tensors once per signature, then run only its kernels.
+
+A small call spends most of its time outside the kernel: recording each op (a node, its
+promotion, its broadcast), then finding the kept plan for the DAG and giving the result its
+value.  ``jit(fn)`` does that work once per *signature*: each tensor argument's shape,
+strides and dtype, which arguments are the same tensor, and the other arguments' values.
+The first call with a signature runs ``fn`` on the real arguments, which records its DAG
+without computing anything, and partitions that DAG into kernels as an evaluation would
+(_eval's kept steps).  Later calls with that signature skip ``fn``: C (``jit_call`` in
+kernels_c/lt_fastpath.c) runs those kernels on fresh nodes over the new arguments, in the
+same order and with the same plans, so every value has the bits an unjitted call gives.
+
+Only a trace whose DAG is made of the tensor arguments, scalar constants and pending ops
+over them is replayed.  Anything else makes its signature call ``fn`` every time, which is
+always right, only not faster: ``fn`` needed a value while recording (``bool(x)``, a sort,
+a reshape of a pending result), made a tensor from an array or a view of an argument, used
+a tensor it did not get as an argument, changed an argument in place, or returned
+something other than a tensor or a tuple or list of tensors.  So does an argument that is
+not a tensor or a plain value (int, float, bool, str, None, a dtype, a tuple of those), a
+misaligned tensor, and an evaluation large enough to run by blocks of rows (_rows.py),
+where the call overhead does not matter.  As with any tracing jit, Python side effects in
+``fn`` happen on traced calls only.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from . import _config, _eval, _graph, _rows
+from ._fuse import partition
+from ._graph import pending_topo_order
+from ._kernel import _fastpath
+from ._tensor import Tensor
+
+_MAX_PROGRAMS = 256    # signatures kept per function; the oldest goes first
+
+stats = {"traced": 0, "replayed": 0, "plain": 0}
+
+
+class _Program:
+    """The kernels of one traced signature, as _eval's kept steps.  A step's positions are
+    the trace's pending nodes (in topological order), then the leaves: the call's tensor
+    arguments, then the trace's constants.  ``_fast`` is what ``jit_call`` (C) runs; None
+    when the program returns an argument (Python returns that very tensor)."""
+
+    __slots__ = ("steps", "templates", "constants", "results", "kind", "_fast")
+
+    def __init__(self, steps, templates, constants, results, kind, n_args):
+        self.steps = steps
+        self.templates = templates    # (op, attrs, dtype, shape) of each position a step writes
+        self.constants = constants    # the const nodes among the leaves
+        self.results = results        # the position of each returned tensor
+        self.kind = kind              # how fn returned them: None (one tensor), tuple or list
+        n = len(templates)
+        returns_argument = any(n <= r < n + n_args for r in results)
+        self._fast = None if returns_argument else (steps, templates, constants, results, kind)
+
+    def run(self, tensors):
+        """Python's replay: a first run (which compiles the kernels), a program that returns
+        an argument, a kernel that C found busy in another thread."""
+        at = [None if t is None else _graph.Node(t[0], (), t[1], t[2], t[3])
+              for t in self.templates]
+        n = len(at)
+        at += [t._node for t in tensors] + self.constants
+        _eval.counters["evaluations"] += 1
+        _eval.run_steps(self.steps, at, _config.get_mode() == "exact",
+                        _config.get_num_threads())
+        made = [tensors[r - n] if n <= r < n + len(tensors) else Tensor._from_node(at[r])
+                for r in self.results]
+        return made[0] if self.kind is None else self.kind(made)
+
+
+class _Plain:
+    """The program of a signature whose calls run fn (``jit_call`` calls it)."""
+
+    __slots__ = ()
+    _fast = False
+
+
+PLAIN = _Plain()
+
+
+def _trace(fn, args, kwargs, tensors):
+    """``(out, program)``: call ``fn`` and make the program that replays it, with None in
+    its place when this call cannot be replayed (see the module docstring)."""
+    nodes = [t._node for t in tensors]
+    evaluations = _eval.counters["evaluations"]   # (another thread's evaluation: plain, safely)
+    out = fn(*args, **kwargs)
+    if type(out) is Tensor:
+        outs, kind = [out], None
+    elif type(out) in (tuple, list) and all(type(t) is Tensor for t in out):
+        outs, kind = list(out), type(out)
+    else:
+        return out, None
+    if (_eval.counters["evaluations"] != evaluations or
+            any(t._node is not n for t, n in zip(tensors, nodes))):
+        return out, None              # a value was needed, or an argument changed
+    roots = [t._node for t in outs]
+    order = pending_topo_order(roots)
+    index = {id(n): i for i, n in enumerate(order)}
+    leaf_at, constants = {}, []
+    for k, n in enumerate(nodes):
+        leaf_at.setdefault(id(n), len(order) + k)
+    for x in [x for node in order for x in node.inputs] + roots:
+        if x.value is None or id(x) in leaf_at:
+            continue
+        if x.op != "const":           # a value made now, or a tensor from outside
+            return out, None
+        leaf_at[id(x)] = len(order) + len(nodes) + len(constants)
+        constants.append(x)
+    groups = partition(roots, order) if order else []
+    if groups and _rows.block_rows(groups) is not None:
+        return out, None              # large: evaluated by blocks of rows
+    steps = [_eval._Step(g, index, leaf_at) for g in groups]
+    templates = [None] * len(order)
+    for step in steps:
+        for i in step.outputs + step.sinks:
+            n = order[i]
+            templates[i] = (n.op, n.attrs, n.dtype, n.shape)
+    results = tuple(index[id(r)] if r.value is None else leaf_at[id(r)] for r in roots)
+    return out, _Program(steps, tuple(templates), constants, results, kind, len(nodes))
+
+
+def _call(fn, programs, args, kwargs):
+    """A call C did not replay: trace it, replay it in Python, or call ``fn``."""
+    pending = [a for a in args if type(a) is Tensor and a._node.value is None]
+    if pending:                       # evaluated first, on their own; then C may replay
+        for a in pending:
+            a._value()
+        out = _fastpath.jit_call(programs, fn, args, kwargs or None)
+        if out is not NotImplemented:
+            return out
+    signature = _fastpath.jit_key(args, kwargs or None)
+    program = PLAIN if signature is None else programs.get(signature[0])
+    if program is PLAIN:
+        stats["plain"] += 1
+        return fn(*args, **kwargs)
+    key, tensors = signature
+    with _eval.lock:                  # a first run compiles the steps' kernels
+        if program is None:
+            out, program = _trace(fn, args, kwargs, tensors)
+            if len(programs) >= _MAX_PROGRAMS:
+                del programs[next(iter(programs))]
+            programs[key] = PLAIN if program is None else program
+            stats["traced"] += 1
+            if program is None:
+                return out
+        else:
+            stats["replayed"] += 1
+        return program.run(tensors)
+
+
+def jit(fn):
+    """Wrap ``fn`` (a function of tensors and plain values that returns a tensor, or a
+    tuple or list of tensors) so that later calls with arguments of the same shapes,
+    strides and dtypes run only its kernels.
+
+    Results are those of calling ``fn``: the same bits in exact mode.  A call that cannot
+    be replayed (``fn`` reads a value, makes a tensor from an array, uses a tensor it did
+    not get as an argument, changes an argument...) calls ``fn`` every time: see
+    ``docs/architecture.md``.  Tensor arguments that are pending expressions are evaluated
+    first, on their own.  ``wrapper.programs`` holds the traced signatures.
+    """
+    programs: dict = {}
+    if _fastpath is None:             # pragma: no cover - a build without the C extension
+        @functools.wraps(fn)
+        def plain(*args, **kwargs):
+            stats["plain"] += 1
+            return fn(*args, **kwargs)
+
+        plain.programs = programs
+        return plain
+
+    jit_call = _fastpath.jit_call
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        out = jit_call(programs, fn, args, kwargs or None)
+        return _call(fn, programs, args, kwargs) if out is NotImplemented else out
+
+    wrapper.programs = programs
+    return wrapper
+
+
+if _fastpath is not None:
+    _fastpath.setup_jit(stats)
