@@ -418,6 +418,28 @@ class LazyImpl:
         return out
 
 
+class LazyJitImpl(LazyImpl):
+    """lazytensor in fast mode with the workload's (first) function wrapped in ``lt.jit``:
+    traced on the first call, its kernels replayed on the next ones."""
+
+    key, label = "lt-jit", "lazytensor lt.jit"
+
+    def __init__(self):
+        super().__init__("fast")
+        self.key = "lt-jit"
+
+    def variants(self, wl, inputs, threads):
+        xs = [lt.asarray(v) for v in inputs.values()]
+        jitted = lt.jit(wl.lt_variants[0][1])
+
+        def setup():
+            def call():
+                with lt.mode("fast"):
+                    return jitted(*xs).numpy()
+            return call
+        return [Variant(self.key, "lt fast jit", setup)]
+
+
 class NumexprImpl:
     key, label = "numexpr", "numexpr"
     threads_note = "numexpr.set_num_threads(T)"
@@ -699,6 +721,8 @@ def load_peers(wanted, seed):
     for mode in ("exact", "fast"):
         if f"lt-{mode}" in wanted:
             impls.append(LazyImpl(mode))
+    if "lt-jit" in wanted:
+        impls.append(LazyJitImpl())
     if "numexpr" in wanted:
         try:
             import numexpr
@@ -737,7 +761,7 @@ def load_peers(wanted, seed):
     return impls, notes
 
 
-ALL_IMPLS = ["lt-exact", "lt-fast", "numexpr", "onnxruntime", "torch", "torch.compile", "jax"]
+ALL_IMPLS = ["lt-exact", "lt-fast", "lt-jit", "numexpr", "onnxruntime", "torch", "torch.compile", "jax"]
 
 
 def set_threads(impls, threads):
@@ -849,7 +873,7 @@ def measure(wl, n, threads, impls, repeat, seed, log):
 
 # ---- report ------------------------------------------------------------------------------
 
-FAMILY_ORDER = ["numpy", "lt-exact", "lt-fast", "numexpr", "onnxruntime", "torch",
+FAMILY_ORDER = ["numpy", "lt-exact", "lt-fast", "lt-jit", "numexpr", "onnxruntime", "torch",
                 "torch.compile", "jax"]
 
 
@@ -964,7 +988,7 @@ def write_report(args, argv, impls, notes, bw, results, skipped, out, img_dir, e
     lines += [f"- lazytensor kernel path: `{lt.kernel_path()}` (available: "
               f"{', '.join(map(str, lt.kernel_paths()))})",
               "- Thread control: " + "; ".join(
-                  f"{i.label}: {i.threads_note}" for i in impls if i.key != "lt-fast"),
+                  f"{i.label}: {i.threads_note}" for i in impls if i.key not in ("lt-fast", "lt-jit")),
               f"- OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}; sizes "
               f"{', '.join(fmt_n(n) for n in args.sizes)}; threads {args.threads}; repeats "
               + (str(args.repeats) if args.repeats else "31 up to 10^5, 21 up to 10^6, 7 above")]
@@ -988,6 +1012,7 @@ def write_report(args, argv, impls, notes, bw, results, skipped, out, img_dir, e
     # summary columns: one per family, the workload's first (primary) variant
     fam_keys = [f for f in FAMILY_ORDER if any(r["family"] == f for r in results)]
     fam_name = {"numpy": "NumPy", "lt-exact": "lt exact", "lt-fast": "lt fast",
+                "lt-jit": "lt fast jit",
                 "numexpr": "numexpr", "onnxruntime": "ONNX Runtime", "torch": "PyTorch eager",
                 "torch.compile": "torch.compile", "jax": "jax.jit"}
     for t in args.threads:
