@@ -1349,7 +1349,7 @@ static PyObject *plan_eval(PyObject *self, PyObject *roots)
 static PyObject *jit_stats, *s_const, *s_replayed, *s_plain;
 
 /* jit_key(args, kwargs) -> (key, tensors) or None: the key of a call of a jitted function.
- * The key holds the row settings, then per argument, for a Tensor: (shape, strides, dtype,
+ * The key holds the row settings, then per argument, for a Tensor: ((shape, strides, dtype),
  * the index among the tensor arguments of an earlier one that is the same tensor, or -1),
  * else its plain key (as the recording memo's); then the keywords' ((name, plain value), ...).
  * No key (None) when a tensor is pending, misaligned or a constant node (hash-consed: it
@@ -1374,31 +1374,20 @@ static PyObject *jit_key_of(PyObject *args, PyObject *kwargs, PyObject **tensors
             if (*n_tensors == MAX_LEAVES || value == Py_None ||
                 PyUnicode_Compare(SLOT(node, off_op), s_const) == 0)
                 goto none;
-            Py_buffer view;
-            if (PyObject_GetBuffer(value, &view, PyBUF_STRIDES) < 0) {
-                PyErr_Clear();
-                goto none;
-            }
-            int aligned = view.itemsize > 0 && (uintptr_t)view.buf % view.itemsize == 0;
-            PyObject *strides = aligned ? PyTuple_New(view.ndim) : NULL;
-            for (int d = 0; strides != NULL && d < view.ndim; d++) {
-                PyObject *st = PyLong_FromSsize_t(view.strides[d]);
-                if (st == NULL) Py_CLEAR(strides);
-                else PyTuple_SET_ITEM(strides, d, st);
-            }
-            PyBuffer_Release(&view);
-            if (strides == NULL) {
-                if (PyErr_Occurred()) goto fail;
+            PyObject *layout;
+            void *address;
+            int got = aligned_layout(node, &layout, &address);
+            if (got <= 0) {
+                if (got < 0) goto fail;
                 goto none;
             }
             long same = -1;
             for (int k = 0; k < *n_tensors && same < 0; k++)
                 if (SLOT(tensors[k], off_tensor_node) == node) same = k;
             PyObject *same_obj = PyLong_FromLong(same);
-            item = same_obj ? PyTuple_Pack(4, SLOT(node, off_shape), strides,
-                                           SLOT(node, off_dtype), same_obj) : NULL;
+            item = same_obj ? PyTuple_Pack(2, layout, same_obj) : NULL;
             Py_XDECREF(same_obj);
-            Py_DECREF(strides);
+            Py_DECREF(layout);
             tensors[(*n_tensors)++] = a;
         } else {
             item = plain(a);

@@ -209,12 +209,19 @@ def test_arguments_that_cannot_be_keys_call_the_function():
 
 def test_misaligned_arguments_are_not_replayed():
     f = lt.jit(lambda x: x * 2)
-    raw = np.zeros(4 * 8 + 1, np.uint8)
+    before = counts()
+    raw = np.zeros(5 * 8 + 1, np.uint8)
     for seed in range(2):
         x = f32(seed, (8,))
+        raw[1:33] = x.view(np.uint8)           # misaligned start
         view = np.frombuffer(raw.data, dtype=np.float32, count=8, offset=1)
-        raw[1:] = x.view(np.uint8)
         np.testing.assert_array_equal(f(lt.asarray(view, copy=False)).numpy(), x * 2)
+        for i in range(8):                     # aligned start, a stride of 5 bytes
+            raw[5 * i:5 * i + 4] = x[i:i + 1].view(np.uint8)
+        first = np.frombuffer(raw.data, np.float32, count=1)      # raw's byte 0
+        odd = np.lib.stride_tricks.as_strided(first, shape=(8,), strides=(5,))
+        np.testing.assert_array_equal(f(lt.asarray(odd, copy=False)).numpy(), x * 2)
+    assert grew(before, "replayed") == 0
 
 
 def test_empty_reductions_fill_their_identity():
