@@ -44,9 +44,9 @@ static PyObject *fast_signatures, *fast_constants, *py_binary, *py_unary, *graph
 static PyObject *s_sweep_at, *s_sweep, *s_leaf, *s_dtype, *s_shape;
 static lt_run_fn run_kernel;
 static long max_group_nodes, max_group_inputs;
-static PyObject *s_reduce, *s_fast, *s_acquire, *s_release, *s_num_threads, *s_path,
+static PyObject *s_reduce, *s_fast, *s_num_threads, *s_path,
     *s_evaluations, *s_kernels, *s_hits, *s_itemsize, *s_setflags,
-    *s_allocated_bytes, *empty_tuple, *s_reshape, *s_transpose;
+    *s_allocated_bytes, *empty_tuple, *s_transpose;
 
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
 
@@ -255,13 +255,13 @@ static int walk(PyObject *root, PyObject *key, PyObject **inputs, int *n_inputs)
 }
 
 /* A kernel's reusable call structure, as its `_fast` tuple gives it (CompiledKernel in
- * _kernel.py): (program, in_ptr, out_ptr, settings list, lock, red_ptr, sinks, results,
- * buffer_shape, inverse permutation, fills). */
+ * _kernel.py): (program, in_ptr, out_ptr, settings list, its lock's acquire and release,
+ * red_ptr, sinks, results, buffer_shape, inverse permutation, fills). */
 typedef struct {
     PyObject *ck, *fast;          /* held while the call is open */
     lt_program *p;
     char **in_ptr, **out_ptr, **red_ptr;
-    PyObject *state, *lock;
+    PyObject *state, *release;
     int n_sinks;                  /* 0 for an elementwise kernel */
     long long results;            /* accumulator slots per sink */
     PyObject *buffer_shape;       /* a reduction kernel writes its outputs in this shape... */
@@ -281,7 +281,7 @@ static int call_open(call_t *c, PyObject *ck)
 {
     c->fast = PyObject_GetAttr(ck, s_fast);
     if (c->fast == NULL) return -1;
-    if (!PyTuple_CheckExact(c->fast) || PyTuple_GET_SIZE(c->fast) != 11) {
+    if (!PyTuple_CheckExact(c->fast) || PyTuple_GET_SIZE(c->fast) != 12) {
         Py_DECREF(c->fast);
         return 0;
     }
@@ -290,15 +290,14 @@ static int call_open(call_t *c, PyObject *ck)
     c->in_ptr = PyLong_AsVoidPtr(f[1]);
     c->out_ptr = PyLong_AsVoidPtr(f[2]);
     c->state = f[3];
-    c->lock = f[4];
-    c->red_ptr = PyLong_AsVoidPtr(f[5]);
-    c->n_sinks = (int)PyLong_AsLong(f[6]);
-    c->results = PyLong_AsLongLong(f[7]);
-    c->buffer_shape = f[8];
-    c->inverse = f[9];
-    c->fills = PyObject_IsTrue(f[10]);
-    PyObject *got = PyErr_Occurred() ? NULL : PyObject_CallMethodOneArg(c->lock, s_acquire,
-                                                                         Py_False);
+    c->release = f[5];
+    c->red_ptr = PyLong_AsVoidPtr(f[6]);
+    c->n_sinks = (int)PyLong_AsLong(f[7]);
+    c->results = PyLong_AsLongLong(f[8]);
+    c->buffer_shape = f[9];
+    c->inverse = f[10];
+    c->fills = PyObject_IsTrue(f[11]);
+    PyObject *got = PyErr_Occurred() ? NULL : PyObject_CallOneArg(f[4], Py_False);
     if (got == NULL) {
         Py_DECREF(c->fast);
         return -1;
@@ -317,7 +316,7 @@ static int call_close(call_t *c)
 {
     PyObject *err_type, *err_value, *err_tb;
     PyErr_Fetch(&err_type, &err_value, &err_tb);
-    PyObject *released = PyObject_CallMethodNoArgs(c->lock, s_release);
+    PyObject *released = PyObject_CallNoArgs(c->release);
     Py_XDECREF(released);
     Py_DECREF(c->fast);
     Py_DECREF(c->ck);
@@ -1622,13 +1621,13 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "lazytensor._fastpath
 PyMODINIT_FUNC PyInit__fastpath(void)
 {
     struct { PyObject **at; const char *text; } names[] = {
-        {&s_reduce, "reduce"}, {&s_fast, "_fast"}, {&s_acquire, "acquire"},
-        {&s_release, "release"}, {&s_itemsize, "itemsize"}, {&s_setflags, "setflags"},
+        {&s_reduce, "reduce"}, {&s_fast, "_fast"},
+        {&s_itemsize, "itemsize"}, {&s_setflags, "setflags"},
         {&s_leaf, "leaf"}, {&s_dtype, "dtype"}, {&s_shape, "shape"}, {&s_max_recipes, "_MAX_RECIPES"}, {&s_replays, "replays"},
         {&s_recorded, "recorded"}, {&s_char_p, "char *"}, {&s_plan, "plan"}, {&s_enabled, "enabled"},
         {&s_block_elements, "BLOCK_ELEMENTS"}, {&s_min_elements, "MIN_ELEMENTS"},
         {&s_inputs, "inputs"}, {&s_outputs, "outputs"}, {&s_sinks, "sinks"},
-        {&s_kernel, "kernel"}, {&s_transpose, "transpose"}, {&s_sweep_at, "_sweep_at"}, {&s_sweep, "_sweep"}, {&s_allocated_bytes, "allocated_bytes"}, {&s_reshape, "reshape"},
+        {&s_kernel, "kernel"}, {&s_transpose, "transpose"}, {&s_sweep_at, "_sweep_at"}, {&s_sweep, "_sweep"}, {&s_allocated_bytes, "allocated_bytes"},
         {&s_num_threads, "_num_threads"}, {&s_path, "_path"},
         {&s_evaluations, "evaluations"}, {&s_kernels, "kernels"}, {&s_hits, "hits"},
         {&s_const, "const"}, {&s_replayed, "replayed"}, {&s_plain, "plain"},

@@ -130,13 +130,15 @@ class CompiledKernel:
         self._call = self._fresh_call()
         # what lazytensor._fastpath (C) needs to run this kernel on its reusable call
         # structure: the addresses of the structure and of its pointer arrays, the settings
-        # list run_pointers keeps (C resets it), the lock that guards them, and for the
+        # list run_pointers keeps (C resets it), the lock that guards them (its acquire and
+        # release: C calls them without looking them up), and for the
         # sinks of a reduction kernel how many results each has, the shape its outputs are
         # written in (the plan's order), the permutation back (None: the identity), and
         # whether a result combines no values (the identity is filled in Python then)
         p, in_ptr, out_ptr, red_ptr, state = self._call
         sinks = len(program.red_reg)
-        self._fast = (_address(p), _address(in_ptr), _address(out_ptr), state, self._busy,
+        self._fast = (_address(p), _address(in_ptr), _address(out_ptr), state,
+                      self._busy.acquire, self._busy.release,
                       _address(red_ptr), sinks, plan.results if sinks else 0,
                       tuple(plan.buffer_shape) if sinks else None,
                       _inverse(plan.perm) if sinks else None,
