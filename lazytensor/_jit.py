@@ -12,8 +12,9 @@ same order and with the same plans, so every value has the bits an unjitted call
 
 Only a trace whose DAG is made of the tensor arguments, scalar constants and pending ops
 over them is replayed.  Anything else makes its signature call ``fn`` every time, which is
-always right, only not faster: ``fn`` needed a value while recording (``bool(x)``, a sort,
-a reshape of a pending result), made a tensor from an array or a view of an argument, used
+always right, only not faster: ``fn`` read a value while recording (``bool(x)``,
+``x.numpy()``, a sort, a reshape that needs a value), made a tensor from an array or a view
+of an argument, used
 a tensor it did not get as an argument, changed an argument in place, or returned
 something other than a tensor or a tuple or list of tensors.  So does an argument that is
 not a tensor or a plain value (int, float, bool, str, None, a dtype, a tuple of those), a
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import functools
 
-from . import _config, _eval, _graph, _rows
+from . import _config, _eval, _graph, _rows, _tensor
 from ._fuse import partition
 from ._graph import pending_topo_order
 from ._kernel import _fastpath
@@ -85,7 +86,16 @@ def _trace(fn, args, kwargs, tensors):
     its place when this call cannot be replayed (see the module docstring)."""
     nodes = [t._node for t in tensors]
     evaluations = _eval.counters["evaluations"]   # (another thread's evaluation: plain, safely)
-    out = fn(*args, **kwargs)
+    outer = _tensor.value_reads       # a trace within a trace: the outer one sees ours
+    reads = _tensor.value_reads = []
+    try:
+        out = fn(*args, **kwargs)
+    finally:
+        _tensor.value_reads = outer
+        if outer is not None:
+            outer.extend(reads)
+    if reads:
+        return out, None              # fn looked at a value (float(x[0]), x.numpy())
     if type(out) is Tensor:
         outs, kind = [out], None
     elif type(out) in (tuple, list) and all(type(t) is Tensor for t in out):

@@ -16,6 +16,9 @@ from . import _eval, _graph
 _quick_eval = _eval._quick_eval or (lambda node: False)
 # _graph.leaf and the tensor in C (set up by _elementwise), or None
 _leaf_tensor = _eval._fastpath.leaf_tensor if _eval._fastpath is not None else None
+# While lt.jit traces a function, the nodes whose values are read (a list; None otherwise):
+# a function that looks at a value may compute another DAG from other data (_jit.py).
+value_reads = None
 
 
 class Device:
@@ -142,6 +145,8 @@ class Tensor:
     # ---- values -----------------------------------------------------------------
     def _value(self) -> np.ndarray:
         node = self._node
+        if value_reads is not None:
+            value_reads.append(node)
         if node.value is None:
             with _eval.lock:
                 if node.value is None and not _quick_eval(node):

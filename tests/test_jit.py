@@ -137,6 +137,26 @@ def test_data_dependent_control_flow_is_not_replayed():
     np.testing.assert_array_equal(f(lt.asarray(pos)).numpy(), pos * 2)
 
 
+def test_a_value_read_from_an_argument_is_not_frozen():
+    fns = [(lambda x: x * float(x.numpy()[0]), lambda x: x * x[0]),
+           (lambda x: x / x.numpy().max(), lambda x: x / x.max()),
+           (lambda x: x + 1 if bool(x[0] > 0) else x - 1, lambda x: x + 1 if x[0] > 0 else x - 1)]
+    for fn, ref in fns:
+        f = lt.jit(fn)
+        for seed in range(3):
+            x = f32(seed, (5,))
+            np.testing.assert_array_equal(f(lt.asarray(x)).numpy(), ref(x))
+    inner = lt.jit(lambda x: x * 2 if bool(lt.max(x) > -100) else x)   # plain: it reads
+
+    def outer(x):
+        return inner(x) + float(x.numpy()[1])   # a read after an inner trace
+
+    f = lt.jit(outer)
+    for seed in range(3):
+        x = f32(seed + 7, (4,))
+        np.testing.assert_array_equal(f(lt.asarray(x)).numpy(), x * 2 + x[1])
+
+
 @pytest.mark.parametrize("fn, ref", [
     (lambda x: lt.sort(x) + 1, lambda x: np.sort(x) + 1),             # a value made now
     (lambda x: x[1:] + 1, lambda x: x[1:] + 1),                       # a view of an argument
