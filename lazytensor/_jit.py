@@ -20,7 +20,8 @@ something other than a tensor or a tuple or list of tensors.  So does an argumen
 not a tensor or a plain value (int, float, bool, str, None, a dtype, a tuple of those), a
 misaligned tensor, and an evaluation large enough to run by blocks of rows (_rows.py),
 where the call overhead does not matter.  As with any tracing jit, Python side effects in
-``fn`` happen on traced calls only.
+``fn`` happen on traced calls only, and a Python value ``fn`` takes from outside (a global
+scale, a random draw) is a constant of the trace: pass it as an argument instead.
 """
 
 from __future__ import annotations
