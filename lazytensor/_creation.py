@@ -137,6 +137,11 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
                              f"but copy=False was given")
         # convert now: the result must not depend on later writes to the source
         return Tensor._from_array(np.asarray(Tensor._from_array(arr).astype(target)._value()))
+    if arr is not obj and arr.flags.writeable:
+        # an array made here (a copy, a conversion, a view of a buffer): what the tensor
+        # hands out is read-only, so its value cannot be changed through it.  The caller's
+        # own array object is left as it is (asarray without a copy reads the source).
+        arr.setflags(False)
     return Tensor._from_array(arr)
 
 

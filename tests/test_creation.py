@@ -378,3 +378,28 @@ def test_full_keeps_its_arrays_by_exact_arguments():
         lt.full((2,), 300, dtype=lt.int8)
     z = lt.zeros((3,))
     assert not np.asarray(z).flags.writeable
+
+
+@pytest.mark.parametrize("make", [
+    lambda: lt.asarray([1.0, 2.0, 3.0]),
+    lambda: lt.asarray(np.arange(3.0), copy=True),
+    lambda: lt.asarray(np.arange(3.0), dtype=lt.float32),
+    lambda: lt.asarray(memoryview(bytearray(12)).cast("f")),
+    lambda: lt.asarray(np.arange(3.0).astype(">f8")),
+])
+def test_values_asarray_makes_are_read_only(make):
+    """A copy or conversion asarray makes is handed out read-only: the tensor's value cannot
+    be changed through t.numpy() (README: values handed out are read-only views)."""
+    t = make()
+    before = t.numpy().copy()
+    with pytest.raises(ValueError, match="read-only"):
+        t.numpy()[0] = 42
+    np.testing.assert_array_equal(t.numpy(), before)
+
+
+def test_asarray_without_a_copy_reads_the_callers_array():
+    a = np.arange(3.0)
+    t = lt.asarray(a)
+    assert np.shares_memory(t.numpy(), a) and a.flags.writeable
+    a[0] = 5.0                      # documented: the tensor reads the source
+    assert t.numpy()[0] == 5.0
