@@ -166,7 +166,10 @@ def jit(fn):
     tuple or list of tensors) so that later calls with arguments of the same shapes,
     strides and dtypes run only its kernels.
 
-    Results are those of calling ``fn``: the same bits in exact mode.  A call that cannot
+    Results are those of calling ``fn``: the same bits in exact mode.  A replayed call
+    computes them when it is called (in the mode and thread settings of that moment), where
+    ``fn``'s lazy results would be computed when first needed, and fused with what is done
+    to them next: a jitted function is best the whole computation.  A call that cannot
     be replayed (``fn`` reads a value, makes a tensor from an array, uses a tensor it did
     not get as an argument, changes an argument...) calls ``fn`` every time: see
     ``docs/architecture.md``.  Tensor arguments that are pending expressions are evaluated
