@@ -6,7 +6,9 @@ group becomes one kernel that reads its inputs once and writes its outputs once.
 A node shared by several consumers inside a group is one register, computed once; a node
 needed by another group becomes an extra output of its own group (a multi-output kernel).
 A node of a smaller shape that feeds a larger one is computed in its own group at its own
-shape and broadcast, rather than recomputed per output element.  Groups are capped in
+shape and broadcast, rather than recomputed per output element; the exception is a cast of
+a reduction's result (or of a value) feeding a small kernel, which that kernel recomputes
+(``_folded_casts``).  Groups are capped in
 size; a cut is a boundary like any other, and every boundary records why it is there.
 
 Reductions (``reduce`` nodes) are not members: each is a *sink* of the group that
@@ -19,11 +21,13 @@ already reduces other axes, gets a group of its own reading that input.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 MAX_GROUP_NODES = 1024   # instructions stay well within one program
 MAX_GROUP_INPUTS = 48    # distinct buffers one kernel reads
 MAX_GROUP_SINKS = 8      # reductions one kernel computes (the C side's limit)
+RECOMPUTE_MAX = 1 << 14  # a kernel this small recomputes a broadcast cast (_folded_casts)
 
 
 @dataclass
@@ -82,20 +86,26 @@ def partition(roots, order) -> list:
     index = {id(n): i for i, n in enumerate(order)}
     parent = list(range(len(order)))
     level = [0] * len(order)
-    for i, node in enumerate(order):
-        if has_reduce:
+    if has_reduce:
+        for i, node in enumerate(order):
             for inp in node.inputs:
                 j = index.get(id(inp))
                 if j is not None:
                     lv = level[j] + (order[j].op == "reduce")
                     if lv > level[i]:
                         level[i] = lv
+    folded = _folded_casts(roots, order, index, level)
+    folds_of = {}                     # consumer -> the casts recomputed in its kernel
+    for j, i in folded.items():
+        folds_of.setdefault(i, []).append(j)
+    for i, node in enumerate(order):
         if node.op == "reduce":
             continue
         for inp in node.inputs:
             j = index.get(id(inp))
-            if (j is not None and inp.shape == node.shape and order[j].op != "reduce"
-                    and level[j] == level[i]):
+            if j is not None and (folded.get(j) == i or (
+                    inp.shape == node.shape and order[j].op != "reduce"
+                    and level[j] == level[i])):
                 a, b = _find(parent, i), _find(parent, j)
                 if a != b:
                     parent[max(a, b)] = min(a, b)
@@ -109,6 +119,8 @@ def partition(roots, order) -> list:
         if node.op == "reduce":
             group_of[i] = _attach_sink(node, index, group_of, groups, sink_groups)
             continue
+        if i in folded:
+            continue                  # a member of its consumer's group, placed with it
         comp = _find(parent, i)
         g = open_group.get(comp)
         if g is not None:
@@ -126,15 +138,43 @@ def partition(roots, order) -> list:
             g._input_ids = set()
             open_group[comp] = g
             groups.append(g)
-        g.members.append(node)
-        group_of[i] = g
-        for x in node.inputs:
-            j = index.get(id(x))
-            if j is None or group_of[j] is not g:
-                g._input_ids.add(id(x))
+        for member in [order[j] for j in folds_of.get(i, ())] + [node]:
+            g.members.append(member)
+            group_of[index[id(member)]] = g
+            for x in member.inputs:
+                j = index.get(id(x))
+                if j is None or group_of[j] is not g:
+                    g._input_ids.add(id(x))
 
     _connect(groups, roots, order, index, group_of)
     return _topological(groups, index, group_of)
+
+
+def _folded_casts(roots, order, index, level) -> dict:
+    """``{j: i}``: casts ``order[j]`` computed per element of their one consumer
+    ``order[i]``, a node of a larger shape, inside its kernel, instead of in a kernel of
+    their own whose result is broadcast.  Only a cast whose inputs are values or reduction
+    results, not requested, and only when the consumer has at most RECOMPUTE_MAX elements:
+    there a kernel launch costs more than recomputing the cast (the float32 rounding of a
+    float64 row sum that softmax divides by is the case in point).  A cast is exact and
+    elementwise, so each element gets the same bits either way."""
+    requested = {id(r) for r in roots}
+    users = [[] for _ in order]
+    for i, node in enumerate(order):
+        for j in {index[id(x)] for x in node.inputs if id(x) in index}:
+            users[j].append(i)
+    folded = {}
+    for j, c in enumerate(order):
+        if c.op != "cast" or id(c) in requested or len(users[j]) != 1:
+            continue
+        i = users[j][0]
+        n = order[i]
+        if (n.op == "reduce" or c.shape == n.shape or level[i] != level[j]
+                or math.prod(n.shape) > RECOMPUTE_MAX):
+            continue
+        if all(id(x) not in index or order[index[id(x)]].op == "reduce" for x in c.inputs):
+            folded[j] = i
+    return folded
 
 
 def _attach_sink(node, index, group_of, groups, sink_groups):

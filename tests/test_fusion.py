@@ -168,3 +168,44 @@ def test_explain_text_names_everything():
         assert part in text, part
     k = lt.explain(y).kernels[0]
     assert set(k) >= {"ops", "inputs", "outputs", "family", "program", "shape"}
+
+
+def _softmax(x, axis):
+    e = lt.exp(x - lt.max(x, axis=axis, keepdims=True))
+    return e / lt.sum(e, axis=axis, keepdims=True)
+
+
+@pytest.mark.parametrize("shape, axis", [((3, 100), 1), ((100, 3), 0), ((2, 5, 7), 1),
+                                         ((4, 4096), 1), ((1, 1024), -1)])
+def test_a_small_kernel_recomputes_the_cast_of_a_row_sum(monkeypatch, shape, axis):
+    """softmax's float32 rounding of its float64 row sums runs inside the division's kernel
+    (one kernel fewer) when that kernel is small; the bits are those of the separate cast
+    kernel, and the values NumPy's in float64 (within float32 rounding)."""
+    x = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
+
+    def run():
+        t = _softmax(lt.asarray(x), axis)
+        n = len(lt.explain(t).kernels)
+        return n, t.numpy()
+
+    folded_kernels, folded = run()
+    monkeypatch.setattr(_fuse, "RECOMPUTE_MAX", 0)
+    separate_kernels, separate = run()
+    assert (folded_kernels, separate_kernels) == (3, 4)
+    assert folded.tobytes() == separate.tobytes()
+    x64 = x.astype(np.float64)
+    e = np.exp(x64 - x64.max(axis=axis, keepdims=True))
+    np.testing.assert_allclose(folded, e / e.sum(axis=axis, keepdims=True), rtol=1e-6)
+
+
+def test_which_casts_are_recomputed():
+    b = lt.asarray(np.arange(3, dtype=np.float64).reshape(3, 1))
+    x = lt.asarray(np.ones((3, 1000), np.float32))
+    c = lt.astype(b, lt.float32)
+    assert len(lt.explain(x + c).kernels) == 1                 # one consumer, small: in it
+    assert len(lt.explain(x + c, c).kernels) == 2              # requested: its own kernel
+    assert len(lt.explain((x + c) * (x - c)).kernels) == 2     # two consumers: once
+    big = lt.asarray(np.ones((3, _fuse.RECOMPUTE_MAX + 1), np.float32))
+    assert len(lt.explain(big + c).kernels) == 2               # large: computed once
+    assert len(lt.explain(x + lt.exp(b)).kernels) == 2         # not a cast
+    np.testing.assert_array_equal((x + c).numpy(), np.ones((3, 1000)) + np.arange(3)[:, None])
