@@ -1463,7 +1463,8 @@ static PyObject *jit_replay(PyObject *fast, PyObject *const *tensors, int n_tens
              *constants = PyTuple_GET_ITEM(fast, 2), *results = PyTuple_GET_ITEM(fast, 3),
              *kind = PyTuple_GET_ITEM(fast, 4);
     Py_ssize_t n_order = PyTuple_GET_SIZE(templates), n_const = PyList_GET_SIZE(constants);
-    if (n_order > MAX_PLAN || n_tensors + n_const > MAX_LEAVES || PyList_GET_SIZE(steps) > MAX_PLAN)
+    if (n_order > MAX_PLAN || n_tensors + n_const > MAX_LEAVES ||
+        PyList_GET_SIZE(steps) > MAX_PLAN || PyTuple_GET_SIZE(results) > MAX_PLAN)
         Py_RETURN_NOTIMPLEMENTED;
     PyObject *at[MAX_PLAN + MAX_LEAVES], *out = NULL;
     int n_at = (int)(n_order + n_tensors + n_const), made = 0, ran = -1;
@@ -1491,32 +1492,27 @@ static PyObject *jit_replay(PyObject *fast, PyObject *const *tensors, int n_tens
     if (ran == 0) out = Py_NewRef(Py_NotImplemented);
     if (ran != 1) goto done;
     Py_ssize_t n_res = PyTuple_GET_SIZE(results);
-    PyObject *made_t[MAX_PLAN];
-    int n_made = 0;
-    for (Py_ssize_t i = 0; i < n_res && i < MAX_PLAN; i++) {
+    PyObject *list = PyList_New(n_res);         /* the tensors, as fn returned them */
+    for (Py_ssize_t i = 0; list != NULL && i < n_res; i++) {
         Py_ssize_t pos = PyLong_AsSsize_t(PyTuple_GET_ITEM(results, i));
-        if (pos < 0 || pos >= n_at || Py_TYPE(at[pos]) != node_type) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "jit: a result is at no node");
-            break;
-        }
-        if ((made_t[n_made] = new_tensor(Py_NewRef(at[pos]))) == NULL) break;
-        n_made++;
+        PyObject *t = NULL;
+        if (pos >= 0 && pos < n_at && Py_TYPE(at[pos]) == node_type)
+            t = new_tensor(Py_NewRef(at[pos]));
+        else if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "jit: a result is at no node");
+        if (t == NULL) Py_CLEAR(list);
+        else PyList_SET_ITEM(list, i, t);
     }
-    if (n_made == n_res) {
-        if (kind == Py_None && n_res == 1) {
-            out = Py_NewRef(made_t[0]);
-        } else if (kind == (PyObject *)&PyList_Type || kind == (PyObject *)&PyTuple_Type) {
-            out = kind == (PyObject *)&PyList_Type ? PyList_New(n_res) : PyTuple_New(n_res);
-            for (int i = 0; out != NULL && i < n_res; i++) {
-                if (kind == (PyObject *)&PyList_Type) PyList_SET_ITEM(out, i, Py_NewRef(made_t[i]));
-                else PyTuple_SET_ITEM(out, i, Py_NewRef(made_t[i]));
-            }
-        } else {
-            PyErr_SetString(PyExc_TypeError, "jit: a program's results do not match its kind");
-        }
-    }
-    for (int i = 0; i < n_made; i++) Py_DECREF(made_t[i]);
+    if (list == NULL) goto done;
+    if (kind == (PyObject *)&PyList_Type)
+        out = Py_NewRef(list);
+    else if (kind == (PyObject *)&PyTuple_Type)
+        out = PyList_AsTuple(list);
+    else if (kind == Py_None && n_res == 1)
+        out = Py_NewRef(PyList_GET_ITEM(list, 0));
+    else
+        PyErr_SetString(PyExc_TypeError, "jit: a program's results do not match its kind");
+    Py_DECREF(list);
     if (out != NULL && count(jit_stats, s_replayed, 1)) Py_CLEAR(out);
 done:
     for (int k = 0; k < made; k++) Py_DECREF(at[k]);

@@ -14,9 +14,8 @@ Only a trace whose DAG is made of the tensor arguments, scalar constants and pen
 over them is replayed.  Anything else makes its signature call ``fn`` every time, which is
 always right, only not faster: ``fn`` read a value while recording (``bool(x)``,
 ``x.numpy()``, a sort, a reshape that needs a value), made a tensor from an array or a view
-of an argument, used
-a tensor it did not get as an argument, changed an argument in place, or returned
-something other than a tensor or a tuple or list of tensors.  So does an argument that is
+of an argument, used a tensor it did not get as an argument, changed an argument in place,
+or returned something other than a tensor or a tuple or list of tensors.  So does an argument that is
 not a tensor or a plain value (int, float, bool, str, None, a dtype, a tuple of those), a
 misaligned tensor, and an evaluation large enough to run by blocks of rows (_rows.py),
 where the call overhead does not matter.  As with any tracing jit, Python side effects in
