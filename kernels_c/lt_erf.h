@@ -278,46 +278,91 @@ static inline float ltm_erf_accurate_f32(float xf)
 typedef struct { double y, err; } ltm_erf_approx_t;
 typedef struct { float f; int amb; } ltm_erf_p1_t;
 
-static inline ltm_erf_approx_t ltm_erf_approx32(double x)
+/* The two branches of pass 1 on their own: |x| < 0.5, and the rest (NaN included). */
+static inline ltm_erf_approx_t ltm_erf_approx32_small(double x)
 {
-    double ax = __builtin_fabs(x), z = x * x;
-    double yA = x * (lt_tab_erf_small[0] + z * ltm_erf_small_q(z));
-    double t = ltm_erf_sel(ax < 0.5, 0.5, ltm_erf_sel(ax < 4.0, ax, 4.0));   /* NaN -> 4 */
-    double yB = 1.0 - ltm_erf_exp_d(-(t * t)) * ltm_erf_cx_d(t);
-    yB = __builtin_copysign(yB, x);
-    int64_t small = ax < 0.5, mid = ax < 4.0;
+    double z = x * x;
     ltm_erf_approx_t r;
-    r.y = ltm_erf_sel(small, yA, ltm_erf_sel(mid, yB, __builtin_copysign(1.0, x)));
-    r.err = ltm_erf_sel(small, __builtin_fabs(yA) * 0x1p-49, ltm_erf_sel(mid, 0x1p-49, 0.0));
+    r.y = x * (lt_tab_erf_small[0] + z * ltm_erf_small_q(z));
+    r.err = __builtin_fabs(r.y) * 0x1p-49;
     return r;
 }
 
-static inline ltm_erf_p1_t ltm_erf_pass1(float xf)
+static inline ltm_erf_approx_t ltm_erf_approx32_large(double x)
 {
-    double x = xf;
-    ltm_erf_approx_t a = ltm_erf_approx32(x);
+    double ax = __builtin_fabs(x);
+    double t = ltm_erf_sel(ax < 4.0, ax, 4.0);                 /* NaN -> 4 */
+    double yB = 1.0 - ltm_erf_exp_d(-(t * t)) * ltm_erf_cx_d(t);
+    yB = __builtin_copysign(yB, x);
+    int64_t mid = ax < 4.0;
+    ltm_erf_approx_t r;
+    r.y = ltm_erf_sel(mid, yB, __builtin_copysign(1.0, x));
+    r.err = ltm_erf_sel(mid, 0x1p-49, 0.0);
+    return r;
+}
+
+static inline ltm_erf_p1_t ltm_erf_pass1_of(double x, ltm_erf_approx_t a)
+{
     ltm_erf_p1_t r;
     r.amb = (x == x) & lt_f32_ambiguous(a.y, a.err);
     r.f = (float)ltm_erf_sel(x != x, __builtin_nan(""), a.y);
     return r;
 }
 
-static inline float ltm_erf_f32(float x)
+static inline float ltm_erf_f32(float xf)
 {
-    ltm_erf_p1_t r = ltm_erf_pass1(x);
-    return r.amb ? ltm_erf_accurate_f32(x) : r.f;
+    double x = xf;
+    ltm_erf_p1_t r = ltm_erf_pass1_of(x, __builtin_fabs(x) < 0.5 ? ltm_erf_approx32_small(x)
+                                                                : ltm_erf_approx32_large(x));
+    return r.amb ? ltm_erf_accurate_f32(xf) : r.f;
 }
 
+/* The elements of a chunk whose flag is set, gathered: their positions in at[], their values
+ * (as double) in x[]; returns how many.  Only the count carries from one element to the next
+ * (a flag computed in this loop would put its whole computation on that chain). */
+static inline int64_t ltm_erf_gather_flagged(int64_t n, const float *restrict a,
+                                             const int32_t *restrict flag,
+                                             int32_t *restrict at, double *restrict x)
+{
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++) {
+        at[m] = (int32_t)i;
+        x[m] = a[i];
+        m += flag[i];
+    }
+    return m;
+}
+
+/* The chunk runs the cheap branch on every element, then the large one only on the
+ * elements that take it (gathered, then scattered back): the same operations per element
+ * as ltm_erf_f32, without computing the costly branch for the elements that discard it. */
 static inline void ltm_erf_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
 {
-    int amb[LT_CHUNK];
+    int32_t amb[LT_CHUNK], large[LT_CHUNK], at[LT_CHUNK], amb_l[LT_CHUNK];
+    double xl[LT_CHUNK];
+    float yl[LT_CHUNK];
+    int32_t any = 0;
     for (int64_t i = 0; i < n; i++) {
-        ltm_erf_p1_t r = ltm_erf_pass1(a[i]);
+        double x = a[i];
+        ltm_erf_p1_t r = ltm_erf_pass1_of(x, ltm_erf_approx32_small(x));
+        large[i] = !(__builtin_fabs(x) < 0.5);
         o[i] = r.f;
-        amb[i] = r.amb;
+        amb[i] = r.amb & !large[i];       /* the large branch decides for its elements */
+        any |= amb[i];
     }
+    const int64_t m = ltm_erf_gather_flagged(n, a, large, at, xl);
+    for (int64_t j = 0; j < m; j++) {     /* vectorised: the scatter is a loop of its own */
+        ltm_erf_p1_t r = ltm_erf_pass1_of(xl[j], ltm_erf_approx32_large(xl[j]));
+        yl[j] = r.f;
+        amb_l[j] = r.amb;
+        any |= r.amb;
+    }
+    for (int64_t j = 0; j < m; j++) o[at[j]] = yl[j];
+    if (!any) return;                     /* Ziv's test rarely fails */
     for (int64_t i = 0; i < n; i++)
         if (amb[i]) o[i] = ltm_erf_accurate_f32(a[i]);
+    for (int64_t j = 0; j < m; j++)
+        if (amb_l[j]) o[at[j]] = ltm_erf_accurate_f32((float)xl[j]);
 }
 
 /* ---- float64 erf, faithful ---------------------------------------------------------------
@@ -353,36 +398,60 @@ static inline double ltm_erf_f64(double x)
 
 /* ---- gelu(x) = x/2 erfc(-x/sqrt(2)) ------------------------------------------------------ */
 
-/* float32: evaluated in double, branch-free (vectorises), one final rounding; the double
- * value has a relative error below 2^-48, so the float32 result is within 0.5 + 2^-24 ulp.
+/* float32: evaluated in double, one final rounding; the double value has a relative error
+ * below 2^-48, so the float32 result is within 0.5 + 2^-24 ulp.  Two branch-free
+ * (vectorising) branches:
  *   u = |x|/sqrt(2) (rounded; harmless at this accuracy), z = x^2/2 exact (24-bit x);
- *   u < 0.5: erf(u) = u (C0 + z Q(z)); erfc(-x/sqrt 2) = 1 -+ erf(u) (>= 0.48);
- *   u >= 0.5: erfc(u) = exp(-z) erfcx(u); erfc(-x/sqrt 2) = erfc(u) for x < 0, 2 - erfc(u)
- *   for x > 0.  x < -16: the result is below 2^-170 and rounds to -0; x > 10: gelu(x) = x. */
-static inline double ltm_gelu_d32(double x)
+ *   u < 0.5 (ltm_gelu_d32_small): erf(u) = u (C0 + z Q(z)); erfc(-x/sqrt 2) = 1 -+ erf(u)
+ *   (>= 0.48);
+ *   u >= 0.5 or NaN (ltm_gelu_d32_large): erfc(u) = exp(-z) erfcx(u); erfc(-x/sqrt 2) =
+ *   erfc(u) for x < 0, 2 - erfc(u) for x > 0.  x < -16: the result is below 2^-170 and
+ *   rounds to -0; x > 10: gelu(x) = x. */
+static inline double ltm_gelu_d32_small(double x)
 {
     const double rs = lt_tab_erf_const[0];
     double ax = __builtin_fabs(x), u = ax * rs, z = 0.5 * (x * x);
     double eA = u * (lt_tab_erf_small[0] + z * ltm_erf_small_q(z));
-    double t = ltm_erf_sel(u < 0.5, 0.5, ltm_erf_sel(u < 12.0, u, 12.0));   /* NaN -> 12 */
+    double C = ltm_erf_sel(x < 0, 1.0 - eA, 1.0 + eA);
+    return 0.5 * x * C;
+}
+
+static inline double ltm_gelu_d32_large(double x)
+{
+    const double rs = lt_tab_erf_const[0];
+    double ax = __builtin_fabs(x), u = ax * rs, z = 0.5 * (x * x);
+    double t = ltm_erf_sel(u < 12.0, u, 12.0);                 /* NaN -> 12 */
     double zc = ltm_erf_sel(u < 12.0, z, 72.0);
     double P = ltm_erf_exp_d(-zc) * ltm_erf_cx_d(t);
-    int64_t small = u < 0.5, neg = x < 0;
-    double C = ltm_erf_sel(neg, ltm_erf_sel(small, 1.0 - eA, P), ltm_erf_sel(small, 1.0 + eA, 2.0 - P));
+    double C = ltm_erf_sel(x < 0, P, 2.0 - P);
     double g = 0.5 * x * C;
     g = ltm_erf_sel(x < -16.0, -0.0, ltm_erf_sel(x > 10.0, x, g));
     return ltm_erf_sel(x != x, __builtin_nan(""), g);
 }
 
-static inline float ltm_gelu_f32(float x)
+static inline int32_t ltm_gelu_is_large(double x)
 {
-    return (float)ltm_gelu_d32(x);
+    return !(__builtin_fabs(x) * lt_tab_erf_const[0] < 0.5);
 }
 
+static inline float ltm_gelu_f32(float x)
+{
+    return (float)(ltm_gelu_is_large(x) ? ltm_gelu_d32_large(x) : ltm_gelu_d32_small(x));
+}
+
+/* as ltm_erf_f32_chunk: the large branch only on the elements that take it */
 static inline void ltm_gelu_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
 {
-    for (int64_t i = 0; i < n; i++)
-        o[i] = ltm_gelu_f32(a[i]);
+    int32_t large[LT_CHUNK], at[LT_CHUNK];
+    double xl[LT_CHUNK];
+    for (int64_t i = 0; i < n; i++) {
+        o[i] = (float)ltm_gelu_d32_small(a[i]);
+        large[i] = ltm_gelu_is_large(a[i]);
+    }
+    const int64_t m = ltm_erf_gather_flagged(n, a, large, at, xl);
+    float yl[LT_CHUNK];
+    for (int64_t j = 0; j < m; j++) yl[j] = (float)ltm_gelu_d32_large(xl[j]);
+    for (int64_t j = 0; j < m; j++) o[at[j]] = yl[j];
 }
 
 /* float64: faithful.  T = x/sqrt(2) as a double-double (th + tl), u = |T|, z = x^2/2 exact.
