@@ -109,7 +109,8 @@ static inline double ltm_hypot_f64_fast(double x, double y)
  * (relative error below 2^-98 each), and m + log1p(...) is one double-double sum, so the
  * result has an absolute error below 2^-96 (|m| + 1): correctly rounded to float32 unless
  * m and log1p(...) cancel to below 2^-70 of |m|, which float32 operands do not reach in our
- * sweeps; within 0.5 ulp plus that in float64.  Not vectorised (scalar double-double). */
+ * sweeps; within 0.5 ulp plus that in float64.  Scalar double-double: the float32 chunk form
+ * runs the vectorised main path below first and comes here only for what it leaves open. */
 static inline lt_dd ltm_logaddexp_dd(double a, double b)
 {
     double m = a > b ? a : b;
@@ -153,8 +154,10 @@ static inline double ltm_logaddexp_f32_approx(float a, float b, double *err)
 {
     double ad = a, bd = b;
     double m = ad > bd ? ad : bd, d = -__builtin_fabs(ad - bd);
-    d = d < -700.0 ? -700.0 : d;    /* exp(d) < 2^-1000: below every float32 ulp it meets */
-    d = d != d ? 0.0 : d;                            /* NaN/inf operands: pass 2 */
+    /* bitwise selects: with ?: gcc threads the constant d through exp and log, the table
+       loads become masked gathers, and the chunk loop does not vectorise at all */
+    d = lt_select(d < -700.0, -700.0, d);   /* exp(d) < 2^-1000: below every float32 ulp it meets */
+    d = lt_select(d != d, 0.0, d);                   /* NaN/inf operands: pass 2 */
     lt_dd s = lt_fast_two_sum(1.0, ltm_exp_d(d));
     lt_dd l = ltm_log_dd_fast(s.hi, s.lo);
     *err = 0x1p-50 * (__builtin_fabs(m) + __builtin_fabs(l.hi));
