@@ -89,11 +89,16 @@ LT_DEF_MINMAX(f, float, uint32_t)
 LT_DEF_MINMAX(, double, uint64_t)
 
 /* ---- rounding to integral values, own code (no libm): identical bits everywhere. */
-#define LT_DEF_ROUNDING(F, T, BIG, ITYPE)                                              \
+#define LT_DEF_ROUNDING(F, T, BIG)                                                     \
     static inline T lt_trunc##F(T x)                                                   \
     {                                                                                  \
-        if (!(__builtin_fabs##F(x) < BIG)) return x;  /* large, inf or NaN */          \
-        return __builtin_copysign##F((T)(ITYPE)x, x);                                  \
+        /* |x| rounded to an integer by the BIG addition, one less where that rounded  \
+           up; large |x|, inf and NaN pass through.  Branch-free, so the loops         \
+           vectorise (a conversion to an integer needed a branch around its range). */\
+        T ax = __builtin_fabs##F(x);                                                   \
+        T r = (ax + BIG) - BIG;                                                        \
+        r = r > ax ? r - (T)1 : r;                                                     \
+        return lt_select##F(ax < BIG, __builtin_copysign##F(r, x), x);                 \
     }                                                                                  \
     static inline T lt_floor##F(T x)                                                   \
     {                                                                                  \
@@ -121,8 +126,8 @@ LT_DEF_MINMAX(, double, uint64_t)
         return lt_min##F(lt_max##F(a, lo), hi);                                        \
     }
 
-LT_DEF_ROUNDING(f, float, 0x1p23f, int32_t)
-LT_DEF_ROUNDING(, double, 0x1p52, int64_t)
+LT_DEF_ROUNDING(f, float, 0x1p23f)
+LT_DEF_ROUNDING(, double, 0x1p52)
 
 /* ---- nextafter by stepping the bit pattern (no libm): exact everywhere. */
 static inline double lt_nextafter(double x, double y)
