@@ -126,6 +126,8 @@ def _op_function(op, dt):
     fast_loop = f"for (int64_t i = 0; i < n; i++) {{ {loads} o[i] = ({out_t})({body}); }}"
     if math:
         loops = "if (exact) {{ {} }} else {{ {} }}".format(*_math_loops(op, dt, loads))
+    elif op.f_chunk and kind == "f":
+        loops = f"{_c_expr(op.f_chunk, dt)}(n, o, {', '.join('p' + v for v in names)}, exact);"
     elif not canon:
         loops = fast_loop
     else:

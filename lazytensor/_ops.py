@@ -74,6 +74,10 @@ class OpDef:
     # "float64"; 0.5 means correctly rounded) and in fast mode ("fast", both dtypes);
     # float16 results are the float32 result rounded once more
     ulp: tuple = ()
+    # a C function running the whole float loop itself, (n, o, a, b, exact): for an op
+    # whose common case vectorises only when every element of the chunk takes it (pow);
+    # "" for the generated loop over the float body
+    f_chunk: str = ""
 
     def ulp_bound(self, key: str) -> float:
         return dict(self.ulp)[key]
@@ -120,8 +124,11 @@ OPS_LIST = [
           onnx="Mod(fmod=1)"),
     OpDef("pow", 2, _NUM, {"i": "(T)lt_ipow_i64((int64_t)a, (int64_t)b)",
                            "u": "(T)lt_ipow_u64((uint64_t)a, (uint64_t)b)",
-                           "f": "LT_LIBM(pow, F)(a, b)"},
-          exact=False, doc="Power; integers by repeated squaring with wrap-around.",
+                           "f": "lt_pow##F(a, b)"},
+          exact=False, f_chunk="lt_pow##F_chunk",
+          doc="Power; integers by repeated squaring with wrap-around; float exponents 2 and "
+              "0.5 are the correctly rounded x*x and square root, other float exponents the "
+              "C library's pow.",
           onnx="Pow", cplx="power"),
     # float max/min: "a NaN a wins, else a NaN b, else the larger", as lt_max/lt_min
     # (lt_math.h): one max/min instruction and a select of a NaN a once vectorised

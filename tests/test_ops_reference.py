@@ -1221,6 +1221,39 @@ def test_onnx_pow_integer_base_saturates():
     assert out.tolist() == want.tolist() == [8, 2 ** 31 - 1, -2 ** 31, 100, 1, 0]
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("mode", ["exact", "fast"])
+def test_pow_two_and_half_are_correctly_rounded(dtype, mode):
+    """x**2 and x**0.5 are the correctly rounded x*x and square root (with the Array API's
+    pow(-0, 0.5) = +0 and pow(-inf, 0.5) = +inf), for a scalar exponent (the vectorised
+    chunk) and for the same exponents among others in one array (element by element)."""
+    rng = np.random.default_rng(5)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -1.0, 1.0, 2.25, 1e-30, 1e30])
+    x = np.concatenate([special, rng.standard_normal(600) * 10.0 ** rng.integers(-8, 8, 600)])
+    x = x.astype(dtype)
+    # references: NumPy's IEEE multiply and sqrt are correctly rounded (float32 squares
+    # also through float64, where the product is exact)
+    with np.errstate(all="ignore"):
+        square = (x.astype(np.float64) * x.astype(np.float64)).astype(dtype) \
+            if dtype == np.float32 else x * x
+        root = np.sqrt(x) + dtype(0)                          # IEEE sqrt; -0 -> +0
+    root[np.isneginf(x)] = np.inf
+    mixed_exp = np.where(np.arange(x.size) % 3 == 0, 2.0, np.where(np.arange(x.size) % 3 == 1,
+                                                                   0.5, 3.0)).astype(dtype)
+    with lt.mode(mode):
+        got2 = np.asarray(lt.asarray(x) ** 2)
+        got_half = np.asarray(lt.asarray(x) ** 0.5)
+        got_mixed = np.asarray(lt.pow(lt.asarray(x), lt.asarray(mixed_exp)))
+    assert got2.dtype == got_half.dtype == dtype
+    np.testing.assert_array_equal(got2, square)
+    np.testing.assert_array_equal(got_half, root)
+    real = ~np.isnan(root)
+    assert np.array_equal(np.signbit(got_half[real]), np.signbit(root[real]))
+    two, half = mixed_exp == 2, mixed_exp == 0.5
+    np.testing.assert_array_equal(got_mixed[two], square[two])
+    np.testing.assert_array_equal(got_mixed[half], root[half])
+
+
 # --------------------------------------------------------------------------------------
 # Python-scalar promotion, lt.where, lt.clip
 # --------------------------------------------------------------------------------------
