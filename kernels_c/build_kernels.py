@@ -68,7 +68,8 @@ def _c_expr(body, dt):
 # kernel-path region (so each is compiled for that instruction set), and one header of
 # constant tables, included once.  A family header defines, per function NAME, the exact
 # forms ltm_NAME_f32 / ltm_NAME_f64 (and optionally ltm_NAME_f32_chunk, a whole-chunk
-# vectorised form) and the fast forms ltm_NAME_f32_fast / ltm_NAME_f64_fast.
+# vectorised form) and the fast forms ltm_NAME_f32_fast / ltm_NAME_f64_fast (optionally
+# ltm_NAME_f32_fast_chunk).
 MATH_FAMILIES = ("exp", "log", "erf", "trig", "misc")
 
 
@@ -109,7 +110,10 @@ def _math_loops(op, dt, loads):
         exact = f"{exact_fn}_chunk(n, o, {', '.join('p' + v for v in 'abc'[: op.arity])});"
     else:  # the functions return the canonical NaN themselves
         exact = f"for (int64_t i = 0; i < n; i++) {{ {loads} o[i] = {exact_fn}({args}); }}"
-    fast = f"for (int64_t i = 0; i < n; i++) {{ {loads} o[i] = {fast_fn}({args}); }}"
+    if _math_defined(fast_fn + "_chunk"):
+        fast = f"{fast_fn}_chunk(n, o, {', '.join('p' + v for v in 'abc'[: op.arity])});"
+    else:
+        fast = f"for (int64_t i = 0; i < n; i++) {{ {loads} o[i] = {fast_fn}({args}); }}"
     return exact, fast
 
 

@@ -124,6 +124,22 @@ static inline float lt_dd_to_f32(lt_dd x)
     return (float)s;
 }
 
+/* The elements of a chunk whose flag is set, gathered: their positions in at[], their values
+ * (as double) in x[]; returns how many.  Only the count carries from one element to the next
+ * (a flag computed in this loop would put its whole computation on that chain). */
+static inline int64_t lt_gather_flagged(int64_t n, const float *restrict a,
+                                        const int32_t *restrict flag,
+                                        int32_t *restrict at, double *restrict x)
+{
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++) {
+        at[m] = (int32_t)i;
+        x[m] = a[i];
+        m += flag[i];
+    }
+    return m;
+}
+
 /* The float32 exact forms of a function made of two parts: P1(x, &flag), the double main
  * path (branch-free, vectorisable; flag != 0 where Ziv's test or a special value leaves the
  * result open) and ACC(x), the accurate path.  Defines NAME_f32 (scalar) and NAME_f32_chunk

@@ -317,22 +317,6 @@ static inline float ltm_erf_f32(float xf)
     return r.amb ? ltm_erf_accurate_f32(xf) : r.f;
 }
 
-/* The elements of a chunk whose flag is set, gathered: their positions in at[], their values
- * (as double) in x[]; returns how many.  Only the count carries from one element to the next
- * (a flag computed in this loop would put its whole computation on that chain). */
-static inline int64_t ltm_erf_gather_flagged(int64_t n, const float *restrict a,
-                                             const int32_t *restrict flag,
-                                             int32_t *restrict at, double *restrict x)
-{
-    int64_t m = 0;
-    for (int64_t i = 0; i < n; i++) {
-        at[m] = (int32_t)i;
-        x[m] = a[i];
-        m += flag[i];
-    }
-    return m;
-}
-
 /* The chunk runs the cheap branch on every element, then the large one only on the
  * elements that take it (gathered, then scattered back): the same operations per element
  * as ltm_erf_f32, without computing the costly branch for the elements that discard it. */
@@ -350,7 +334,7 @@ static inline void ltm_erf_f32_chunk(int64_t n, float *restrict o, const float *
         amb[i] = r.amb & !large[i];       /* the large branch decides for its elements */
         any |= amb[i];
     }
-    const int64_t m = ltm_erf_gather_flagged(n, a, large, at, xl);
+    const int64_t m = lt_gather_flagged(n, a, large, at, xl);
     for (int64_t j = 0; j < m; j++) {     /* vectorised: the scatter is a loop of its own */
         ltm_erf_p1_t r = ltm_erf_pass1_of(xl[j], ltm_erf_approx32_large(xl[j]));
         yl[j] = r.f;
@@ -448,7 +432,7 @@ static inline void ltm_gelu_f32_chunk(int64_t n, float *restrict o, const float 
         o[i] = (float)ltm_gelu_d32_small(a[i]);
         large[i] = ltm_gelu_is_large(a[i]);
     }
-    const int64_t m = ltm_erf_gather_flagged(n, a, large, at, xl);
+    const int64_t m = lt_gather_flagged(n, a, large, at, xl);
     float yl[LT_CHUNK];
     for (int64_t j = 0; j < m; j++) yl[j] = (float)ltm_gelu_d32_large(xl[j]);
     for (int64_t j = 0; j < m; j++) o[at[j]] = yl[j];

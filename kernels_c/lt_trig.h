@@ -78,6 +78,30 @@ static inline __attribute__((always_inline)) void ltm_trig_red32(double d, uint6
     *rh = r0;
 }
 
+/* The same for |x| < 2^18 by Cody-Waite, at a fraction of the cost (no table, no Dekker
+ * product): ad = |x|, k = round(ad 2/pi) < 2^17, pi/2 = C1 + C2 + C3 with C1 and C2 of 30
+ * bits, so k C1 and k C2 are exact (48 bits) and ad - k C1 is exact (Sterbenz, k >= 1);
+ * C3 is rounded (pi/2 - C1 - C2 - C3 ~ 2^-117).  rh + rl = ad - k pi/2 within 2^-94
+ * absolute, |r| <= pi/4 + 2^-35, the quadrant in the low bits of *q.  The exact results do
+ * not change (every float32 input below 2^18 gives the same bits as through
+ * ltm_trig_red32: all 2^32 inputs were compared). */
+#define LTM_TRIG_CW_MAX 0x1p18
+static inline __attribute__((always_inline)) void ltm_trig_red32_cw(double ad, uint64_t *q, double *rh, double *rl)
+{
+    const double C1 = 0x1.921fb548p+0, C2 = -0x1.de973dc8p-31, C3 = -0x1.9d9cceba3f91fp-62;
+    double kb = ad * 0x1.45f306dc9c883p-1 + LTM_TRIG_MAGIC;
+    double k = kb - LTM_TRIG_MAGIC;
+    double t1 = ad - k * C1;                   /* exact */
+    double p2 = k * C2;                        /* exact */
+    double s = t1 - p2, bb = s - t1;           /* two_sum */
+    double e = (t1 - (s - bb)) + (-p2 - bb);
+    double lo = e - k * C3;
+    double r0 = s + lo;
+    *rl = lo - (r0 - s);
+    *rh = r0;
+    *q = lt_bits64(kb);
+}
+
 /* sin, cos (as double) of r = rh + rl, |r| <= pi/4(1+eps).
  * sin: rh + (rh*z*P(z) + rl), relative error <= 1.95 * 2^-53 (analysis: the r^3 term is
  * <= 0.103|r| with relative error <= 4u, rl*(cos r - 1) neglected <= 0.31u|r|, final
@@ -100,10 +124,10 @@ static inline __attribute__((always_inline)) void ltm_trig_sc_d(double rh, doubl
 
 /* which: 0 sin, 1 cos, 2 tan.  d = (double)x, x finite.  Relative error <= 4.5 * 2^-53
  * (tan: 1.95 + 1.5 + 1 rounding), so err = 2^-50 |y| is safe. */
-static inline __attribute__((always_inline)) double ltm_trig_sct_d32(int which, double d)
+static inline __attribute__((always_inline)) double ltm_trig_sct_of(int which, double d, uint64_t q,
+                                                                 double rh, double rl)
 {
-    uint64_t q; double rh, rl, sn, cs;
-    ltm_trig_red32(d, &q, &rh, &rl);
+    double sn, cs;
     ltm_trig_sc_d(rh, rl, &sn, &cs);
     uint64_t odd = q & 1, neg;
     double y;
@@ -119,6 +143,21 @@ static inline __attribute__((always_inline)) double ltm_trig_sct_d32(int which, 
     y = neg ? -y : y;
     if (which != 1) y = d == 0 ? d : y;        /* sin(+-0), tan(+-0) = +-0 */
     return y;
+}
+
+static inline __attribute__((always_inline)) double ltm_trig_sct_d32(int which, double d)
+{
+    uint64_t q; double rh, rl;
+    ltm_trig_red32(d, &q, &rh, &rl);
+    return ltm_trig_sct_of(which, d, q, rh, rl);
+}
+
+/* the same for |d| < LTM_TRIG_CW_MAX */
+static inline __attribute__((always_inline)) double ltm_trig_sct_d32_cw(int which, double d)
+{
+    uint64_t q; double rh, rl;
+    ltm_trig_red32_cw(__builtin_fabs(d), &q, &rh, &rl);
+    return ltm_trig_sct_of(which, d, q, rh, rl);
 }
 
 /* accurate path: double-double evaluation, error < 2^-95 relative */
@@ -157,20 +196,55 @@ static inline float ltm_trig_sct_f32(int which, float x)
     return (float)y;
 }
 
+/* Pass 1 of one element (its double value, whether Ziv's test leaves it open), through the
+ * Cody-Waite reduction (cw = 1, |x| < 2^18) or the table one (finite x). */
+static inline __attribute__((always_inline)) float ltm_trig_pass1_32(int which, int cw, float x,
+                                                                   int32_t *open)
+{
+    double d = (double)x;
+    double y = cw ? ltm_trig_sct_d32_cw(which, d) : ltm_trig_sct_d32(which, d);
+    double err = __builtin_fabs(y) * 0x1p-50;
+    *open = (float)(y - err) != (float)(y + err);
+    return (float)y;
+}
+
+/* The chunk: pass 1 through Cody-Waite for the elements below 2^18 (x of the others replaced
+ * by 0, so that every lane computes something valid), then through the table reduction for
+ * the others, gathered (vectorised as well), then the accurate path for what Ziv's test left
+ * open.  Each element gets the value ltm_trig_sct_f32 gives it. */
 #define LTM_TRIG_CHUNK1(which, n, o, a)                                               \
     do {                                                                              \
-        unsigned char fl_[LT_CHUNK];                                                  \
+        int32_t open_[LT_CHUNK], big_[LT_CHUNK], at_[LT_CHUNK], openb_[LT_CHUNK];     \
+        double xb_[LT_CHUNK];                                                         \
+        float yb_[LT_CHUNK];                                                          \
+        int32_t any_ = 0, anybig_ = 0;                                                \
         for (int64_t i = 0; i < n; i++) {                                             \
-            double d = (double)a[i];                                                  \
-            int fin = __builtin_fabs(d) <= 0x1.fffffep127;                            \
-            double y = ltm_trig_sct_d32(which, d);                                    \
-            double err = __builtin_fabs(y) * 0x1p-50;                                 \
-            float f = (float)y;                                                       \
-            fl_[i] = (unsigned char)(fin & ((float)(y - err) != (float)(y + err)));   \
-            o[i] = fin ? f : __builtin_nanf("");                                      \
+            const float x = a[i];                                                     \
+            const int32_t small = __builtin_fabsf(x) < (float)LTM_TRIG_CW_MAX;        \
+            int32_t op;                                                               \
+            o[i] = ltm_trig_pass1_32(which, 1, lt_selectf(small, x, 0.0f), &op);      \
+            open_[i] = op & small;                                                    \
+            big_[i] = !small;                                                         \
+            any_ |= open_[i];                                                         \
+            anybig_ |= big_[i];                                                       \
         }                                                                             \
-        for (int64_t i = 0; i < n; i++)                                               \
-            if (fl_[i]) o[i] = ltm_trig_sct_acc32(which, a[i]);                       \
+        const int64_t m_ = anybig_ ? lt_gather_flagged(n, a, big_, at_, xb_) : 0;    \
+        for (int64_t j = 0; j < m_; j++) {                                            \
+            const float x = (float)xb_[j];                                            \
+            const int32_t fin = __builtin_fabsf(x) <= 0x1.fffffep127f;                \
+            int32_t op;                                                               \
+            float f = ltm_trig_pass1_32(which, 0, lt_selectf(fin, x, 0.0f), &op);     \
+            yb_[j] = fin ? f : __builtin_nanf("");                                    \
+            openb_[j] = op & fin;                                                     \
+            any_ |= openb_[j];                                                        \
+        }                                                                             \
+        for (int64_t j = 0; j < m_; j++) o[at_[j]] = yb_[j];                          \
+        if (any_) {                                                                   \
+            for (int64_t i = 0; i < n; i++)                                           \
+                if (open_[i]) o[i] = ltm_trig_sct_acc32(which, a[i]);                 \
+            for (int64_t j = 0; j < m_; j++)                                          \
+                if (openb_[j]) o[at_[j]] = ltm_trig_sct_acc32(which, (float)xb_[j]);  \
+        }                                                                             \
     } while (0)
 
 static inline float ltm_sin_f32(float x) { return ltm_trig_sct_f32(0, x); }
@@ -526,9 +600,75 @@ static inline __attribute__((always_inline)) float ltm_trig_sct_f32_fast(int whi
     if (which != 1) y = d == 0 ? d : y;
     return fin ? (float)y : __builtin_nanf("");
 }
+/* float32 fast sin/cos/tan for |x| < 2^18, mostly in float (8 lanes per AVX2 vector): the
+ * Cody-Waite reduction above in double, without its two_sum (r = (ad - k C1 - k C2) - k C3,
+ * relative error ~2^-52, its quadrant from k's bits), r split into two floats r + rl, and
+ * the same Taylor polynomials as the double form above in float with LT_FMAF (remainders
+ * < 2^-28 relative on |r| <= pi/4), rl entering the last step as in ltm_trig_sc_d; tan
+ * takes the float polynomial tails into double sums and divides there (in float, the
+ * roundings of sin and cos added up to 3 ulp).  The chunk form sends larger |x|, inf and NaN to
+ * ltm_trig_sct_f32_fast; each element's value depends on that element alone. */
+static inline __attribute__((always_inline)) float ltm_trig_sct_f32_fast_cw(int which, float x)
+{
+    const double C1 = 0x1.921fb548p+0, C2 = -0x1.de973dc8p-31, C3 = -0x1.9d9cceba3f91fp-62;
+    double ad = __builtin_fabs((double)x);
+    double kb = ad * 0x1.45f306dc9c883p-1 + LTM_TRIG_MAGIC;
+    double k = kb - LTM_TRIG_MAGIC;
+    double rd = ((ad - k * C1) - k * C2) - k * C3;
+    float r = (float)rd, rl = (float)(rd - (double)r);   /* r + rl: r to ~2^-48 */
+    uint32_t q = (uint32_t)lt_bits64(kb);
+    float z = r * r;
+    const double *S = lt_tab_trig_sinp, *C = lt_tab_trig_cosp;
+    float ps = LT_FMAF(z, LT_FMAF(z, LT_FMAF(z, (float)S[3], (float)S[2]), (float)S[1]),
+                       (float)S[0]);
+    float pc = LT_FMAF(z, LT_FMAF(z, LT_FMAF(z, (float)C[3], (float)C[2]), (float)C[1]),
+                       (float)C[0]);
+    float sn = r + LT_FMAF(r * z, ps, rl);                           /* one final rounding */
+    float cs = 1.0f + LT_FMAF(z, LT_FMAF(z, pc, -0.5f), -(r * rl));
+    uint32_t odd = q & 1;
+    float y;
+    if (which == 0) y = odd ? cs : sn;
+    else if (which == 1) y = odd ? sn : cs;
+    else {                   /* tan: the leading terms and the quotient in double */
+        double zd = rd * rd;
+        double snd = rd + rd * zd * (double)ps, csd = 1.0 + zd * (-0.5 + zd * (double)pc);
+        y = (float)((odd ? -csd : snd) / (odd ? snd : csd));
+    }
+    uint32_t neg = which == 0 ? ((q >> 1) & 1) ^ (x < 0) : which == 1 ? ((q + 1) >> 1) & 1
+                                                                      : (uint32_t)(x < 0);
+    y = neg ? -y : y;
+    return which != 1 && x == 0 ? x : y;       /* sin(+-0), tan(+-0) = +-0 */
+}
+
+static inline __attribute__((always_inline)) void ltm_trig_fast_chunk(int which, int64_t n,
+                                                                    float *restrict o,
+                                                                    const float *restrict a)
+{
+    int32_t big[LT_CHUNK], at[LT_CHUNK], anybig = 0;
+    double xb[LT_CHUNK];
+    float yb[LT_CHUNK];
+    for (int64_t i = 0; i < n; i++) {
+        const float x = a[i];
+        const int32_t small = __builtin_fabsf(x) < (float)LTM_TRIG_CW_MAX;
+        o[i] = ltm_trig_sct_f32_fast_cw(which, lt_selectf(small, x, 0.0f));
+        big[i] = !small;
+        anybig |= big[i];
+    }
+    if (!anybig) return;
+    const int64_t m = lt_gather_flagged(n, a, big, at, xb);
+    for (int64_t j = 0; j < m; j++) yb[j] = ltm_trig_sct_f32_fast(which, (float)xb[j]);
+    for (int64_t j = 0; j < m; j++) o[at[j]] = yb[j];
+}
+
 static inline float ltm_sin_f32_fast(float x) { return ltm_trig_sct_f32_fast(0, x); }
 static inline float ltm_cos_f32_fast(float x) { return ltm_trig_sct_f32_fast(1, x); }
 static inline float ltm_tan_f32_fast(float x) { return ltm_trig_sct_f32_fast(2, x); }
+static inline void ltm_sin_f32_fast_chunk(int64_t n, float *restrict o, const float *restrict a)
+{ ltm_trig_fast_chunk(0, n, o, a); }
+static inline void ltm_cos_f32_fast_chunk(int64_t n, float *restrict o, const float *restrict a)
+{ ltm_trig_fast_chunk(1, n, o, a); }
+static inline void ltm_tan_f32_fast_chunk(int64_t n, float *restrict o, const float *restrict a)
+{ ltm_trig_fast_chunk(2, n, o, a); }
 static inline __attribute__((always_inline)) float ltm_trig_inv_f32_fast(int kind, float yf, float xf)
 {
     double y = yf, x = xf;
