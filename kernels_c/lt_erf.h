@@ -325,7 +325,7 @@ static inline void ltm_erf_f32_chunk(int64_t n, float *restrict o, const float *
     int32_t amb[LT_CHUNK], large[LT_CHUNK], at[LT_CHUNK], amb_l[LT_CHUNK];
     double xl[LT_CHUNK];
     float yl[LT_CHUNK];
-    int32_t any = 0;
+    int32_t any = 0, anylarge = 0;
     for (int64_t i = 0; i < n; i++) {
         double x = a[i];
         ltm_erf_p1_t r = ltm_erf_pass1_of(x, ltm_erf_approx32_small(x));
@@ -333,8 +333,9 @@ static inline void ltm_erf_f32_chunk(int64_t n, float *restrict o, const float *
         o[i] = r.f;
         amb[i] = r.amb & !large[i];       /* the large branch decides for its elements */
         any |= amb[i];
+        anylarge |= large[i];
     }
-    const int64_t m = lt_gather_flagged(n, a, large, at, xl);
+    const int64_t m = anylarge ? lt_gather_flagged(n, a, large, at, xl) : 0;
     for (int64_t j = 0; j < m; j++) {     /* vectorised: the scatter is a loop of its own */
         ltm_erf_p1_t r = ltm_erf_pass1_of(xl[j], ltm_erf_approx32_large(xl[j]));
         yl[j] = r.f;
@@ -426,12 +427,14 @@ static inline float ltm_gelu_f32(float x)
 /* as ltm_erf_f32_chunk: the large branch only on the elements that take it */
 static inline void ltm_gelu_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
 {
-    int32_t large[LT_CHUNK], at[LT_CHUNK];
+    int32_t large[LT_CHUNK], at[LT_CHUNK], anylarge = 0;
     double xl[LT_CHUNK];
     for (int64_t i = 0; i < n; i++) {
         o[i] = (float)ltm_gelu_d32_small(a[i]);
         large[i] = ltm_gelu_is_large(a[i]);
+        anylarge |= large[i];
     }
+    if (!anylarge) return;
     const int64_t m = lt_gather_flagged(n, a, large, at, xl);
     float yl[LT_CHUNK];
     for (int64_t j = 0; j < m; j++) yl[j] = (float)ltm_gelu_d32_large(xl[j]);
