@@ -105,16 +105,16 @@ def _math_loops(op, dt, loads):
     for fn in (exact_fn, fast_fn):
         if not _math_defined(fn):
             raise RuntimeError(f"op {op.name}: {fn} is not defined in kernels_c/lt_*.h")
-    args = ", ".join("abc"[: op.arity])
-    if _math_defined(exact_fn + "_chunk"):
-        exact = f"{exact_fn}_chunk(n, o, {', '.join('p' + v for v in 'abc'[: op.arity])});"
-    else:  # the functions return the canonical NaN themselves
-        exact = f"for (int64_t i = 0; i < n; i++) {{ {loads} o[i] = {exact_fn}({args}); }}"
-    if _math_defined(fast_fn + "_chunk"):
-        fast = f"{fast_fn}_chunk(n, o, {', '.join('p' + v for v in 'abc'[: op.arity])});"
-    else:
-        fast = f"for (int64_t i = 0; i < n; i++) {{ {loads} o[i] = {fast_fn}({args}); }}"
-    return exact, fast
+    names = "abc"[: op.arity]
+
+    def loop(fn):
+        """fn's whole-chunk form where the family has one, else fn per element (the exact
+        functions return the canonical NaN themselves)."""
+        if _math_defined(fn + "_chunk"):
+            return f"{fn}_chunk(n, o, {', '.join('p' + v for v in names)});"
+        return f"for (int64_t i = 0; i < n; i++) {{ {loads} o[i] = {fn}({', '.join(names)}); }}"
+
+    return loop(exact_fn), loop(fast_fn)
 
 
 def _op_function(op, dt):
