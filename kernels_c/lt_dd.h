@@ -60,6 +60,12 @@ static inline lt_dd lt_dd_add_d(lt_dd x, double y)
     return lt_fast_two_sum(s.hi, s.lo);
 }
 
+/* take_x ? x : y, on bits (lt_select per half: keeps loops vectorisable) */
+static inline lt_dd lt_dd_select(int take_x, lt_dd x, lt_dd y)
+{
+    return lt_dd_make(lt_select(take_x, x.hi, y.hi), lt_select(take_x, x.lo, y.lo));
+}
+
 static inline lt_dd lt_dd_neg(lt_dd x) { return lt_dd_make(-x.hi, -x.lo); }
 
 static inline lt_dd lt_dd_sub(lt_dd x, lt_dd y) { return lt_dd_add(x, lt_dd_neg(y)); }

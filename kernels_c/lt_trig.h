@@ -292,56 +292,60 @@ static inline __attribute__((always_inline)) double ltm_trig_at2_d32(double num,
 /* acc = 1: atan t by a double-double Taylor series (error < 2^-100, float32 accurate path);
  * acc = 0: t.hi + (t.lo + t.hi^3 P(t.hi^2)) with the double polynomial (relative error
  * < 2^-66, enough for the faithful float64 functions) */
-static inline lt_dd ltm_trig_at2_dd(lt_dd num, lt_dd den, int xneg, int acc)
+static inline __attribute__((always_inline)) lt_dd ltm_trig_at2_dd(lt_dd num, lt_dd den, int xneg,
+                                                                int acc)
 {
-    int swap = num.hi > den.hi || (num.hi == den.hi && num.lo > den.lo);
-    lt_dd nn = swap ? den : num, dd = swap ? num : den;
-    if (dd.hi == 0) dd = lt_dd_make(1.0, 0.0);
-    lt_dd res;
-    if (nn.hi < 0x1p-900 * dd.hi) {            /* tiny ratio: atan t = t to 2^-1800 */
-        res = lt_dd_make(nn.hi / dd.hi, 0.0);
+    /* Branch-free (every lane computes both the tiny-ratio form and the table form, then
+     * selects) so that the float64 loops vectorise; the values are those of the obvious
+     * branchy code. */
+    int swap = (num.hi > den.hi) | ((num.hi == den.hi) & (num.lo > den.lo));
+    lt_dd nn = lt_dd_select(swap, den, num), dd = lt_dd_select(swap, num, den);
+    dd = lt_dd_select(dd.hi == 0, lt_dd_make(1.0, 0.0), dd);
+    int tiny = nn.hi < 0x1p-900 * dd.hi;        /* tiny ratio: atan t = t to 2^-1800 */
+    lt_dd small = lt_dd_make(nn.hi / dd.hi, 0.0);
+    /* exact scaling by 2^-E so that dd is in [1, 2) and nn >= 2^-901: keeps every Dekker
+     * product away from underflow and overflow (no effect on float32 inputs beyond an
+     * exact power-of-2 factor) */
+    int64_t E = (int64_t)(lt_bits64(dd.hi) >> 52) - 1023, h = -E / 2;
+    double s1 = lt_from_bits64((uint64_t)(h + 1023) << 52);
+    double s2 = lt_from_bits64((uint64_t)(-E - h + 1023) << 52);
+    nn = lt_dd_make(nn.hi * s1 * s2, nn.lo * s1 * s2);
+    dd = lt_dd_make(dd.hi * s1 * s2, dd.lo * s1 * s2);
+    double ratio = nn.hi / dd.hi;
+    double kb = ratio * 64.0 + LTM_TRIG_MAGIC;
+    double c = (kb - LTM_TRIG_MAGIC) * 0x1p-6;
+    uint64_t i = lt_bits64(kb) & 127;
+    i = i < 64 ? i : 64;                        /* ratio <= 1 gives i <= 64; tiny lanes may not */
+    lt_dd tn = lt_dd_sub(nn, lt_dd_mul_d(dd, c));
+    lt_dd td = lt_dd_add(dd, lt_dd_mul_d(nn, c));
+    lt_dd t = lt_dd_div(tn, td);
+    lt_dd at;
+    if (acc) {
+        at = lt_dd_mul(t, lt_dd_horner((const lt_dd *)lt_tab_trig_atandd, LT_TRIG_NATDD,
+                                       lt_dd_mul(t, t)));
     } else {
-        /* exact scaling by 2^-E so that dd is in [1, 2) and nn >= 2^-901: keeps every
-         * Dekker product away from underflow and overflow (no effect on float32 inputs
-         * beyond an exact power-of-2 factor) */
-        int E = (int)(lt_bits64(dd.hi) >> 52) - 1023, h = -E / 2;
-        double s1 = lt_from_bits64((uint64_t)(h + 1023) << 52);
-        double s2 = lt_from_bits64((uint64_t)(-E - h + 1023) << 52);
-        nn = lt_dd_make(nn.hi * s1 * s2, nn.lo * s1 * s2);
-        dd = lt_dd_make(dd.hi * s1 * s2, dd.lo * s1 * s2);
-        double ratio = nn.hi / dd.hi;
-        double kb = ratio * 64.0 + LTM_TRIG_MAGIC;
-        double c = (kb - LTM_TRIG_MAGIC) * 0x1p-6;
-        int i = (int)(lt_bits64(kb) & 127);
-        lt_dd tn = lt_dd_sub(nn, lt_dd_mul_d(dd, c));
-        lt_dd td = lt_dd_add(dd, lt_dd_mul_d(nn, c));
-        lt_dd t = lt_dd_div(tn, td);
-        lt_dd at;
-        if (acc) {
-            at = lt_dd_mul(t, lt_dd_horner((const lt_dd *)lt_tab_trig_atandd, LT_TRIG_NATDD,
-                                           lt_dd_mul(t, t)));
-        } else {
-            double z = t.hi * t.hi;
-            const double *P = lt_tab_trig_atanp;
-            double pz = z * (P[0] + z * (P[1] + z * (P[2] + z * P[3])));
-            at = lt_fast_two_sum(t.hi, t.lo + t.hi * pz);
-        }
-        res = lt_dd_add(lt_dd_make(lt_tab_trig_atan64[2 * i], lt_tab_trig_atan64[2 * i + 1]), at);
+        double z = t.hi * t.hi;
+        const double *P = lt_tab_trig_atanp;
+        double pz = z * (P[0] + z * (P[1] + z * (P[2] + z * P[3])));
+        at = lt_fast_two_sum(t.hi, t.lo + t.hi * pz);
     }
-    if (swap ^ xneg) res = lt_dd_neg(res);
-    if (swap) res = lt_dd_add(lt_dd_make(lt_tab_trig_c[0], lt_tab_trig_c[1]), res);
-    else if (xneg) res = lt_dd_add(lt_dd_make(lt_tab_trig_c[2], lt_tab_trig_c[3]), res);
-    return res;
+    lt_dd res = lt_dd_add(lt_dd_make(lt_tab_trig_atan64[2 * i], lt_tab_trig_atan64[2 * i + 1]), at);
+    res = lt_dd_select(tiny, small, res);
+    res = lt_dd_select(swap ^ xneg, lt_dd_neg(res), res);
+    lt_dd off = lt_dd_select(swap, lt_dd_make(lt_tab_trig_c[0], lt_tab_trig_c[1]),
+                             lt_dd_make(lt_tab_trig_c[2], lt_tab_trig_c[3]));
+    return lt_dd_select(swap | xneg, lt_dd_add(off, res), res);   /* + pi/2, or + pi */
 }
 
-/* sqrt(hi + lo) in double-double, hi + lo >= 0 */
+/* sqrt(hi + lo) in double-double, hi + lo >= 0 (0 for hi <= 0); branch-free */
 static inline lt_dd ltm_trig_dd_sqrt(lt_dd a)
 {
-    if (a.hi <= 0) return lt_dd_make(0.0, 0.0);
-    double h = __builtin_sqrt(a.hi);
+    int pos = !(a.hi <= 0);
+    double ah = lt_select(pos, a.hi, 1.0);
+    double h = __builtin_sqrt(ah);
     lt_dd p = lt_two_prod(h, h);
-    double corr = (((a.hi - p.hi) - p.lo) + a.lo) / (2.0 * h);
-    return lt_fast_two_sum(h, corr);
+    double corr = (((ah - p.hi) - p.lo) + a.lo) / (2.0 * h);
+    return lt_dd_select(pos, lt_fast_two_sum(h, corr), lt_dd_make(0.0, 0.0));
 }
 
 /* kind: 0 atan(x) (y unused), 1 asin, 2 acos, 3 atan2(y, x) */
@@ -531,12 +535,13 @@ static inline double ltm_sin_f64(double x) { return ltm_trig_sct_f64(0, x); }
 static inline double ltm_cos_f64(double x) { return ltm_trig_sct_f64(1, x); }
 static inline double ltm_tan_f64(double x) { return ltm_trig_sct_f64(2, x); }
 
-/* kind: 0 atan, 1 asin, 2 acos, 3 atan2(y, x); the double-double atan2 kernel, rounded once */
+/* kind: 0 atan, 1 asin, 2 acos, 3 atan2(y, x); the double-double atan2 kernel, rounded once.
+ * Branch-free, so that the chunk loops vectorise (4 lanes on AVX2). */
 static inline double ltm_trig_inv_f64(int kind, double y, double x)
 {
     double ax = __builtin_fabs(x);
-    if (x != x || y != y) return __builtin_nan("");
-    if ((kind == 1 || kind == 2) && ax > 1.0) return __builtin_nan("");
+    int bad = (x != x) | (y != y);
+    if (kind == 1 || kind == 2) bad |= ax > 1.0;
     lt_dd num, den;
     int xneg = 0, rneg;
     if (kind == 0) { num = lt_dd_make(ax, 0); den = lt_dd_make(1.0, 0); rneg = (int)(lt_bits64(x) >> 63); }
@@ -549,18 +554,32 @@ static inline double ltm_trig_inv_f64(int kind, double y, double x)
         else { num = s; den = lt_dd_make(ax, 0); xneg = (int)(lt_bits64(x) >> 63); rneg = 0; }
     }
     int ninf = num.hi == __builtin_inf(), dinf = den.hi == __builtin_inf();
-    if (ninf | dinf) {
-        num = lt_dd_make(ninf ? 1.0 : 0.0, 0); den = lt_dd_make(dinf ? 1.0 : 0.0, 0);
-    }
+    num = lt_dd_select(ninf | dinf, lt_dd_make(lt_select(ninf, 1.0, 0.0), 0), num);
+    den = lt_dd_select(ninf | dinf, lt_dd_make(lt_select(dinf, 1.0, 0.0), 0), den);
     lt_dd r = ltm_trig_at2_dd(num, den, xneg, 0);
     double v = r.hi + r.lo;
-    return rneg ? -v : v;
+    return lt_select(bad, __builtin_nan(""), lt_select(rneg, -v, v));
 }
 
 static inline double ltm_atan_f64(double x) { return ltm_trig_inv_f64(0, 0.0, x); }
 static inline double ltm_asin_f64(double x) { return ltm_trig_inv_f64(1, 0.0, x); }
 static inline double ltm_acos_f64(double x) { return ltm_trig_inv_f64(2, 0.0, x); }
 static inline double ltm_atan2_f64(double y, double x) { return ltm_trig_inv_f64(3, y, x); }
+/* chunk forms: flatten inlines the double-double helpers too, which the loops need to
+ * vectorise (gcc's inlining limits stop short of that in a function this large) */
+static __attribute__((flatten)) void ltm_atan_f64_chunk(int64_t n, double *restrict o,
+                                                        const double *restrict a)
+{ for (int64_t i = 0; i < n; i++) o[i] = ltm_trig_inv_f64(0, 0.0, a[i]); }
+static __attribute__((flatten)) void ltm_asin_f64_chunk(int64_t n, double *restrict o,
+                                                        const double *restrict a)
+{ for (int64_t i = 0; i < n; i++) o[i] = ltm_trig_inv_f64(1, 0.0, a[i]); }
+static __attribute__((flatten)) void ltm_acos_f64_chunk(int64_t n, double *restrict o,
+                                                        const double *restrict a)
+{ for (int64_t i = 0; i < n; i++) o[i] = ltm_trig_inv_f64(2, 0.0, a[i]); }
+static __attribute__((flatten)) void ltm_atan2_f64_chunk(int64_t n, double *restrict o,
+                                                         const double *restrict y,
+                                                         const double *restrict x)
+{ for (int64_t i = 0; i < n; i++) o[i] = ltm_trig_inv_f64(3, y[i], x[i]); }
 
 /* ------------------------------------------------------------------ fast mode */
 
