@@ -118,6 +118,7 @@ static inline lt_dd ltm_exp_dd_core(double xh, double xl, int64_t *kout)
     r = lt_dd_add_d(r, -(kd * lt_tab_exp_red[3])); /* at 2^-53 |xl|, up to 2^-97 */
     const lt_dd *f = (const lt_dd *)(const void *)lt_tab_exp_fact;
     lt_dd acc = lt_dd_make(f[11].hi, f[11].lo);
+    #pragma GCC unroll 16   /* fully: a loop left inside stops the caller's loop vectorising */
     for (int n = 10; n >= 1; n--)
         acc = lt_dd_add(lt_dd_mul(acc, r), lt_dd_make(f[n].hi, f[n].lo));
     lt_dd p = lt_dd_mul(acc, r);                              /* exp(r) - 1 */
@@ -362,14 +363,16 @@ static inline int64_t ltm_exp_core64(double x, double *sh, double *sl)
  * in the subnormal range: < 0.5 ulp + 2^-52 ulp); for x >= 0 2^(m-1) then 2 (overflow exact). */
 static inline double ltm_exp_f64(double x)
 {
-    double xc = x < -746.0 ? -746.0 : (x > 710.0 ? 710.0 : x);
-    xc = x == x ? xc : 0.0;
+    /* bitwise selects: with ?: and constants gcc may thread a clamped constant through the
+       table loads, which then cannot be vectorised in a loop that inlines this */
+    double xc = lt_select(x < -746.0, -746.0, lt_select(x > 710.0, 710.0, x));
+    xc = lt_select(x == x, xc, 0.0);
     double sh, sl;
     int64_t k = ltm_exp_core64(xc, &sh, &sl);
     int64_t bias = xc < 0 ? 1023 + 64 : 1022;
-    double post = xc < 0 ? 0x1p-64 : 2.0;
+    double post = lt_select(xc < 0, 0x1p-64, 2.0);
     double y = (sh * ltm_exp_scale(k, bias)) * post;
-    return x == x ? y : ltm_exp_nan();
+    return lt_select(x == x, y, ltm_exp_nan());
 }
 
 /* expm1 float64 as an unevaluated sum *eh + *el (for |x| <= 40), relative error < 2^-62:

@@ -129,9 +129,11 @@ static inline lt_dd ltm_log_taylor_dd(lt_dd z)
     const double *c = lt_tab_log_taylor;
     double zh = z.hi;
     double t = c[26];
+    #pragma GCC unroll 16   /* fully: a loop left inside stops the caller's loop vectorising */
     for (int j = 24; j >= 14; j -= 2)
         t = t * zh + c[j];               /* sum_{j=8}^{14} c_j z^(j-8) */
     lt_dd acc = lt_dd_make(t, 0.0);
+    #pragma GCC unroll 16
     for (int j = 12; j >= 0; j -= 2)
         acc = lt_dd_add(lt_dd_mul(acc, z), lt_dd_make(c[j], c[j + 1]));
     return lt_dd_mul(acc, z);
@@ -141,8 +143,11 @@ static inline lt_dd ltm_log_taylor_dd(lt_dd z)
  * hi > 0 finite (subnormal allowed when lo = 0), |lo| <= ulp(hi). */
 static inline lt_dd ltm_log_dd(double hi, double lo)
 {
-    double kadj = 0.0;
-    if (hi < 0x1p-1022) { hi *= 0x1p60; lo *= 0x1p60; kadj = -60.0; }
+    /* subnormal hi: scaled by 2^60 (a select, not a branch: the float64 loops vectorise) */
+    int sub = hi < 0x1p-1022;
+    double up = lt_select(sub, 0x1p60, 1.0), kadj = lt_select(sub, -60.0, 0.0);
+    hi *= up;
+    lo *= up;
     uint64_t i;
     double k, sc;
     double m = ltm_log_reduce(hi, &i, &k, &sc);
@@ -163,13 +168,13 @@ static inline lt_dd ltm_log_dd(double hi, double lo)
     return lt_dd_add_d(s, H);
 }
 
-/* log1p of a double-double t > -1 (t = t.hi + t.lo normalized), relative error < 2^-98. */
+/* log1p of a double-double t > -1 (t = t.hi + t.lo normalized), relative error < 2^-98.
+ * Both forms are computed and one selected, so that loops over it vectorise. */
 static inline lt_dd ltm_log1p_dd(lt_dd t)
 {
-    if (__builtin_fabs(t.hi) <= 0x1p-8)
-        return ltm_log_taylor_dd(t);
     lt_dd w = lt_dd_add_d(t, 1.0);
-    return ltm_log_dd(w.hi, w.lo);
+    return lt_dd_select(__builtin_fabs(t.hi) <= 0x1p-8, ltm_log_taylor_dd(t),
+                        ltm_log_dd(w.hi, w.lo));
 }
 
 /* ------------------------------------------------------------------ fast core (LT_FMA) */
@@ -392,51 +397,57 @@ LT_F32_TWO_PASS(ltm_atanh, ltm_atanh_p1, ltm_atanh_acc)
 /* All: the value is formed as a double-double (or hi + small lo) with relative error
  * < 2^-58 and rounded once, so the error is < 0.5 ulp + 2^-58 relative: faithful. */
 
+/* log, log2 and log10 below are branch-free (selects), so that their loops vectorise:
+ * x with a subnormal x scaled up by 2^52 (*kadj = -52), and 1 for the special values, which
+ * ltm_log_f64_special then puts in (log(+-0) = -inf, log(+inf) = +inf, NaN below 0) */
+static inline double ltm_log_f64_arg(double x, double *kadj)
+{
+    int sub = x < 0x1p-1022;
+    *kadj = lt_select(sub, -52.0, 0.0);
+    return lt_select((x > 0.0) & (x < __builtin_inf()), x * lt_select(sub, 0x1p52, 1.0), 1.0);
+}
+static inline double ltm_log_f64_special(double x, double y)
+{
+    double sp = lt_select(x == 0.0, -__builtin_inf(), lt_select(x > 0.0, x, ltm_log_qnan()));
+    return lt_select(!(x > 0.0) | (x == __builtin_inf()), sp, y);
+}
+
 static inline double ltm_log_f64(double x)
 {
-    if (!(x > 0.0) || x == __builtin_inf())
-        return x == 0.0 ? -__builtin_inf() : (x > 0.0 ? x : ltm_log_qnan());
-    double kadj = 0.0;
-    if (x < 0x1p-1022) { x *= 0x1p52; kadj = -52.0; }
-    return ltm_log_ln_d(x, 0.0, kadj);
+    double kadj, xs = ltm_log_f64_arg(x, &kadj);
+    return ltm_log_f64_special(x, ltm_log_ln_d(xs, 0.0, kadj));
 }
 
 static inline double ltm_log1p_f64(double x)
 {
-    if (!(x > -1.0) || x == __builtin_inf() || x == 0.0)
-        return x == -1.0 ? -__builtin_inf() : (x >= 0.0 ? x : ltm_log_qnan());
-    lt_dd h = lt_two_sum(1.0, x);
-    return ltm_log_ln_d(h.hi, h.lo, 0.0);
+    int special = !(x > -1.0) | (x == __builtin_inf()) | (x == 0.0);
+    double sp = lt_select(x == -1.0, -__builtin_inf(), lt_select(x >= 0.0, x, ltm_log_qnan()));
+    lt_dd h = lt_two_sum(1.0, lt_select(special, 1.0, x));
+    return lt_select(special, sp, ltm_log_ln_d(h.hi, h.lo, 0.0));
 }
 
 static inline double ltm_log2_f64(double x)
 {
-    if (!(x > 0.0) || x == __builtin_inf())
-        return x == 0.0 ? -__builtin_inf() : (x > 0.0 ? x : ltm_log_qnan());
-    double kadj = 0.0;
-    if (x < 0x1p-1022) { x *= 0x1p52; kadj = -52.0; }
+    double kadj, xs = ltm_log_f64_arg(x, &kadj);
     double B, k;
-    double A = ltm_log_core(x, 0.0, &B, &k);
+    double A = ltm_log_core(xs, 0.0, &B, &k);
     k += kadj;
     lt_dd P = lt_two_prod(A, lt_tab_log_k[3]);
     P.lo += A * lt_tab_log_k[4] + B * lt_tab_log_k[3];
     lt_dd S = lt_fast_two_sum(k, P.hi);        /* |k| >= 1 > |P.hi| or k = 0 */
-    return S.hi + (S.lo + P.lo);
+    return ltm_log_f64_special(x, S.hi + (S.lo + P.lo));
 }
 
 static inline double ltm_log10_f64(double x)
 {
-    if (!(x > 0.0) || x == __builtin_inf())
-        return x == 0.0 ? -__builtin_inf() : (x > 0.0 ? x : ltm_log_qnan());
-    double kadj = 0.0;
-    if (x < 0x1p-1022) { x *= 0x1p52; kadj = -52.0; }
+    double kadj, xs = ltm_log_f64_arg(x, &kadj);
     double B, k;
-    double A = ltm_log_core(x, 0.0, &B, &k);
+    double A = ltm_log_core(xs, 0.0, &B, &k);
     k += kadj;
     lt_dd P = lt_two_prod(A, lt_tab_log_k[5]);
     P.lo += (A * lt_tab_log_k[6] + B * lt_tab_log_k[5]) + (k * lt_tab_log_k[8] + k * lt_tab_log_k[9]);
     lt_dd S = lt_fast_two_sum(k * lt_tab_log_k[7], P.hi);   /* k*LG2_HI exact, >= 0.30 */
-    return S.hi + (S.lo + P.lo);
+    return ltm_log_f64_special(x, S.hi + (S.lo + P.lo));
 }
 
 /* atanh = (log1p|x| - log1p(-|x|))/2, both logs as double-doubles (no cancellation) */

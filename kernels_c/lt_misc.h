@@ -109,40 +109,42 @@ static inline double ltm_hypot_f64_fast(double x, double y)
  * (relative error below 2^-98 each), and m + log1p(...) is one double-double sum, so the
  * result has an absolute error below 2^-96 (|m| + 1): correctly rounded to float32 unless
  * m and log1p(...) cancel to below 2^-70 of |m|, which float32 operands do not reach in our
- * sweeps; within 0.5 ulp plus that in float64.  Scalar double-double: the float32 chunk form
+ * sweeps; within 0.5 ulp plus that in float64.  Branch-free (both sides of each choice are
+ * computed, then one selected), so that the float64 loop vectorises; the float32 chunk form
  * runs the vectorised main path below first and comes here only for what it leaves open. */
 static inline lt_dd ltm_logaddexp_dd(double a, double b)
 {
     double m = a > b ? a : b;
-    lt_dd d = a > b ? lt_two_sum(b, -a) : lt_two_sum(a, -b);   /* -|a - b| */
-    lt_dd l;
-    if (d.hi > -600.0)
-        l = ltm_log1p_dd(ltm_exp_dd(d.hi, d.lo));
-    else   /* exp(d) < 2^-865: log1p(t) = t to far below an ulp of anything it is added to */
-        l = lt_dd_make(ltm_exp_f64(d.hi), 0.0);
+    lt_dd d = lt_dd_select(a > b, lt_two_sum(b, -a), lt_two_sum(a, -b));   /* -|a - b| */
+    int near = d.hi > -600.0;
+    lt_dd dn = lt_dd_select(near, d, lt_dd_make(-600.0, 0.0));   /* in exp_dd's range */
+    /* below -600, exp(d) < 2^-865: log1p(t) = t to far below an ulp of anything it is added to */
+    lt_dd l = lt_dd_select(near, ltm_log1p_dd(ltm_exp_dd(dn.hi, dn.lo)),
+                           lt_dd_make(ltm_exp_f64(d.hi), 0.0));
     return lt_dd_add_d(l, m);
 }
 
-/* the special values of every form: NaN, equal operands (also two infinities), +inf */
-static inline int ltm_logaddexp_special(double a, double b, double *out)
+/* y with the special values of every form put in, by selects: NaN, equal operands (also
+ * two infinities: log(2 e^a), inf stays), an infinite operand (+inf wins; with -inf,
+ * log(e^m + 0), where -0 gives +0) */
+static inline double ltm_logaddexp_special(double a, double b, double y)
 {
-    if (a != a || b != b) { *out = __builtin_nan(""); return 1; }
-    if (a == b) { *out = a + 0.6931471805599453; return 1; }   /* log(2 e^a); inf stays */
-    if (a == (double)INFINITY || b == (double)INFINITY) { *out = (double)INFINITY; return 1; }
-    if (a == -(double)INFINITY || b == -(double)INFINITY) {   /* log(e^m + 0): -0 gives +0 */
-        *out = (a > b ? a : b) + 0.0;
-        return 1;
-    }
-    return 0;
+    const double inf = (double)INFINITY;
+    y = lt_select((a == -inf) | (b == -inf), (a > b ? a : b) + 0.0, y);
+    y = lt_select((a == inf) | (b == inf), inf, y);
+    y = lt_select(a == b, a + 0.6931471805599453, y);
+    return lt_select((a != a) | (b != b), __builtin_nan(""), y);
 }
 
 static inline double ltm_logaddexp_f64(double a, double b)
 {
-    double sp;
-    if (ltm_logaddexp_special(a, b, &sp)) return sp;
     lt_dd r = ltm_logaddexp_dd(a, b);
-    return r.hi + r.lo;
+    return ltm_logaddexp_special(a, b, r.hi + r.lo);
 }
+static __attribute__((flatten)) void ltm_logaddexp_f64_chunk(int64_t n, double *restrict o,
+                                                             const double *restrict a,
+                                                             const double *restrict b)
+{ for (int64_t i = 0; i < n; i++) o[i] = ltm_logaddexp_f64(a[i], b[i]); }
 
 /* float32 main path, in double: d = -|a - b| is exact for float32 operands whenever exp(d)
  * matters (and clamped at -700, where exp(d) is far below any float32 ulp), t = exp(d) from the exp family's
@@ -166,11 +168,10 @@ static inline double ltm_logaddexp_f32_approx(float a, float b, double *err)
 
 static inline float ltm_logaddexp_f32(float a, float b)
 {
-    double sp, err;
-    if (ltm_logaddexp_special(a, b, &sp)) return (float)sp;
+    double err;
     double y = ltm_logaddexp_f32_approx(a, b, &err);
-    if (!lt_f32_ambiguous(y, err)) return (float)y;
-    return lt_dd_to_f32(ltm_logaddexp_dd(a, b));
+    float r = lt_f32_ambiguous(y, err) ? lt_dd_to_f32(ltm_logaddexp_dd(a, b)) : (float)y;
+    return (float)ltm_logaddexp_special(a, b, r);
 }
 
 static inline void ltm_logaddexp_f32_chunk(int64_t n, float *restrict o, const float *restrict a,
