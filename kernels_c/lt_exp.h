@@ -399,18 +399,18 @@ static inline void ltm_expm1_dd64(double x, double *eh, double *el)
  * (exp(x) - 1 rounds to exp(x) there), x < -40 -> -1. */
 static inline double ltm_expm1_f64(double x)
 {
-    double xc = x < -40.0 ? -40.0 : (x > 710.0 ? 710.0 : x);
-    xc = x == x ? xc : 0.0;
-    double xm = xc > 40.0 ? 40.0 : xc;
+    double xc = lt_select(x < -40.0, -40.0, lt_select(x > 710.0, 710.0, x));
+    xc = lt_select(x == x, xc, 0.0);
+    double xm = lt_select(xc > 40.0, 40.0, xc);
     double eh, el;
     ltm_expm1_dd64(xm, &eh, &el);
     double y = eh + el;
     double sh, sl;
     int64_t k = ltm_exp_core64(xc, &sh, &sl);
     double big = (sh * ltm_exp_scale(k, 1022)) * 2.0;
-    y = xc > 40.0 ? big : y;
-    y = x == 0 ? x : y;
-    return x == x ? y : ltm_exp_nan();
+    y = lt_select(xc > 40.0, big, y);
+    y = lt_select(x == 0, x, y);
+    return lt_select(x == x, y, ltm_exp_nan());
 }
 
 /* (nh + nl) / (dh + dl) as qh + ql with relative error < 2^-100-ish; qh + ql rounded to
@@ -429,16 +429,16 @@ static inline lt_dd ltm_exp_div64(double nh, double nl, double dh, double dl)
 static inline double ltm_tanh_f64(double x)
 {
     double ax = __builtin_fabs(x);
-    double axc = ax > 20.0 ? 20.0 : ax;
-    axc = x == x ? axc : 0.0;
+    double axc = lt_select(ax > 20.0, 20.0, ax);
+    axc = lt_select(x == x, axc, 0.0);
     double eh, el;
     ltm_expm1_dd64(2.0 * axc, &eh, &el);
     lt_dd d = lt_two_sum(eh, 2.0);
     lt_dd q = ltm_exp_div64(eh, el, d.hi, d.lo + el);
     double y = q.hi + q.lo;
-    y = axc == 0 ? 0.0 : y;
+    y = lt_select(axc == 0, 0.0, y);
     y = __builtin_copysign(y, x);
-    return x == x ? y : ltm_exp_nan();
+    return lt_select(x == x, y, ltm_exp_nan());
 }
 
 /* sigmoid float64: E = exp(-|x|) as dd (2^-60), 1/(1+E) or E/(1+E) by the corrected
@@ -447,19 +447,19 @@ static inline double ltm_tanh_f64(double x)
 static inline double ltm_sigmoid_f64(double x)
 {
     double ax = __builtin_fabs(x);
-    double axc = ax > 746.0 ? 746.0 : ax;
-    axc = x == x ? axc : 0.0;
+    double axc = lt_select(ax > 746.0, 746.0, ax);
+    axc = lt_select(x == x, axc, 0.0);
     double sh, sl;
     int64_t k = ltm_exp_core64(-axc, &sh, &sl);
     double tail = (sh * ltm_exp_scale(k, 1023 + 64)) * 0x1p-64;
     double sc = ltm_exp_scale(k, 1023);                  /* garbage when axc > 708: unused */
     double Eh = sh * sc, El = sl * sc;
     lt_dd d = lt_two_sum(1.0, Eh);
-    double nh = x >= 0 ? 1.0 : Eh, nl = x >= 0 ? 0.0 : El;
+    double nh = lt_select(x >= 0, 1.0, Eh), nl = lt_select(x >= 0, 0.0, El);
     lt_dd q = ltm_exp_div64(nh, nl, d.hi, d.lo + El);
     double y = q.hi + q.lo;
-    y = x > 40.0 ? 1.0 : (x < -40.0 ? tail : y);
-    return x == x ? y : ltm_exp_nan();
+    y = lt_select(x > 40.0, 1.0, lt_select(x < -40.0, tail, y));
+    return lt_select(x == x, y, ltm_exp_nan());
 }
 
 /* sinh float64, |x| <= 40: e = expm1(|x|) as a sum, q = e/(1+e) as dd, (e + q)/2:
@@ -469,9 +469,9 @@ static inline double ltm_sigmoid_f64(double x)
 static inline double ltm_sinh_f64(double x)
 {
     double ax = __builtin_fabs(x);
-    double axc = ax > 711.0 ? 711.0 : ax;
-    axc = x == x ? axc : 0.0;
-    double am = axc > 40.0 ? 40.0 : axc;
+    double axc = lt_select(ax > 711.0, 711.0, ax);
+    axc = lt_select(x == x, axc, 0.0);
+    double am = lt_select(axc > 40.0, 40.0, axc);
     double eh, el;
     ltm_expm1_dd64(am, &eh, &el);
     lt_dd d = lt_two_sum(eh, 1.0);
@@ -481,18 +481,18 @@ static inline double ltm_sinh_f64(double x)
     double sh, sl;
     int64_t k = ltm_exp_core64(axc, &sh, &sl);
     double half = (sh * ltm_exp_scale(k, 1021)) * 2.0;
-    y = axc > 40.0 ? half : y;
-    y = axc == 0 ? 0.0 : y;
+    y = lt_select(axc > 40.0, half, y);
+    y = lt_select(axc == 0, 0.0, y);
     y = __builtin_copysign(y, x);
-    return x == x ? y : ltm_exp_nan();
+    return lt_select(x == x, y, ltm_exp_nan());
 }
 
 /* cosh float64, |x| <= 40: E = exp(|x|) as dd, 1/E as dd, (E + 1/E)/2: < 0.5 ulp + 2^-57. */
 static inline double ltm_cosh_f64(double x)
 {
     double ax = __builtin_fabs(x);
-    double axc = ax > 711.0 ? 711.0 : ax;
-    axc = x == x ? axc : 0.0;
+    double axc = lt_select(ax > 711.0, 711.0, ax);
+    axc = lt_select(x == x, axc, 0.0);
     double sh, sl;
     int64_t k = ltm_exp_core64(axc, &sh, &sl);
     double sc = ltm_exp_scale(k, 1023);               /* inf/garbage when axc > 709: unused */
@@ -501,8 +501,8 @@ static inline double ltm_cosh_f64(double x)
     lt_dd s = lt_two_sum(Eh, q.hi);
     double y = 0.5 * (s.hi + (s.lo + (El + q.lo)));
     double half = (sh * ltm_exp_scale(k, 1021)) * 2.0;
-    y = axc > 40.0 ? half : y;
-    return x == x ? y : ltm_exp_nan();
+    y = lt_select(axc > 40.0, half, y);
+    return lt_select(x == x, y, ltm_exp_nan());
 }
 
 /* gelu_tanh float64, in double-double throughout: v = 2 sqrt(2/pi) (x + 0.044715 x^3) with
@@ -513,37 +513,38 @@ static inline double ltm_cosh_f64(double x)
  * |v| > 750: the result is below 2^-1075, -0 (or +0 for v > 760, not reachable). */
 static inline double ltm_gelu_tanh_f64(double x)
 {
-    double xc = x < -40.0 ? -40.0 : (x > 40.0 ? 40.0 : x);
-    xc = x == x ? xc : 0.0;
+    double xc = lt_select(x < -40.0, -40.0, lt_select(x > 40.0, 40.0, x));
+    xc = lt_select(x == x, xc, 0.0);
     const lt_dd c1 = lt_dd_make(lt_tab_exp_gelu[0], lt_tab_exp_gelu[1]);
     const lt_dd c3 = lt_dd_make(lt_tab_exp_gelu[2], lt_tab_exp_gelu[3]);
     lt_dd x2 = lt_two_prod(xc, xc);
     lt_dd x3 = lt_dd_mul_d(x2, xc);
     lt_dd w = lt_dd_add_d(lt_dd_mul(c3, x3), xc);
     lt_dd v = lt_dd_mul(c1, w);
-    double avh = __builtin_fabs(v.hi), avl = v.hi < 0 ? -v.lo : v.lo;
+    double avh = __builtin_fabs(v.hi), avl = lt_select(v.hi < 0, -v.lo, v.lo);
     int under = avh > 750.0;
-    avh = under ? 750.0 : avh;
-    avl = under ? 0.0 : avl;
+    avh = lt_select(under, 750.0, avh);
+    avl = lt_select(under, 0.0, avl);
     int64_t k;
     lt_dd s = ltm_exp_dd_core(-avh, -avl, &k);          /* E = s 2^m, m = k >> 7 <= 0 */
     int64_t kc = k < -1000 * 128 ? -1000 * 128 : k;     /* E < 2^-999: 1 + E == 1 anyway */
     double sc = ltm_exp_scale(kc, 1023);
     lt_dd d = lt_dd_add_d(lt_dd_make(s.hi * sc, s.lo * sc), 1.0);
-    double g;
-    if (v.hi >= 0) {
-        lt_dd q = lt_dd_div(lt_dd_make(xc, 0.0), d);
-        g = q.hi + q.lo;
-    } else {
-        lt_dd q = lt_dd_div(lt_dd_mul_d(s, xc), d);
-        double h = (q.hi + q.lo) * ltm_exp_scale(k, 1023 + 64);
-        g = h * 0x1p-64;
-    }
-    g = x > 40.0 ? x : g;
-    g = (x < -40.0 || (under && v.hi < 0)) ? -0.0 : g;
+    /* v >= 0: x / (1 + E); v < 0: x T(1+p) / (1 + E), then scaled by 2^m (selects: one
+     * division serves both, and the loop vectorises) */
+    int vpos = v.hi >= 0;
+    lt_dd q = lt_dd_div(lt_dd_select(vpos, lt_dd_make(xc, 0.0), lt_dd_mul_d(s, xc)), d);
+    double g = q.hi + q.lo;
+    g = lt_select(vpos, g, (g * ltm_exp_scale(k, 1023 + 64)) * 0x1p-64);
+    g = lt_select(x > 40.0, x, g);
+    g = lt_select((x < -40.0) | (under & (v.hi < 0)), -0.0, g);
     g = __builtin_copysign(g, x);    /* x sigmoid(2u) has the sign of x, also when it underflows */
-    return x == x ? g : ltm_exp_nan();
+    return lt_select(x == x, g, ltm_exp_nan());
 }
+/* flatten: inlines ltm_exp_dd_core too, which the loop needs to vectorise */
+static __attribute__((flatten)) void ltm_gelu_tanh_f64_chunk(int64_t n, double *restrict o,
+                                                             const double *restrict a)
+{ for (int64_t i = 0; i < n; i++) o[i] = ltm_gelu_tanh_f64(a[i]); }
 
 /* ------------------------------------------------------------------ fast mode */
 /* Fast double exp core: returns 2^m-scaled pieces; r = x - k ln2/128 with two FMAs
