@@ -43,11 +43,12 @@ static inline double ltm_log_qnan(void) { return __builtin_nan(""); }
 /* sqrt of a double-double s > 0 (|s.hi| < 2^990): relative error < 2^-100 */
 static inline lt_dd ltm_log_sqrt_dd(lt_dd s)
 {
-    double q = __builtin_sqrt(s.hi);
-    if (q == 0.0) return lt_dd_make(0.0, 0.0);
+    double q0 = __builtin_sqrt(s.hi);
+    int zero = q0 == 0.0;                       /* 0 then: a select, so loops vectorise */
+    double q = lt_select(zero, 1.0, q0);
     lt_dd p = lt_two_prod(q, q);
     double r = ((s.hi - p.hi) - p.lo) + s.lo;   /* s.hi - p.hi is exact (Sterbenz) */
-    return lt_fast_two_sum(q, r / (2.0 * q));
+    return lt_dd_select(zero, lt_dd_make(0.0, 0.0), lt_fast_two_sum(q, r / (2.0 * q)));
 }
 
 /* ok ? a : b written with bit operations, so that the compiler computes a unconditionally
@@ -450,58 +451,59 @@ static inline double ltm_log10_f64(double x)
     return ltm_log_f64_special(x, S.hi + (S.lo + P.lo));
 }
 
+/* atanh, asinh and acosh below are branch-free: each form is computed on every lane (on a
+ * harmless argument where it does not apply) and the lane's own one selected, so that the
+ * loops vectorise */
+
 /* atanh = (log1p|x| - log1p(-|x|))/2, both logs as double-doubles (no cancellation) */
 static inline double ltm_atanh_f64(double x)
 {
     double ax = __builtin_fabs(x);
-    if (!(ax < 1.0))
-        return ax == 1.0 ? __builtin_copysign(__builtin_inf(), x) : ltm_log_qnan();
-    if (ax < 0x1p-30)   /* atanh x = x + x^3/3 + ..., x^5 term < 2^-150 |x| */
-        return x + x * (x * x) * 0x1.5555555555555p-2;
-    lt_dd h1 = lt_two_sum(1.0, ax), h2 = lt_two_sum(1.0, -ax);
+    double am = lt_select(ax < 1.0, ax, 0.5);
+    lt_dd h1 = lt_two_sum(1.0, am), h2 = lt_two_sum(1.0, -am);
     lt_dd d = lt_dd_sub(ltm_log_dd_fast(h1.hi, h1.lo), ltm_log_dd_fast(h2.hi, h2.lo));
-    return __builtin_copysign(0.5 * (d.hi + d.lo), x);
+    double y = __builtin_copysign(0.5 * (d.hi + d.lo), x);
+    /* atanh x = x + x^3/3 + ..., x^5 term < 2^-150 |x| */
+    y = lt_select(ax < 0x1p-30, x + x * (x * x) * 0x1.5555555555555p-2, y);
+    double sp = lt_select(ax == 1.0, __builtin_copysign(__builtin_inf(), x), ltm_log_qnan());
+    return lt_select(!(ax < 1.0), sp, y);
 }
 
 /* asinh = ln(|x| + sqrt(1 + x^2)) with the argument as a double-double */
 static inline double ltm_asinh_f64(double x)
 {
     double ax = __builtin_fabs(x);
-    if (!(ax < __builtin_inf()))
-        return x != x ? ltm_log_qnan() : x;
-    if (ax < 0x1p-26)   /* x - x^3/6, next term < 2^-105 |x| */
-        return __builtin_copysign(ax - ax * (ax * ax) * 0x1.5555555555555p-3, x);
-    lt_dd l;
-    if (ax > 0x1p28) {  /* ln(2|x|) + 1/(4x^2), the latter < 2^-58 */
-        l = ltm_log_dd_fast(ax, 0.0);
-        l = lt_dd_add_d(lt_dd_add_d(l, lt_tab_log_k[0]), lt_tab_log_k[1]);
-    } else {
-        lt_dd q = ltm_log_sqrt_dd(lt_dd_add_d(lt_two_prod(ax, ax), 1.0));
-        lt_dd w = lt_dd_add_d(q, ax);
-        l = ltm_log_dd_fast(w.hi, w.lo);
-    }
-    return __builtin_copysign(l.hi + l.lo, x);
+    int big = ax > 0x1p28;
+    /* ln(2|x|) + 1/(4x^2), the latter < 2^-58 */
+    lt_dd lb = ltm_log_dd_fast(lt_select(big & (ax < __builtin_inf()), ax, 0x1p29), 0.0);
+    lb = lt_dd_add_d(lt_dd_add_d(lb, lt_tab_log_k[0]), lt_tab_log_k[1]);
+    double am = lt_select(big, 1.0, ax);
+    lt_dd q = ltm_log_sqrt_dd(lt_dd_add_d(lt_two_prod(am, am), 1.0));
+    lt_dd w = lt_dd_add_d(q, am);
+    lt_dd l = lt_dd_select(big, lb, ltm_log_dd_fast(w.hi, w.lo));
+    double y = __builtin_copysign(l.hi + l.lo, x);
+    /* x - x^3/6, next term < 2^-105 |x| */
+    y = lt_select(ax < 0x1p-26, __builtin_copysign(ax - ax * (ax * ax) * 0x1.5555555555555p-3, x), y);
+    return lt_select(!(ax < __builtin_inf()), lt_select(x != x, ltm_log_qnan(), x), y);
 }
 
 /* acosh = log1p(d + sqrt(d (x + 1))), d = x - 1 exact, all in double-double */
 static inline double ltm_acosh_f64(double x)
 {
-    if (!(x >= 1.0) || x == __builtin_inf())
-        return x == __builtin_inf() ? x : ltm_log_qnan();
-    lt_dd l;
-    if (x > 0x1p28) {   /* ln(2x) - 1/(4x^2) */
-        l = ltm_log_dd_fast(x, 0.0);
-        l = lt_dd_add_d(lt_dd_add_d(l, lt_tab_log_k[0]), lt_tab_log_k[1]);
-    } else {
-        double d = x - 1.0;                          /* exact */
-        lt_dd e = lt_two_sum(x, 1.0);
-        lt_dd s = lt_two_prod(d, e.hi);
-        s = lt_fast_two_sum(s.hi, s.lo + d * e.lo);
-        lt_dd t = lt_dd_add_d(ltm_log_sqrt_dd(s), d);
-        lt_dd w = lt_dd_add_d(t, 1.0);
-        l = ltm_log_dd_fast(w.hi, w.lo);
-    }
-    return l.hi + l.lo;
+    int big = x > 0x1p28;
+    /* ln(2x) - 1/(4x^2) */
+    lt_dd lb = ltm_log_dd_fast(lt_select(big & (x < __builtin_inf()), x, 0x1p29), 0.0);
+    lb = lt_dd_add_d(lt_dd_add_d(lb, lt_tab_log_k[0]), lt_tab_log_k[1]);
+    double xm = lt_select(big | !(x >= 1.0), 2.0, x);
+    double d = xm - 1.0;                         /* exact */
+    lt_dd e = lt_two_sum(xm, 1.0);
+    lt_dd s = lt_two_prod(d, e.hi);
+    s = lt_fast_two_sum(s.hi, s.lo + d * e.lo);
+    lt_dd t = lt_dd_add_d(ltm_log_sqrt_dd(s), d);
+    lt_dd w = lt_dd_add_d(t, 1.0);
+    lt_dd l = lt_dd_select(big, lb, ltm_log_dd_fast(w.hi, w.lo));
+    double sp = lt_select(x == __builtin_inf(), x, ltm_log_qnan());
+    return lt_select(!(x >= 1.0) | (x == __builtin_inf()), sp, l.hi + l.lo);
 }
 
 /* ================================================================== fast variants */
