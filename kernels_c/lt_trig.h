@@ -475,21 +475,25 @@ static inline lt_dd ltm_trig_ph64(double ax, uint64_t *q)
     return neg ? lt_dd_neg(f) : f;
 }
 
+/* ax < 2^25 -> quadrant q and r = ax - q pi/2 (double-double, relative error < 2^-66):
+ * r = ax itself below pi/4, else Cody-Waite with pi/2 in three parts.  Branch-free. */
+static inline lt_dd ltm_trig_red64_cw(double ax, uint64_t *q)
+{
+    double kb = ax * lt_tab_trig_c[4] + LTM_TRIG_MAGIC, k = kb - LTM_TRIG_MAGIC;
+    lt_dd r = lt_dd_sub(lt_dd_make(ax, 0.0), lt_two_prod(k, lt_tab_trig_c[5]));
+    r = lt_dd_sub(r, lt_two_prod(k, lt_tab_trig_c[6]));
+    r = lt_dd_add_d(r, -(k * lt_tab_trig_c[7]));
+    int low = ax < 0x1.921fb54442d18p-1;
+    *q = low ? 0 : lt_bits64(kb);
+    return lt_dd_select(low, lt_dd_make(ax, 0.0), r);
+}
+
 /* |x| = ax finite -> quadrant q and r = ax - q pi/2 (double-double, relative error < 2^-66) */
 static inline lt_dd ltm_trig_red64(double ax, uint64_t *q)
 {
-    const lt_dd pio2 = lt_dd_make(lt_tab_trig_c[0], lt_tab_trig_c[1]);
-    if (ax < 0x1.921fb54442d18p-1) { *q = 0; return lt_dd_make(ax, 0.0); }
-    if (ax < 0x1p25) {
-        double kb = ax * lt_tab_trig_c[4] + LTM_TRIG_MAGIC, k = kb - LTM_TRIG_MAGIC;
-        lt_dd r = lt_dd_sub(lt_dd_make(ax, 0.0), lt_two_prod(k, lt_tab_trig_c[5]));
-        r = lt_dd_sub(r, lt_two_prod(k, lt_tab_trig_c[6]));
-        r = lt_dd_add_d(r, -(k * lt_tab_trig_c[7]));
-        *q = lt_bits64(kb);
-        return r;
-    }
+    if (ax < 0x1p25) return ltm_trig_red64_cw(ax, q);
     lt_dd f = ltm_trig_ph64(ax, q);
-    return lt_dd_mul(f, pio2);
+    return lt_dd_mul(f, lt_dd_make(lt_tab_trig_c[0], lt_tab_trig_c[1]));
 }
 
 /* sin and cos of r = rh + rl as (hi, lo) pairs; relative error of hi + lo < 0.5 * 2^-53 */
@@ -510,30 +514,67 @@ static inline void ltm_trig_sc_dd(double rh, double rl, lt_dd *sn, lt_dd *cs)
     *cs = lt_fast_two_sum(w, (e - hl) + ((z * z) * pc - rh * rl));
 }
 
-static inline double ltm_trig_sct_f64(int which, double x)
+/* sin (which 0), cos (1) or tan (2) of x from its reduction r, q; branch-free */
+static inline double ltm_trig_sct_from64(int which, lt_dd r, uint64_t q, double x)
 {
-    double ax = __builtin_fabs(x);
-    if (!(ax <= 0x1.fffffffffffffp1023)) return __builtin_nan("");
-    uint64_t q, sx = lt_bits64(x) >> 63, odd, neg;
-    lt_dd r = ltm_trig_red64(ax, &q), sn, cs;
+    lt_dd sn, cs;
     ltm_trig_sc_dd(r.hi, r.lo, &sn, &cs);
-    odd = q & 1;
+    int odd = (int)(q & 1);
     double y;
-    if (which == 0) y = odd ? cs.hi : sn.hi;
-    else if (which == 1) y = odd ? sn.hi : cs.hi;
+    if (which == 0) y = lt_select(odd, cs.hi, sn.hi);
+    else if (which == 1) y = lt_select(odd, sn.hi, cs.hi);
     else {
-        lt_dd nu = odd ? cs : sn, de = odd ? sn : cs;
+        lt_dd nu = lt_dd_select(odd, cs, sn), de = lt_dd_select(odd, sn, cs);
         double q1 = nu.hi / de.hi;
         lt_dd p = lt_two_prod(q1, de.hi);
         y = q1 + ((((nu.hi - p.hi) - p.lo) + nu.lo - q1 * de.lo) / de.hi);
     }
-    neg = ltm_trig_neg(which, q, sx);
-    return neg ? -y : y;
+    return lt_select((int)ltm_trig_neg(which, q, lt_bits64(x) >> 63), -y, y);
+}
+
+static inline double ltm_trig_sct_f64(int which, double x)
+{
+    double ax = __builtin_fabs(x);
+    if (!(ax <= 0x1.fffffffffffffp1023)) return __builtin_nan("");
+    uint64_t q;
+    lt_dd r = ltm_trig_red64(ax, &q);
+    return ltm_trig_sct_from64(which, r, q, x);
+}
+
+/* Chunk form: every element goes through the branch-free Cody-Waite path (vectorised; an
+ * element at or above 2^25, infinite or NaN on the argument 0), and those are then redone
+ * one by one with the table reduction. */
+static inline __attribute__((always_inline)) void ltm_trig_sct_f64_chunk(
+    int which, int64_t n, double *restrict o, const double *restrict a)
+{
+    int32_t far[LT_CHUNK];
+    int32_t any = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const double x = a[i];
+        far[i] = !(__builtin_fabs(x) < 0x1p25);
+        any |= far[i];
+        const double xs = lt_select(far[i], 0.0, x);
+        uint64_t q;
+        lt_dd r = ltm_trig_red64_cw(__builtin_fabs(xs), &q);
+        o[i] = ltm_trig_sct_from64(which, r, q, xs);
+    }
+    if (any)
+        for (int64_t i = 0; i < n; i++)
+            if (far[i]) o[i] = ltm_trig_sct_f64(which, a[i]);
 }
 
 static inline double ltm_sin_f64(double x) { return ltm_trig_sct_f64(0, x); }
 static inline double ltm_cos_f64(double x) { return ltm_trig_sct_f64(1, x); }
 static inline double ltm_tan_f64(double x) { return ltm_trig_sct_f64(2, x); }
+static __attribute__((flatten)) void ltm_sin_f64_chunk(int64_t n, double *restrict o,
+                                                       const double *restrict a)
+{ ltm_trig_sct_f64_chunk(0, n, o, a); }
+static __attribute__((flatten)) void ltm_cos_f64_chunk(int64_t n, double *restrict o,
+                                                       const double *restrict a)
+{ ltm_trig_sct_f64_chunk(1, n, o, a); }
+static __attribute__((flatten)) void ltm_tan_f64_chunk(int64_t n, double *restrict o,
+                                                       const double *restrict a)
+{ ltm_trig_sct_f64_chunk(2, n, o, a); }
 
 /* kind: 0 atan, 1 asin, 2 acos, 3 atan2(y, x); the double-double atan2 kernel, rounded once.
  * Branch-free, so that the chunk loops vectorise (4 lanes on AVX2). */
