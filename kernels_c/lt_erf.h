@@ -360,26 +360,27 @@ static inline void ltm_erf_f32_chunk(int64_t n, float *restrict o, const float *
  * |x| >= 6: +-1 (1 - erf(6) = 2.2e-17 < 2^-54). */
 static inline double ltm_erf_f64(double x)
 {
-    if (x != x) return __builtin_nan("");
+    /* branch-free: both forms on every lane (each on a harmless argument where it does not
+     * apply: a table row must exist), then selects, so that the loop vectorises */
     double ax = __builtin_fabs(x);
-    if (ax < 0.5) {
-        if (ax < 0x1p-900) {
-            lt_dd v = ltm_erf_small_dd(x * 0x1p128, 0.0);
-            return __builtin_copysign((v.hi + v.lo) * 0x1p-128, x);   /* also +-0 */
-        }
-        lt_dd v = ltm_erf_small_dd(x, 0.0);
-        return __builtin_copysign(v.hi + v.lo, x);    /* -0 + +0 would be +0 */
-    }
-    if (ax >= 6.0) return __builtin_copysign(1.0, x);
-    lt_dd z = lt_two_prod(ax, ax);
+    int small = ax < 0.5, tiny = ax < 0x1p-900;
+    double up = lt_select(tiny, 0x1p128, 1.0), down = lt_select(tiny, 0x1p-128, 1.0);
+    lt_dd v = ltm_erf_small_dd(lt_select(small, x, 0.25) * up, 0.0);
+    double ys = __builtin_copysign((v.hi + v.lo) * down, x);   /* -0 + +0 would be +0 */
+    double al = lt_select(small | !(ax < 6.0), 1.0, ax);
+    lt_dd z = lt_two_prod(al, al);
     ltm_erf_expdd_t e = ltm_erf_exp_dd(-z.hi, -z.lo);
-    lt_dd R = ltm_erf_cx_dd(ax, 0.0);
+    lt_dd R = ltm_erf_cx_dd(al, 0.0);
     lt_dd P = lt_dd_mul(lt_dd_make(e.hi, e.lo), R);
     double sc = ltm_erf_pow2(e.k);                    /* k >= -53: P stays normal */
     lt_dd y = lt_fast_two_sum(1.0, -P.hi * sc);
-    double r = y.hi + (y.lo - P.lo * sc);
-    return __builtin_copysign(r, x);
+    double yl = __builtin_copysign(y.hi + (y.lo - P.lo * sc), x);
+    double r = lt_select(small, ys, lt_select(ax < 6.0, yl, __builtin_copysign(1.0, x)));
+    return lt_select(x != x, __builtin_nan(""), r);
 }
+static __attribute__((flatten)) void ltm_erf_f64_chunk(int64_t n, double *restrict o,
+                                                       const double *restrict a)
+{ for (int64_t i = 0; i < n; i++) o[i] = ltm_erf_f64(a[i]); }
 
 /* ---- gelu(x) = x/2 erfc(-x/sqrt(2)) ------------------------------------------------------ */
 
@@ -452,35 +453,41 @@ static inline void ltm_gelu_f32_chunk(int64_t n, float *restrict o, const float 
  *   x > 9: x (erfc(6.36)/2 < 2^-64); x < -39: -0 (|gelu(-39)| < 2^-1090). */
 static inline double ltm_gelu_f64(double x)
 {
-    if (x != x) return __builtin_nan("");
-    double ax = __builtin_fabs(x);
-    if (ax < 0x1p-60) return 0.5 * x;
-    if (x > 9.0) return x;
-    if (x < -39.0) return -0.0;
-    double hx = 0.5 * x;
+    /* branch-free as ltm_erf_f64: the end cases, then both forms on every lane */
+    double ax0 = __builtin_fabs(x);
+    int end = (x != x) | (ax0 < 0x1p-60) | (x > 9.0) | (x < -39.0);
+    double xm = lt_select(end, 1.0, x), ax = __builtin_fabs(xm);
+    double hx = 0.5 * xm;
     lt_dd T = lt_two_prod(ax, lt_tab_erf_const[0]);
     T.lo += ax * lt_tab_erf_const[1];
     T = lt_fast_two_sum(T.hi, T.lo);
-    lt_dd C;
-    if (T.hi < 0.5) {
-        lt_dd e = ltm_erf_small_dd(T.hi, T.lo);
-        C = lt_dd_add_d(x < 0 ? lt_dd_neg(e) : e, 1.0);
-    } else {
-        lt_dd z = lt_two_prod(x, x);
-        ltm_erf_expdd_t e = ltm_erf_exp_dd(-0.5 * z.hi, -0.5 * z.lo);
-        lt_dd R = ltm_erf_cx_dd(T.hi, T.lo);
-        lt_dd P = lt_dd_mul(lt_dd_make(e.hi, e.lo), R);
-        if (x < 0) {
-            lt_dd g = lt_dd_mul_d(P, hx);
-            int64_t k1 = e.k >> 1, k2 = e.k - k1;     /* e.k >= -1100 */
-            return ((g.hi + g.lo) * ltm_erf_pow2(k1)) * ltm_erf_pow2(k2);
-        }
-        double sc = ltm_erf_pow2(e.k);                /* x <= 9: k >= -60 */
-        C = lt_dd_add_d(lt_dd_make(-P.hi * sc, -P.lo * sc), 2.0);
-    }
-    lt_dd g = lt_dd_mul_d(C, hx);
-    return g.hi + g.lo;
+    int small = T.hi < 0.5;
+    /* u < 0.5: C = 1 -+ erf(u) */
+    lt_dd es = ltm_erf_small_dd(lt_select(small, T.hi, 0.25), lt_select(small, T.lo, 0.0));
+    lt_dd Cs = lt_dd_add_d(lt_dd_select(xm < 0, lt_dd_neg(es), es), 1.0);
+    /* u >= 0.5: erfc(u) = exp(-x^2/2) erfcx(u) */
+    lt_dd Tl = lt_dd_select(small, lt_dd_make(1.0, 0.0), T);
+    double xl = lt_select(small, 1.0, xm);
+    lt_dd z = lt_two_prod(xl, xl);
+    ltm_erf_expdd_t e = ltm_erf_exp_dd(-0.5 * z.hi, -0.5 * z.lo);
+    lt_dd R = ltm_erf_cx_dd(Tl.hi, Tl.lo);
+    lt_dd P = lt_dd_mul(lt_dd_make(e.hi, e.lo), R);
+    /* x < 0: (x/2) erfc(u), the power of two applied last, in two steps */
+    lt_dd gn = lt_dd_mul_d(P, hx);
+    int64_t k1 = e.k >> 1, k2 = e.k - k1;             /* e.k >= -1100 */
+    double rn = ((gn.hi + gn.lo) * ltm_erf_pow2(k1)) * ltm_erf_pow2(k2);
+    double sc = ltm_erf_pow2(e.k);                    /* x <= 9: k >= -60 */
+    lt_dd Cl = lt_dd_add_d(lt_dd_make(-P.hi * sc, -P.lo * sc), 2.0);
+    lt_dd g = lt_dd_mul_d(lt_dd_select(small, Cs, Cl), hx);
+    double r = lt_select(!small & (xm < 0), rn, g.hi + g.lo);
+    r = lt_select(x < -39.0, -0.0, r);
+    r = lt_select(x > 9.0, x, r);
+    r = lt_select(ax0 < 0x1p-60, 0.5 * x, r);
+    return lt_select(x != x, __builtin_nan(""), r);
 }
+static __attribute__((flatten)) void ltm_gelu_f64_chunk(int64_t n, double *restrict o,
+                                                        const double *restrict a)
+{ for (int64_t i = 0; i < n; i++) o[i] = ltm_gelu_f64(a[i]); }
 
 /* ---- fast mode ---------------------------------------------------------------------------
  * float32: lower-degree tables (lt_tab_erf_small_fast, relative 2^-34.2; lt_tab_erf_cx_fast,
