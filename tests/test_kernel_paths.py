@@ -63,6 +63,31 @@ def test_exact_bits_equal_on_every_path_and_thread_count(name, dtname):
         np.testing.assert_array_equal(bits, reference, err_msg=f"{name}[{dtname}] on {key}")
 
 
+def math_cases():
+    for op in _ops.OPS_LIST:
+        if op.math:
+            for dtname in ("float32", "float64"):
+                yield op.name, dtname
+
+
+@pytest.mark.parametrize("name,dtname", list(math_cases()))
+def test_exact_math_element_does_not_depend_on_its_chunk_neighbours(name, dtname):
+    """The chunk forms run a vectorised main path on every element and redo some elements
+    (far arguments, Ziv's test, special values) on their own: shuffling the elements, which
+    gives each one other neighbours in its chunk, must shuffle the results bit for bit."""
+    op = _ops.OPS[name]
+    raw = [random_bits(dtname, N, seed) for seed in range(op.arity)]
+    perm = np.random.default_rng(5).permutation(N)
+    attrs = tuple(0.1 * (k + 1) for k in range(len(op.attrs)))
+    for path in lt.kernel_paths():
+        with lt.config(kernel_path=path, num_threads=1, mode="exact"):
+            whole = np.array(apply(name, *[lt.asarray(r) for r in raw], attrs=attrs))
+            shuffled = np.array(apply(name, *[lt.asarray(r[perm]) for r in raw], attrs=attrs))
+        u = f"u{whole.dtype.itemsize}"
+        np.testing.assert_array_equal(shuffled.view(u), whole[perm].view(u),
+                                      err_msg=f"{name}[{dtname}] on {path}")
+
+
 @pytest.mark.parametrize("src", ["int64", "uint64", "float16", "float32", "float64"])
 def test_casts_bits_equal_on_every_path(src):
     x = lt.asarray(random_bits(src, N, 7))
