@@ -1,11 +1,13 @@
 """Time per element of each math function: lazytensor exact, lazytensor fast and NumPy's
-own float32 function (SciPy's for erf, expit for sigmoid), side by side in one process.
+own function of the same dtype (SciPy's for erf, expit for sigmoid), side by side in one
+process.
 
-    python benchmarks/bench_math.py [--n 1000000] [--repeats 15] [--threads 1] [--out FILE]
+    python benchmarks/bench_math.py [--n 1000000] [--repeats 15] [--threads 1]
+                                    [--dtype float32|float64] [--out FILE]
 
 Rounds are interleaved (exact, fast, NumPy for one function, then the next round), and
 the median of the rounds is reported, in ns per element, with the ratios.  Inputs are
-float32 drawn where the function does its work (|x| < 10, or its domain).
+drawn where the function does its work (|x| < 10, or its domain).
 """
 
 from __future__ import annotations
@@ -57,18 +59,18 @@ def _lt_func(name):
     return getattr(lt, name)
 
 
-def _inputs(name, n, rng):
+def _inputs(name, n, rng, dtype):
     if name in ("log", "log2", "log10"):
-        return (rng.uniform(1e-3, 100, n).astype(np.float32),)
+        return (rng.uniform(1e-3, 100, n).astype(dtype),)
     if name == "log1p":
-        return (rng.uniform(-0.9, 100, n).astype(np.float32),)
+        return (rng.uniform(-0.9, 100, n).astype(dtype),)
     if name in ("asin", "acos", "atanh"):
-        return (rng.uniform(-0.999, 0.999, n).astype(np.float32),)
+        return (rng.uniform(-0.999, 0.999, n).astype(dtype),)
     if name == "acosh":
-        return (rng.uniform(1, 100, n).astype(np.float32),)
+        return (rng.uniform(1, 100, n).astype(dtype),)
     if name in ("atan2", "hypot", "logaddexp"):
-        return tuple(rng.uniform(-10, 10, n).astype(np.float32) for _ in range(2))
-    return (rng.uniform(-10, 10, n).astype(np.float32),)
+        return tuple(rng.uniform(-10, 10, n).astype(dtype) for _ in range(2))
+    return (rng.uniform(-10, 10, n).astype(dtype),)
 
 
 def _time(fn, repeats):
@@ -80,13 +82,13 @@ def _time(fn, repeats):
     return times
 
 
-def run(names, n, repeats, threads):
+def run(names, n, repeats, threads, dtype="float32"):
     numpy_funcs = _numpy_funcs()
     rng = np.random.default_rng(0)
     rows = []
     lt.set_num_threads(threads)
     for name in names:
-        xs = _inputs(name, n, rng)
+        xs = _inputs(name, n, rng, dtype)
         ts = [lt.asarray(x) for x in xs]
         f = _lt_func(name)
         ref = numpy_funcs.get(name)
@@ -111,10 +113,10 @@ def run(names, n, repeats, threads):
     return rows
 
 
-def report(rows, n, threads):
-    lines = [f"Time per element (ns), {n} float32 elements, {threads} thread(s), kernel path "
+def report(rows, n, threads, dtype="float32"):
+    lines = [f"Time per element (ns), {n} {dtype} elements, {threads} thread(s), kernel path "
              f"{lt.kernel_path()}; median of interleaved rounds.", "",
-             "| function | exact | fast | NumPy/SciPy float32 | exact/fast | NumPy/exact |",
+             f"| function | exact | fast | NumPy/SciPy {dtype} | exact/fast | NumPy/exact |",
              "|---|---|---|---|---|---|"]
     for name, e, f, n_ in rows:
         lines.append(f"| {name} | {e:.2f} | {f:.2f} | {n_:.2f} | {e / f:.2f} | {n_ / e:.2f} |")
@@ -127,12 +129,14 @@ def main(argv=None):
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--repeats", type=int, default=15)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--dtype", choices=("float32", "float64"), default="float32")
     ap.add_argument("--out", default=None, help="also write the Markdown table here")
     args = ap.parse_args(argv)
     from lazytensor import _ops
 
     names = args.functions or [op.name for op in _ops.OPS_LIST if op.math]
-    text = report(run(names, args.n, args.repeats, args.threads), args.n, args.threads)
+    rows = run(names, args.n, args.repeats, args.threads, args.dtype)
+    text = report(rows, args.n, args.threads, args.dtype)
     print(text)
     if args.out:
         with open(args.out, "w") as fh:

@@ -542,6 +542,10 @@ static inline double ltm_erf_fast_core(double x)
 }
 
 static inline double ltm_erf_f64_fast(double x) { return ltm_erf_fast_core(x); }
+/* flatten: with the helpers left as calls the loop does not vectorise */
+static __attribute__((flatten)) void ltm_erf_f64_fast_chunk(int64_t n, double *restrict o,
+                                                            const double *restrict a)
+{ for (int64_t i = 0; i < n; i++) o[i] = ltm_erf_fast_core(a[i]); }
 
 /* float32 fast forms in float arithmetic (no tables; helpers ltm_expf_* from lt_exp.h):
  *   |t| < 0.5: erf(t) = t + t (a0 + a1 t^2 + ... + a4 t^8), a0 = 2/sqrt(pi) - 1 (so that its
@@ -692,3 +696,7 @@ static inline double ltm_gelu_f64_fast(double x)
     g = ltm_erf_sel(ax < 0x1p-60, hx, g);
     return g;
 }
+/* flatten: with the helpers left as calls the loop does not vectorise */
+static __attribute__((flatten)) void ltm_gelu_f64_fast_chunk(int64_t n, double *restrict o,
+                                                             const double *restrict a)
+{ for (int64_t i = 0; i < n; i++) o[i] = ltm_gelu_f64_fast(a[i]); }

@@ -541,40 +541,9 @@ static inline double ltm_trig_sct_f64(int which, double x)
     return ltm_trig_sct_from64(which, r, q, x);
 }
 
-/* Chunk form: every element goes through the branch-free Cody-Waite path (vectorised; an
- * element at or above 2^25, infinite or NaN on the argument 0), and those are then redone
- * one by one with the table reduction. */
-static inline __attribute__((always_inline)) void ltm_trig_sct_f64_chunk(
-    int which, int64_t n, double *restrict o, const double *restrict a)
-{
-    int32_t far[LT_CHUNK];
-    int32_t any = 0;
-    for (int64_t i = 0; i < n; i++) {
-        const double x = a[i];
-        far[i] = !(__builtin_fabs(x) < 0x1p25);
-        any |= far[i];
-        const double xs = lt_select(far[i], 0.0, x);
-        uint64_t q;
-        lt_dd r = ltm_trig_red64_cw(__builtin_fabs(xs), &q);
-        o[i] = ltm_trig_sct_from64(which, r, q, xs);
-    }
-    if (any)
-        for (int64_t i = 0; i < n; i++)
-            if (far[i]) o[i] = ltm_trig_sct_f64(which, a[i]);
-}
-
 static inline double ltm_sin_f64(double x) { return ltm_trig_sct_f64(0, x); }
 static inline double ltm_cos_f64(double x) { return ltm_trig_sct_f64(1, x); }
 static inline double ltm_tan_f64(double x) { return ltm_trig_sct_f64(2, x); }
-static __attribute__((flatten)) void ltm_sin_f64_chunk(int64_t n, double *restrict o,
-                                                       const double *restrict a)
-{ ltm_trig_sct_f64_chunk(0, n, o, a); }
-static __attribute__((flatten)) void ltm_cos_f64_chunk(int64_t n, double *restrict o,
-                                                       const double *restrict a)
-{ ltm_trig_sct_f64_chunk(1, n, o, a); }
-static __attribute__((flatten)) void ltm_tan_f64_chunk(int64_t n, double *restrict o,
-                                                       const double *restrict a)
-{ ltm_trig_sct_f64_chunk(2, n, o, a); }
 
 /* kind: 0 atan, 1 asin, 2 acos, 3 atan2(y, x); the double-double atan2 kernel, rounded once.
  * Branch-free, so that the chunk loops vectorise (4 lanes on AVX2). */
@@ -814,19 +783,30 @@ static inline __attribute__((always_inline)) void ltm_trig_phv(double ax, uint64
 
 static inline __attribute__((always_inline)) void ltm_trig_red64v(double ax, uint64_t *q, double *rh, double *rl)
 {
-    /* Cody-Waite in double-double (|x| < 2^25) */
-    double kb = ax * lt_tab_trig_c[4] + LTM_TRIG_MAGIC, k = kb - LTM_TRIG_MAGIC;
-    lt_dd r = lt_dd_sub(lt_dd_make(ax, 0.0), lt_two_prod(k, lt_tab_trig_c[5]));
-    r = lt_dd_sub(r, lt_two_prod(k, lt_tab_trig_c[6]));
-    r = lt_dd_add_d(r, -(k * lt_tab_trig_c[7]));
+    /* Cody-Waite in double-double (|x| < 2^25; ax itself below pi/4) */
+    uint64_t qc;
+    lt_dd r = ltm_trig_red64_cw(ax, &qc);
     /* Payne-Hanek */
     uint64_t qp; double fh, fl;
     ltm_trig_phv(ax, &qp, &fh, &fl);
     lt_dd rp = lt_dd_mul(lt_dd_make(fh, fl), lt_dd_make(lt_tab_trig_c[0], lt_tab_trig_c[1]));
-    int big = ax >= 0x1p25, small = ax < 0x1.921fb54442d18p-1;
-    *q = small ? 0 : (big ? qp : lt_bits64(kb));
-    *rh = small ? ax : (big ? rp.hi : r.hi);
-    *rl = small ? 0.0 : (big ? rp.lo : r.lo);
+    int big = ax >= 0x1p25;
+    *q = big ? qp : qc;
+    *rh = big ? rp.hi : r.hi;
+    *rl = big ? rp.lo : r.lo;
+}
+
+/* fast sin (which 0), cos (1) or tan (2) of x from its reduction rh + rl, q */
+static inline __attribute__((always_inline)) double ltm_trig_sct_from64_fast(
+    int which, double rh, double rl, uint64_t q, double x)
+{
+    double sn, cs, y;
+    ltm_trig_sc_d(rh, rl, &sn, &cs);
+    uint64_t odd = q & 1;
+    if (which == 0) y = odd ? cs : sn;
+    else if (which == 1) y = odd ? sn : cs;
+    else y = (odd ? cs : sn) / (odd ? sn : cs);
+    return ltm_trig_neg(which, q, lt_bits64(x) >> 63) ? -y : y;
 }
 
 static inline __attribute__((always_inline)) double ltm_trig_sct_f64_fast(int which, double x)
@@ -834,16 +814,10 @@ static inline __attribute__((always_inline)) double ltm_trig_sct_f64_fast(int wh
     double ax = __builtin_fabs(x);
     int fin = ax <= 0x1.fffffffffffffp1023;
     ax = fin ? ax : 0.0;
-    uint64_t q, sx = lt_bits64(x) >> 63, neg;
-    double rh, rl, sn, cs, y;
+    uint64_t q;
+    double rh, rl;
     ltm_trig_red64v(ax, &q, &rh, &rl);
-    ltm_trig_sc_d(rh, rl, &sn, &cs);
-    uint64_t odd = q & 1;
-    if (which == 0) y = odd ? cs : sn;
-    else if (which == 1) y = odd ? sn : cs;
-    else y = (odd ? cs : sn) / (odd ? sn : cs);
-    neg = ltm_trig_neg(which, q, sx);
-    y = neg ? -y : y;
+    double y = ltm_trig_sct_from64_fast(which, rh, rl, q, x);
     return fin ? y : __builtin_nan("");
 }
 
@@ -903,9 +877,51 @@ static inline __attribute__((always_inline)) double ltm_trig_inv_f64_fast(int ki
     return ok ? r : __builtin_nan("");
 }
 
+/* Chunk form, exact (fast = 0) or fast: every element goes through the branch-free
+ * Cody-Waite path (vectorised; an element at or above 2^25, infinite or NaN on the argument
+ * 0), and those are then redone one by one with the table reduction. */
+static inline __attribute__((always_inline)) void ltm_trig_sct_f64_chunk(
+    int which, int fast, int64_t n, double *restrict o, const double *restrict a)
+{
+    int32_t far[LT_CHUNK];
+    int32_t any = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const double x = a[i];
+        far[i] = !(__builtin_fabs(x) < 0x1p25);
+        any |= far[i];
+        const double xs = lt_select(far[i], 0.0, x);
+        uint64_t q;
+        lt_dd r = ltm_trig_red64_cw(__builtin_fabs(xs), &q);
+        o[i] = fast ? ltm_trig_sct_from64_fast(which, r.hi, r.lo, q, xs)
+                    : ltm_trig_sct_from64(which, r, q, xs);
+    }
+    if (any)
+        for (int64_t i = 0; i < n; i++)
+            if (far[i])
+                o[i] = fast ? ltm_trig_sct_f64_fast(which, a[i]) : ltm_trig_sct_f64(which, a[i]);
+}
+
+static __attribute__((flatten)) void ltm_sin_f64_chunk(int64_t n, double *restrict o,
+                                                       const double *restrict a)
+{ ltm_trig_sct_f64_chunk(0, 0, n, o, a); }
+static __attribute__((flatten)) void ltm_cos_f64_chunk(int64_t n, double *restrict o,
+                                                       const double *restrict a)
+{ ltm_trig_sct_f64_chunk(1, 0, n, o, a); }
+static __attribute__((flatten)) void ltm_tan_f64_chunk(int64_t n, double *restrict o,
+                                                       const double *restrict a)
+{ ltm_trig_sct_f64_chunk(2, 0, n, o, a); }
 static inline double ltm_sin_f64_fast(double x) { return ltm_trig_sct_f64_fast(0, x); }
 static inline double ltm_cos_f64_fast(double x) { return ltm_trig_sct_f64_fast(1, x); }
 static inline double ltm_tan_f64_fast(double x) { return ltm_trig_sct_f64_fast(2, x); }
+static __attribute__((flatten)) void ltm_sin_f64_fast_chunk(int64_t n, double *restrict o,
+                                                            const double *restrict a)
+{ ltm_trig_sct_f64_chunk(0, 1, n, o, a); }
+static __attribute__((flatten)) void ltm_cos_f64_fast_chunk(int64_t n, double *restrict o,
+                                                            const double *restrict a)
+{ ltm_trig_sct_f64_chunk(1, 1, n, o, a); }
+static __attribute__((flatten)) void ltm_tan_f64_fast_chunk(int64_t n, double *restrict o,
+                                                            const double *restrict a)
+{ ltm_trig_sct_f64_chunk(2, 1, n, o, a); }
 static inline double ltm_atan_f64_fast(double x) { return ltm_trig_inv_f64_fast(0, 0.0, x); }
 static inline double ltm_asin_f64_fast(double x) { return ltm_trig_inv_f64_fast(1, 0.0, x); }
 static inline double ltm_acos_f64_fast(double x) { return ltm_trig_inv_f64_fast(2, 0.0, x); }
