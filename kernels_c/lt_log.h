@@ -130,11 +130,9 @@ static inline lt_dd ltm_log_taylor_dd(lt_dd z)
     const double *c = lt_tab_log_taylor;
     double zh = z.hi;
     double t = c[26];
-    #pragma GCC unroll 16   /* fully: a loop left inside stops the caller's loop vectorising */
     for (int j = 24; j >= 14; j -= 2)
         t = t * zh + c[j];               /* sum_{j=8}^{14} c_j z^(j-8) */
     lt_dd acc = lt_dd_make(t, 0.0);
-    #pragma GCC unroll 16
     for (int j = 12; j >= 0; j -= 2)
         acc = lt_dd_add(lt_dd_mul(acc, z), lt_dd_make(c[j], c[j + 1]));
     return lt_dd_mul(acc, z);
@@ -144,11 +142,8 @@ static inline lt_dd ltm_log_taylor_dd(lt_dd z)
  * hi > 0 finite (subnormal allowed when lo = 0), |lo| <= ulp(hi). */
 static inline lt_dd ltm_log_dd(double hi, double lo)
 {
-    /* subnormal hi: scaled by 2^60 (a select, not a branch: the float64 loops vectorise) */
-    int sub = hi < 0x1p-1022;
-    double up = lt_select(sub, 0x1p60, 1.0), kadj = lt_select(sub, -60.0, 0.0);
-    hi *= up;
-    lo *= up;
+    double kadj = 0.0;
+    if (hi < 0x1p-1022) { hi *= 0x1p60; lo *= 0x1p60; kadj = -60.0; }
     uint64_t i;
     double k, sc;
     double m = ltm_log_reduce(hi, &i, &k, &sc);
@@ -169,13 +164,13 @@ static inline lt_dd ltm_log_dd(double hi, double lo)
     return lt_dd_add_d(s, H);
 }
 
-/* log1p of a double-double t > -1 (t = t.hi + t.lo normalized), relative error < 2^-98.
- * Both forms are computed and one selected, so that loops over it vectorise. */
+/* log1p of a double-double t > -1 (t = t.hi + t.lo normalized), relative error < 2^-98. */
 static inline lt_dd ltm_log1p_dd(lt_dd t)
 {
+    if (__builtin_fabs(t.hi) <= 0x1p-8)
+        return ltm_log_taylor_dd(t);
     lt_dd w = lt_dd_add_d(t, 1.0);
-    return lt_dd_select(__builtin_fabs(t.hi) <= 0x1p-8, ltm_log_taylor_dd(t),
-                        ltm_log_dd(w.hi, w.lo));
+    return ltm_log_dd(w.hi, w.lo);
 }
 
 /* ------------------------------------------------------------------ fast core (LT_FMA) */

@@ -109,18 +109,18 @@ static inline double ltm_hypot_f64_fast(double x, double y)
  * (relative error below 2^-98 each), and m + log1p(...) is one double-double sum, so the
  * result has an absolute error below 2^-96 (|m| + 1): correctly rounded to float32 unless
  * m and log1p(...) cancel to below 2^-70 of |m|, which float32 operands do not reach in our
- * sweeps; within 0.5 ulp plus that in float64.  Branch-free (both sides of each choice are
- * computed, then one selected), so that the float64 loop vectorises; the float32 chunk form
- * runs the vectorised main path below first and comes here only for what it leaves open. */
+ * sweeps; within 0.5 ulp plus that in float64.  Scalar double-double: the chunk forms of
+ * both widths run a vectorised first pass (below) and come here only for what it leaves
+ * open. */
 static inline lt_dd ltm_logaddexp_dd(double a, double b)
 {
     double m = a > b ? a : b;
-    lt_dd d = lt_dd_select(a > b, lt_two_sum(b, -a), lt_two_sum(a, -b));   /* -|a - b| */
-    int near = d.hi > -600.0;
-    lt_dd dn = lt_dd_select(near, d, lt_dd_make(-600.0, 0.0));   /* in exp_dd's range */
-    /* below -600, exp(d) < 2^-865: log1p(t) = t to far below an ulp of anything it is added to */
-    lt_dd l = lt_dd_select(near, ltm_log1p_dd(ltm_exp_dd(dn.hi, dn.lo)),
-                           lt_dd_make(ltm_exp_f64(d.hi), 0.0));
+    lt_dd d = a > b ? lt_two_sum(b, -a) : lt_two_sum(a, -b);   /* -|a - b| */
+    lt_dd l;
+    if (d.hi > -600.0)
+        l = ltm_log1p_dd(ltm_exp_dd(d.hi, d.lo));
+    else   /* exp(d) < 2^-865: log1p(t) = t to far below an ulp of anything it is added to */
+        l = lt_dd_make(ltm_exp_f64(d.hi), 0.0);
     return lt_dd_add_d(l, m);
 }
 
