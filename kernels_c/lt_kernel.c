@@ -759,8 +759,8 @@ static void lt_parallel(int n, lt_taskfn fn, void *tasks_, size_t stride)
  * The order of every combination is fixed by the plan alone, never by the thread split
  * or the kernel path:
  *  - a chunk (at most LT_CHUNK values of one output) is reduced by lt_red_seg_*: value i
- *    goes to lane i % 8 (each lane combines its values in order), then the 8 lanes are
- *    combined as a fixed binary tree;
+ *    goes to lane i % LT_RED_LANES (each lane combines its values in order), then the
+ *    lanes are combined as a fixed binary tree (LT_RED_TREE);
  *  - the chunks of one output (chunk boundaries at multiples of LT_CHUNK from the start of
  *    the output's run) are combined by a binary counter (pairwise) within blocks of
  *    LT_RED_BLOCK chunks, and the block partials again by a binary counter;
@@ -777,6 +777,9 @@ static void lt_parallel(int n, lt_taskfn fn, void *tasks_, size_t stride)
 #define LT_RED_CLONES
 #endif
 #define LT_RED_BLOCK 64
+#ifndef LT_RED_LANES
+#define LT_RED_LANES 32       /* independent accumulators: enough to hide the add latency */
+#endif
 
 #define LT_STEP_SUM(a, x) ((a) + (x))
 #define LT_STEP_PROD(a, x) ((a) * (x))
@@ -787,22 +790,32 @@ static void lt_parallel(int n, lt_taskfn fn, void *tasks_, size_t stride)
 #define LT_STEP_IMAX(a, x) ((x) > (a) ? (x) : (a))
 #define LT_STEP_IMIN(a, x) ((x) < (a) ? (x) : (a))
 
+/* The lanes' fixed tree: halves folded onto each other (lane j takes lane j + w for
+ * w = LANES/2 down to 8: whole vectors), then the last 8 pairwise (w = 1, 2, 4). */
+#define LT_RED_TREE(a, STEP)                                                                \
+    do {                                                                                     \
+        _Pragma("GCC unroll 8")                                                              \
+        for (int w_ = LT_RED_LANES / 2; w_ >= 8; w_ /= 2)                                    \
+            for (int j_ = 0; j_ < w_; j_++) a[j_] = STEP(a[j_], a[j_ + w_]);                 \
+        a[0] = STEP(a[0], a[1]); a[2] = STEP(a[2], a[3]);                                    \
+        a[4] = STEP(a[4], a[5]); a[6] = STEP(a[6], a[7]);                                    \
+        a[0] = STEP(a[0], a[2]); a[4] = STEP(a[4], a[6]);                                    \
+        a[0] = STEP(a[0], a[4]);                                                             \
+    } while (0)
+
 #define LT_RED(NAME, VT, AT, IDENT, STEP)                                                   \
 enum { lt_red_vsz_##NAME = sizeof(VT) };                                                     \
 LT_RED_CLONES static void lt_red_seg_##NAME(const void *v_, int64_t n, void *out)            \
 {                                                                                            \
     const VT *v = (const VT *)v_;                                                            \
-    AT a[8];                                                                                 \
+    AT a[LT_RED_LANES];                                                                      \
     int64_t i = 0;                                                                           \
     int j;                                                                                   \
-    for (j = 0; j < 8; j++) a[j] = (IDENT);                                                  \
-    for (; i + 8 <= n; i += 8)                                                               \
-        for (j = 0; j < 8; j++) a[j] = STEP(a[j], (AT)v[i + j]);                             \
+    for (j = 0; j < LT_RED_LANES; j++) a[j] = (IDENT);                                       \
+    for (; i + LT_RED_LANES <= n; i += LT_RED_LANES)                                         \
+        for (j = 0; j < LT_RED_LANES; j++) a[j] = STEP(a[j], (AT)v[i + j]);                  \
     for (j = 0; i < n; i++, j++) a[j] = STEP(a[j], (AT)v[i]);                                \
-    a[0] = STEP(a[0], a[1]); a[2] = STEP(a[2], a[3]);                                        \
-    a[4] = STEP(a[4], a[5]); a[6] = STEP(a[6], a[7]);                                        \
-    a[0] = STEP(a[0], a[2]); a[4] = STEP(a[4], a[6]);                                        \
-    a[0] = STEP(a[0], a[4]);                                                                 \
+    LT_RED_TREE(a, STEP);                                                                    \
     memcpy(out, &a[0], sizeof(AT));                                                          \
 }                                                                                            \
 static void lt_red_comb_##NAME(void *a_, const void *b_)                                     \
@@ -840,23 +853,23 @@ LT_RED(min_f64, double, double, __builtin_inf(), LT_STEP_FMIN)
 /* Float max/min of a chunk, vectorizable: the lanes ignore NaN (a plain compare and
  * select), a second pass over the chunk (in L1) looks for NaN, and a chunk holding one
  * gives its first NaN.  Ties and signed zeros go as in LT_STEP_FMAX/FMIN. */
-#define LT_RED_FSEG(NAME, T, IT, IDENT, CMP)                                                \
+#define LT_RED_FSEG(NAME, T, IT, IDENT, CMP, SEL)                                              \
 LT_RED_CLONES static void lt_red_fseg_##NAME(const void *v_, int64_t n, void *out)           \
 {                                                                                            \
-    /* the 8 lanes as vectors of 32 bytes, written out: gcc does not vectorise a select     \
-     * reduction over an array of 8 scalars */                                               \
+    /* the lanes as vectors of 32 bytes, written out: gcc does not vectorise a select        \
+     * reduction over an array of scalars */                                                 \
     typedef T lt_vt __attribute__((vector_size(32)));                                        \
     typedef IT lt_vi __attribute__((vector_size(32)));                                       \
-    enum { W = 32 / sizeof(T), NV = 8 / W };                                                 \
+    enum { W = 32 / sizeof(T), NV = LT_RED_LANES / W };                                      \
     const T *v = (const T *)v_;                                                              \
     lt_vt av[NV];                                                                            \
     lt_vi seen_nan = {0};                                                                    \
-    T a[8];                                                                                  \
+    T a[LT_RED_LANES];                                                                       \
     int64_t i = 0;                                                                           \
     int j, k, nan = 0;                                                                       \
-    for (j = 0; j < 8; j++) a[j] = (IDENT);                                                  \
+    for (j = 0; j < LT_RED_LANES; j++) a[j] = (IDENT);                                       \
     memcpy(av, a, sizeof av);                                                                \
-    for (; i + 8 <= n; i += 8)                                                               \
+    for (; i + LT_RED_LANES <= n; i += LT_RED_LANES)                                         \
         for (k = 0; k < NV; k++) {                                                           \
             lt_vt x;                                                                         \
             memcpy(&x, v + i + k * W, sizeof x);                                             \
@@ -875,16 +888,16 @@ LT_RED_CLONES static void lt_red_fseg_##NAME(const void *v_, int64_t n, void *ou
         memcpy(out, &v[i], sizeof(T));                                                       \
         return;                                                                              \
     }                                                                                        \
-    a[0] = (a[0] CMP a[1]) ? a[0] : a[1]; a[2] = (a[2] CMP a[3]) ? a[2] : a[3];              \
-    a[4] = (a[4] CMP a[5]) ? a[4] : a[5]; a[6] = (a[6] CMP a[7]) ? a[6] : a[7];              \
-    a[0] = (a[0] CMP a[2]) ? a[0] : a[2]; a[4] = (a[4] CMP a[6]) ? a[4] : a[6];              \
-    a[0] = (a[0] CMP a[4]) ? a[0] : a[4];                                                    \
+    LT_RED_TREE(a, SEL);                                                                     \
     memcpy(out, &a[0], sizeof(T));                                                           \
 }
-LT_RED_FSEG(max_f32, float, int32_t, -__builtin_inff(), >)
-LT_RED_FSEG(max_f64, double, int64_t, -__builtin_inf(), >)
-LT_RED_FSEG(min_f32, float, int32_t, __builtin_inff(), <)
-LT_RED_FSEG(min_f64, double, int64_t, __builtin_inf(), <)
+/* the lanes' tree in LT_RED_FSEG (no NaN left by then) */
+#define LT_STEP_GT(a, x) ((a) > (x) ? (a) : (x))
+#define LT_STEP_LT(a, x) ((a) < (x) ? (a) : (x))
+LT_RED_FSEG(max_f32, float, int32_t, -__builtin_inff(), >, LT_STEP_GT)
+LT_RED_FSEG(max_f64, double, int64_t, -__builtin_inf(), >, LT_STEP_GT)
+LT_RED_FSEG(min_f32, float, int32_t, __builtin_inff(), <, LT_STEP_LT)
+LT_RED_FSEG(min_f64, double, int64_t, __builtin_inf(), <, LT_STEP_LT)
 #define LT_RED_INT(SFX, T, LO, HI) \
     LT_RED(max_##SFX, T, T, LO, LT_STEP_IMAX) LT_RED(min_##SFX, T, T, HI, LT_STEP_IMIN)
 LT_RED_INT(b, uint8_t, 0, 1)

@@ -278,6 +278,56 @@ def test_bits_do_not_depend_on_threads_or_path(shape, axis):
     assert all(r == results[0] for r in results)
 
 
+def _documented_sum(values):
+    """The combination order docs/architecture.md gives for one result of a float sum, in
+    Python floats (IEEE double adds): a chunk of 256 values goes to 32 lanes by index mod
+    32, the lanes fold as a fixed tree; chunk partials combine by a binary counter within
+    blocks of 64 chunks, the block partials by a binary counter again."""
+    def chunk(vals):
+        lanes = [-0.0] * 32
+        for i, v in enumerate(vals):
+            lanes[i % 32] += v
+        for w in (16, 8):
+            for j in range(w):
+                lanes[j] += lanes[j + w]
+        for w in (1, 2, 4):
+            for j in range(0, 8, 2 * w):
+                lanes[j] += lanes[j + w]
+        return lanes[0]
+
+    def counter(partials):
+        stored, count = {}, 0
+        for cur in partials:
+            level, c = 0, count
+            while c & 1:
+                cur = stored[level] + cur          # the stored partial is the left one
+                c >>= 1
+                level += 1
+            stored[level] = cur
+            count += 1
+        total = None
+        for level in range(count.bit_length() - 1, -1, -1):
+            if count >> level & 1:
+                total = stored[level] if total is None else total + stored[level]
+        return total
+
+    vals = [float(v) for v in values]
+    chunks = [chunk(vals[i:i + 256]) for i in range(0, len(vals), 256)]
+    return counter([counter(chunks[b:b + 64]) for b in range(0, len(chunks), 64)])
+
+
+@pytest.mark.parametrize("n", [1, 31, 33, 256, 1000, 256 * 64 + 300, 256 * 64 * 3 + 17])
+def test_sum_is_combined_in_the_documented_order(n):
+    # magnitudes over six decades: another order of the same adds almost surely rounds
+    # differently somewhere (the 8-lane order this replaced fails for n >= 256)
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(n) * 10.0 ** rng.uniform(-3, 3, n)
+    assert float(lt.sum(lt.asarray(x))) == _documented_sum(x)
+    rows = x[: n - n % 5].reshape(5, -1) if n >= 5 else x.reshape(1, -1)
+    got = lt.sum(lt.asarray(rows), axis=1).numpy()
+    assert got.tolist() == [_documented_sum(r) for r in rows]
+
+
 # ---- fusion -------------------------------------------------------------------------
 def gelu(x):
     return 0.5 * x * (1 + lt.erf(x / 2 ** 0.5))
