@@ -708,7 +708,7 @@ static inline float ltm_tanh_f32_fast(float x)
 /* sigmoid = 1 / (1 + e) (x >= 0) or e / (1 + e) (x < 0), e = exp(-|x|) rounded once (also
  * when subnormal, then e / (1 + e) = e): the tail keeps its relative accuracy down to the
  * underflow (within an ulp of the subnormal spacing there).  Cheap forms of the same values:
- * min(|x|, 104) as an integer min of the bits of |x| (NaN lanes are replaced at the end);
+ * min(|x|, 104) with the NaN passed on (then E, the denominator and y are NaN: no blend);
  * k is in [-150, 0], so E = (1 + q) 2^(k+25) is normal and e = E 2^-25 is exact when e is
  * normal and rounded once when it is subnormal (the same bits as (1 + q) 2^k1 2^(k-k1), with
  * half the integer work); 1 + e = E 2^-25 + 1 (the same value, without waiting for e); the
@@ -716,15 +716,14 @@ static inline float ltm_tanh_f32_fast(float x)
  * as 1 / (1 + e) does).  The division stays: a reciprocal by Newton steps measured slower. */
 static inline float ltm_sigmoid_f32_fast(float x)
 {
-    int32_t ab = ltm_f32_as_i32(x) & 0x7FFFFFFF;
-    float axc = ltm_i32_as_f32(ab < 0x42D00000 ? ab : 0x42D00000);     /* min(|x|, 104) */
+    const float ax = __builtin_fabsf(x);
+    const float axc = 104.0f < ax ? 104.0f : ax;     /* min(|x|, 104); a NaN stays NaN */
     int32_t k;
     float r = ltm_expf_red(-axc, &k);
     float s = ltm_f32_pow2(k + 25);
-    float E = LT_FMAF(s, ltm_expf_q(r), s);
+    float E = LT_FMAF(s, ltm_expf_q(r), s);          /* NaN for a NaN x, whatever s is */
     float e = E * 0x1p-25f;
-    float y = (ltm_f32_as_i32(x) < 0 ? e : 1.0f) / LT_FMAF(E, 0x1p-25f, 1.0f);
-    return x == x ? y : x + x;
+    return (ltm_f32_as_i32(x) < 0 ? e : 1.0f) / LT_FMAF(E, 0x1p-25f, 1.0f);
 }
 /* sinh and cosh from r, k of |x| (|x| clamped to 90): |x| <= 20: e = expm1|x| (as in expm1),
  * sinh = (e + e / (1 + e)) / 2, E = exp|x|, cosh = (E + 1/E) / 2; |x| > 20: e^|x| / 2 =
