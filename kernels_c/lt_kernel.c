@@ -791,7 +791,7 @@ static void lt_parallel(int n, lt_taskfn fn, void *tasks_, size_t stride)
 #define LT_STEP_IMIN(a, x) ((x) < (a) ? (x) : (a))
 
 /* The lanes' fixed tree: halves folded onto each other (lane j takes lane j + w for
- * w = LANES/2 down to 8: whole vectors), then the last 8 pairwise (w = 1, 2, 4). */
+ * w = LANES/2 down to 8: whole vectors), then lanes 0-7 pairwise (w = 1, 2, 4). */
 #define LT_RED_TREE(a, STEP)                                                                \
     do {                                                                                     \
         _Pragma("GCC unroll 8")                                                              \
