@@ -1,0 +1,93 @@
+"""Two builds of lazytensor side by side in one process: the installed one and an older one.
+
+On a shared machine the speed drifts by tens of percent between runs, so a change is timed
+against the build before it in one process, calls alternating, and the ratio is read.  The
+old build is a copy of its ``lazytensor`` package directory renamed ``lazytensor_old``:
+
+    git worktree add /tmp/oldwt <rev> && (cd /tmp/oldwt && python setup.py build_ext --inplace)
+    mkdir -p /tmp/oldpkg && cp -r /tmp/oldwt/lazytensor /tmp/oldpkg/lazytensor_old
+    python benchmarks/bench_ab.py --old /tmp/oldpkg --n 1e6 --workloads max_rows,sum --modes exact
+
+The installed build is imported first: both compiled modules register under the name they
+were built with, and the first import decides which one ``lazytensor`` gets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+
+def workloads(lt, n: int):
+    """name -> zero-argument function of float32 inputs of n elements (rows of 1024)."""
+    rng = np.random.default_rng(0)
+    x = lt.asarray((rng.standard_normal(n) * 2).astype(np.float32))
+    X = lt.asarray(rng.standard_normal((max(n // 1024, 1), 1024)).astype(np.float32))
+
+    def softmax():
+        e = lt.exp(X - lt.max(X, axis=1, keepdims=True))
+        return e / lt.sum(e, axis=1, keepdims=True)
+
+    def logsumexp():
+        m = lt.max(X, axis=1, keepdims=True)
+        return lt.log(lt.sum(lt.exp(X - m), axis=1)) + lt.reshape(m, (-1,))
+
+    return {
+        "exp": lambda: lt.exp(x),
+        "x+1": lambda: x + 1,
+        "silu": lambda: x * lt.nn.sigmoid(x),
+        "quantize": lambda: lt.astype(lt.clip(lt.round(x / 0.05) + 128, 0, 255), lt.uint8),
+        "softmax": softmax,
+        "logsumexp": logsumexp,
+        "mean_gelu": lambda: lt.mean(lt.nn.gelu(x)),
+        "sum": lambda: lt.sum(x),
+        "max_rows": lambda: lt.max(X, axis=1),
+    }
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--old", required=True, help="folder holding the lazytensor_old package")
+    ap.add_argument("--n", type=float, default=1e6, help="elements per input")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--workloads", default="exp,softmax,logsumexp")
+    ap.add_argument("--modes", default="fast,exact")
+    ap.add_argument("--seconds", type=float, default=3.0, help="per workload and mode")
+    args = ap.parse_args(argv)
+
+    import lazytensor as new                      # first: see the module docstring
+    sys.path.insert(0, args.old)
+    import lazytensor_old as old
+
+    n = int(args.n)
+    builds = {"new": new, "old": old}
+    funcs = {}
+    for tag, lt in builds.items():
+        lt.set_num_threads(args.threads)
+        funcs[tag] = workloads(lt, n)
+    print(f"# n = {n}, {args.threads} thread(s); ns per element, calls alternating; "
+          "ratio new/old of the medians and of the minima")
+    for mode in args.modes.split(","):
+        for name in args.workloads.split(","):
+            times = {"new": [], "old": []}
+            for tag, lt in builds.items():
+                with lt.mode(mode):
+                    np.asarray(funcs[tag][name]())    # plan and pool warm-up
+            start = time.time()
+            while time.time() - start < args.seconds:
+                for tag, lt in builds.items():
+                    with lt.mode(mode):
+                        t0 = time.perf_counter()
+                        np.asarray(funcs[tag][name]())
+                        times[tag].append(time.perf_counter() - t0)
+            a, b = (np.array(times[t]) / n * 1e9 for t in ("new", "old"))
+            print(f"{mode:5s} {name:10s} new min {a.min():7.3f} med {np.median(a):7.3f} | "
+                  f"old min {b.min():7.3f} med {np.median(b):7.3f} | new/old med "
+                  f"{np.median(a) / np.median(b):5.2f} min {a.min() / b.min():5.2f}")
+
+
+if __name__ == "__main__":
+    main()
