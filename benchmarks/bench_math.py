@@ -48,11 +48,12 @@ def _numpy_funcs():
             return np.float32(0.5) * x * (np.float32(1) + np.tanh(c * (x + np.float32(0.044715) * x ** 3)))
         f["gelu"] = gelu
         f["gelu_tanh"] = gelu_tanh
+        f["silu"] = lambda x: x * special.expit(x)
     return f
 
 
 def _lt_func(name):
-    if name in ("sigmoid", "gelu"):
+    if name in ("sigmoid", "silu", "gelu"):
         return getattr(lt.nn, name)
     if name == "gelu_tanh":
         return lambda t: lt.nn.gelu(t, approximate="tanh")

@@ -187,7 +187,8 @@ WORKLOADS = [
         "silu", "x*sigmoid(x)", _vec("x"),
         ref=lambda x: x / (1 + np.exp(-x)),
         numpy=lambda x: x / (F32(1) + np.exp(-x)),
-        lt_variants=[("x*nn.sigmoid(x)", lambda x: x * lt.nn.sigmoid(x))],
+        lt_variants=[("nn.silu", lambda x: lt.nn.silu(x)),
+                     ("x*nn.sigmoid(x)", lambda x: x * lt.nn.sigmoid(x))],
         numexpr="x/(one + exp(-x))",
         torch=lambda x: F.silu(x),
         jax=lambda x: jax.nn.silu(x),
@@ -1022,8 +1023,9 @@ def write_report(args, argv, impls, notes, bw, results, skipped, out, img_dir, e
         lines += [f"## Summary at the largest size, {t} thread{'s' if t > 1 else ''}", "",
                   "ns per element (median); in brackets the speed-up over NumPy (> 1: faster "
                   "than NumPy). ✗ = result failed the check; n/a = not run (see the "
-                  "workload's section). For gelu_erf the lazytensor columns are `lt.nn.gelu`; "
-                  "the expression form is in its section. Floor = memory-bandwidth floor.", ""]
+                  "workload's section). For gelu_erf and silu the lazytensor columns are "
+                  "`lt.nn.gelu` and `lt.nn.silu`; the expression forms are in their sections. "
+                  "Floor = memory-bandwidth floor.", ""]
         cols = [f for f in fam_keys if any(r["family"] == f for r in big)]
         lines += ["| workload | N | floor | " + " | ".join(fam_name[f] for f in cols) + " |",
                   "|---|---:|---:|" + "---:|" * len(cols)]

@@ -177,12 +177,17 @@ static inline float ltm_tanh_acc_f32(double ax, double sign)   /* ax = |x| <= 10
     lt_dd q = lt_dd_div(e, lt_dd_add_d(e, 2.0));
     return lt_dd_to_f32(lt_dd_make(q.hi * sign, q.lo * sign));
 }
-static inline float ltm_sigmoid_acc_f32(double x)              /* |x| <= 110 */
+/* sigmoid(x) as dd, |x| <= 110 */
+static inline lt_dd ltm_sigmoid_dd(double x)
 {
     lt_dd e = ltm_exp_dd(-__builtin_fabs(x), 0.0);
     lt_dd num = x >= 0 ? lt_dd_make(1.0, 0.0) : e;
-    lt_dd q = lt_dd_div(num, lt_dd_add_d(e, 1.0));
-    return lt_dd_to_f32(q);
+    return lt_dd_div(num, lt_dd_add_d(e, 1.0));
+}
+static inline float ltm_sigmoid_acc_f32(double x) { return lt_dd_to_f32(ltm_sigmoid_dd(x)); }
+static inline float ltm_silu_acc_f32(double x)                 /* |x| <= 110 */
+{
+    return lt_dd_to_f32(lt_dd_mul_d(ltm_sigmoid_dd(x), x));
 }
 static inline float ltm_sinh_acc_f32(double ax, double sign)   /* ax = |x| <= 90 */
 {
@@ -281,6 +286,24 @@ static inline float ltm_cosh_p1(float xf, float lo, float hi, int32_t *amb)
     return x == x ? (float)y : ltm_exp_nanf();
 }
 
+/* silu = x sigmoid(x), E = exp(-|x|): x E / (1 + E) or x / (1 + E), x exact: < 2^-51.9 +
+ * 3 * 2^-53 < 2^-50.2 relative.  |x| clamped to 110 for E and x to -110 (below, |silu| <
+ * 110 e^-110 < 2^-150 rounds to -0; above 110, x / (1 + E) is x). */
+static inline float ltm_silu_p1(float xf, float lo, float hi, int32_t *amb)
+{
+    (void)lo;                                      /* symmetric: only |x| <= hi */
+    double x = xf;
+    float ax = __builtin_fabsf(xf);
+    double axc = ax > hi ? hi : ax;                /* hi = 110; in float: one min on 8 lanes */
+    double xc = x < -axc ? -axc : x;               /* max(x, -110) */
+    double e = ltm_exp_d(-axc);
+    double num = x >= 0 ? 1.0 : e;
+    double y = xc * (num / (1.0 + e));
+    /* |x| > 110 is never ambiguous (the result is x or rounds to -0); NaN not flagged */
+    *amb = lt_f32_ambiguous(y, __builtin_fabs(y) * 0x1p-48) & (ax <= hi);
+    return x == x ? (float)y : ltm_exp_nanf();
+}
+
 /* ------------------------------------------------------------------ float32 exact API */
 /* NAME_f32 and its chunk form NAME_f32_chunk from pass 1 (NAME_p1 with the clamp bounds LO, HI)
  * and the accurate path ACC, an expression of the float x.  The chunk form's pass 1 is
@@ -311,6 +334,7 @@ ltm_exp_two_pass(ltm_exp, -104.0, 89.0, ltm_exp_acc_f32(x))
 ltm_exp_two_pass(ltm_expm1, -104.0, 89.0, ltm_expm1_acc_f32(x))
 ltm_exp_two_pass(ltm_tanh, 0.0, 10.0, ltm_tanh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0))
 ltm_exp_two_pass(ltm_sigmoid, 0.0, 110.0, ltm_sigmoid_acc_f32(x))
+ltm_exp_two_pass(ltm_silu, 0.0, 110.0, ltm_silu_acc_f32(x))
 ltm_exp_two_pass(ltm_sinh, 0.0, 90.0, ltm_sinh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0))
 ltm_exp_two_pass(ltm_cosh, 0.0, 90.0, ltm_cosh_acc_f32(__builtin_fabs((double)x)))
 
@@ -505,26 +529,17 @@ static inline double ltm_cosh_f64(double x)
     return lt_select(x == x, y, ltm_exp_nan());
 }
 
-/* gelu_tanh float64, in double-double throughout: v = 2 sqrt(2/pi) (x + 0.044715 x^3) with
- * both constants as dd (error < 2^-100 |v|), E = exp(-|v|) by ltm_exp_dd_core (2^-100),
- * g = x / (1 + E) (v >= 0) or x T(1+p) 2^m / (1 + E) (v < 0), one dd division, rounded
+/* x sigmoid(v) for v = vh + vl as dd, the shared tail of gelu_tanh and silu: E = exp(-|v|) by
+ * ltm_exp_dd_core (2^-100; |v| clamped to 752.5: below -752.5 the callers' results round to
+ * zero), g = x / (1 + E) (v >= 0) or x T(1+p) 2^m / (1 + E) (v < 0), one dd division, rounded
  * once: < 0.5 ulp + 2^-95 relative, 0.5 ulp + 2^-52 ulp in the subnormal range (the scaling
- * 2^(m+64) * 2^-64 rounds once).  x > 40: g = x (1 - g/x < e^-87 < 2^-125); x < -40 or
- * |v| > 750: the result is below 2^-1075, -0 (or +0 for v > 760, not reachable). */
-static inline double ltm_gelu_tanh_f64(double x)
+ * 2^(m+64) * 2^-64 rounds once). */
+static inline double ltm_mul_sigmoid_f64(double xc, lt_dd v)
 {
-    double xc = lt_select(x < -40.0, -40.0, lt_select(x > 40.0, 40.0, x));
-    xc = lt_select(x == x, xc, 0.0);
-    const lt_dd c1 = lt_dd_make(lt_tab_exp_gelu[0], lt_tab_exp_gelu[1]);
-    const lt_dd c3 = lt_dd_make(lt_tab_exp_gelu[2], lt_tab_exp_gelu[3]);
-    lt_dd x2 = lt_two_prod(xc, xc);
-    lt_dd x3 = lt_dd_mul_d(x2, xc);
-    lt_dd w = lt_dd_add_d(lt_dd_mul(c3, x3), xc);
-    lt_dd v = lt_dd_mul(c1, w);
     double avh = __builtin_fabs(v.hi), avl = lt_select(v.hi < 0, -v.lo, v.lo);
-    int under = avh > 750.0;
-    avh = lt_select(under, 750.0, avh);
-    avl = lt_select(under, 0.0, avl);
+    int big = avh > 752.5;
+    avh = lt_select(big, 752.5, avh);
+    avl = lt_select(big, 0.0, avl);
     int64_t k;
     lt_dd s = ltm_exp_dd_core(-avh, -avl, &k);          /* E = s 2^m, m = k >> 7 <= 0 */
     int64_t kc = k < -1000 * 128 ? -1000 * 128 : k;     /* E < 2^-999: 1 + E == 1 anyway */
@@ -535,9 +550,25 @@ static inline double ltm_gelu_tanh_f64(double x)
     int vpos = v.hi >= 0;
     lt_dd q = lt_dd_div(lt_dd_select(vpos, lt_dd_make(xc, 0.0), lt_dd_mul_d(s, xc)), d);
     double g = q.hi + q.lo;
-    g = lt_select(vpos, g, (g * ltm_exp_scale(k, 1023 + 64)) * 0x1p-64);
+    return lt_select(vpos, g, (g * ltm_exp_scale(k, 1023 + 64)) * 0x1p-64);
+}
+
+/* gelu_tanh float64, in double-double throughout: v = 2 sqrt(2/pi) (x + 0.044715 x^3) with
+ * both constants as dd (error < 2^-100 |v|), then x sigmoid(v) as above.  x > 40: g = x
+ * (1 - g/x < e^-87 < 2^-125); x < -40 or v < -750: the result is below 2^-1075, -0. */
+static inline double ltm_gelu_tanh_f64(double x)
+{
+    double xc = lt_select(x < -40.0, -40.0, lt_select(x > 40.0, 40.0, x));
+    xc = lt_select(x == x, xc, 0.0);
+    const lt_dd c1 = lt_dd_make(lt_tab_exp_gelu[0], lt_tab_exp_gelu[1]);
+    const lt_dd c3 = lt_dd_make(lt_tab_exp_gelu[2], lt_tab_exp_gelu[3]);
+    lt_dd x2 = lt_two_prod(xc, xc);
+    lt_dd x3 = lt_dd_mul_d(x2, xc);
+    lt_dd w = lt_dd_add_d(lt_dd_mul(c3, x3), xc);
+    lt_dd v = lt_dd_mul(c1, w);
+    double g = ltm_mul_sigmoid_f64(xc, v);
     g = lt_select(x > 40.0, x, g);
-    g = lt_select((x < -40.0) | (under & (v.hi < 0)), -0.0, g);
+    g = lt_select((x < -40.0) | (v.hi < -750.0), -0.0, g);
     g = __builtin_copysign(g, x);    /* x sigmoid(2u) has the sign of x, also when it underflows */
     return lt_select(x == x, g, ltm_exp_nan());
 }
@@ -545,6 +576,22 @@ static inline double ltm_gelu_tanh_f64(double x)
 static __attribute__((flatten)) void ltm_gelu_tanh_f64_chunk(int64_t n, double *restrict o,
                                                              const double *restrict a)
 { for (int64_t i = 0; i < n; i++) o[i] = ltm_gelu_tanh_f64(a[i]); }
+
+/* silu float64: x sigmoid(x) with the argument exact, as above.  x > 40: x (e^-40 < 2^-57);
+ * x < -752.5: -0 (|silu| < 2^-1075). */
+static inline double ltm_silu_f64(double x)
+{
+    double xc = lt_select(x < -752.5, -752.5, lt_select(x > 40.0, 40.0, x));
+    xc = lt_select(x == x, xc, 0.0);
+    double g = ltm_mul_sigmoid_f64(xc, lt_dd_make(xc, 0.0));
+    g = lt_select(x > 40.0, x, g);
+    g = lt_select(x < -752.5, -0.0, g);
+    g = __builtin_copysign(g, x);    /* x sigmoid(x) has the sign of x, also when it underflows */
+    return lt_select(x == x, g, ltm_exp_nan());
+}
+static __attribute__((flatten)) void ltm_silu_f64_chunk(int64_t n, double *restrict o,
+                                                        const double *restrict a)
+{ for (int64_t i = 0; i < n; i++) o[i] = ltm_silu_f64(a[i]); }
 
 /* ------------------------------------------------------------------ fast mode */
 /* Fast double exp core: returns 2^m-scaled pieces; r = x - k ln2/128 with two FMAs
@@ -705,6 +752,15 @@ static inline float ltm_tanh_f32_fast(float x)
     float y = __builtin_copysignf(e / (e + 2.0f), x);
     return x == x ? y : x + x;
 }
+/* E = exp(-axc) 2^shift = (1 + q) 2^(k+shift), for axc >= 0 with k + shift >= -126 (E normal);
+ * NaN for a NaN axc, whatever the scale is. */
+static inline float ltm_expf_neg_scaled(float axc, int32_t shift)
+{
+    int32_t k;
+    float r = ltm_expf_red(-axc, &k);
+    float s = ltm_f32_pow2(k + shift);
+    return LT_FMAF(s, ltm_expf_q(r), s);
+}
 /* sigmoid = 1 / (1 + e) (x >= 0) or e / (1 + e) (x < 0), e = exp(-|x|) rounded once (also
  * when subnormal, then e / (1 + e) = e): the tail keeps its relative accuracy down to the
  * underflow (within an ulp of the subnormal spacing there).  Cheap forms of the same values:
@@ -718,12 +774,22 @@ static inline float ltm_sigmoid_f32_fast(float x)
 {
     const float ax = __builtin_fabsf(x);
     const float axc = 104.0f < ax ? 104.0f : ax;     /* min(|x|, 104); a NaN stays NaN */
-    int32_t k;
-    float r = ltm_expf_red(-axc, &k);
-    float s = ltm_f32_pow2(k + 25);
-    float E = LT_FMAF(s, ltm_expf_q(r), s);          /* NaN for a NaN x, whatever s is */
+    float E = ltm_expf_neg_scaled(axc, 25);
     float e = E * 0x1p-25f;
     return (ltm_f32_as_i32(x) < 0 ? e : 1.0f) / LT_FMAF(E, 0x1p-25f, 1.0f);
+}
+/* silu = x sigmoid(x) in sigmoid's form, with e = exp(-|x|) scaled by 2^34 instead of 2^25 so
+ * that E stays normal down to |x| = 110 (k >= -159), where |silu| < 2^-150 rounds to zero:
+ * x >= 0: x / (1 + e); x < 0: (max(x, -110) E / (1 + e)) 2^-34, the last scaling exact or
+ * (subnormal result) rounded once.  One division for both signs. */
+static inline float ltm_silu_f32_fast(float x)
+{
+    const float ax = __builtin_fabsf(x);
+    const float axc = 110.0f < ax ? 110.0f : ax;     /* min(|x|, 110); a NaN stays NaN */
+    float E = ltm_expf_neg_scaled(axc, 34);
+    int neg = ltm_f32_as_i32(x) < 0;
+    float num = neg ? -axc * E : x;
+    return (num / LT_FMAF(E, 0x1p-34f, 1.0f)) * (neg ? 0x1p-34f : 1.0f);
 }
 /* sinh and cosh from r, k of |x| (|x| clamped to 90): |x| <= 20: e = expm1|x| (as in expm1),
  * sinh = (e + e / (1 + e)) / 2, E = exp|x|, cosh = (E + 1/E) / 2; |x| > 20: e^|x| / 2 =
@@ -883,6 +949,22 @@ static inline double ltm_cosh_f64_fast(double x)
     y = axc > 40.0 ? (s * ltm_exp_scale(k, 1021)) * 2.0 : y;
     return x == x ? y : x + x;
 }
+/* x sigmoid(v) for v = vh + vl (|vl| <= 2^-40 |vh|), the shared tail of gelu_tanh and silu:
+ * E = exp(-|v|) = e0 2^m (|v| clamped to 752.5: below -752.5 the callers' results round to
+ * zero); v >= 0: x / (1 + E); v < 0: (x e0 / (1 + E)) 2^m, scaled last (rounded once). */
+static inline double ltm_mul_sigmoid_f64_fast(double xc, lt_dd v)
+{
+    double avh = __builtin_fabs(v.hi), avl = v.hi < 0 ? -v.lo : v.lo;
+    avl = avh > 752.5 ? 0.0 : avl;
+    avh = avh > 752.5 ? 752.5 : avh;
+    int64_t k;
+    double e0 = ltm_exp_fast_t(-avh, -avl, &k);              /* E = e0 2^m */
+    double e = e0 * ltm_exp_scale(k < -1000 * 128 ? -1000 * 128 : k, 1023);
+    double d = 1.0 + e;
+    double gp = xc / d;
+    double gn = ((xc * e0 / d) * ltm_exp_scale(k, 1023 + 64)) * 0x1p-64;
+    return v.hi >= 0 ? gp : gn;
+}
 /* gelu_tanh float64 fast: v = 2u carried as vh + vl (Veltkamp products, no FMA needed, so
  * the generic region keeps the tail accuracy): an absolute error in v is a relative error
  * in g for v < 0, and |v| reaches 745 before g underflows. */
@@ -898,18 +980,18 @@ static inline double ltm_gelu_tanh_f64_fast(double x)
     s.lo += w.lo;
     lt_dd v = lt_two_prod(lt_tab_exp_gelu[0], s.hi);
     v.lo += lt_tab_exp_gelu[0] * s.lo + lt_tab_exp_gelu[1] * s.hi;
-    double avh = __builtin_fabs(v.hi), avl = v.hi < 0 ? -v.lo : v.lo;
-    avl = avh > 750.0 ? 0.0 : avl;
-    avh = avh > 750.0 ? 750.0 : avh;
-    int64_t k;
-    double e0 = ltm_exp_fast_t(-avh, -avl, &k);              /* E = e0 2^m */
-    double e = e0 * ltm_exp_scale(k < -1000 * 128 ? -1000 * 128 : k, 1023);
-    double d = 1.0 + e;
-    double gp = xc / d;
-    double gn = ((xc * e0 / d) * ltm_exp_scale(k, 1023 + 64)) * 0x1p-64;
-    double g = v.hi >= 0 ? gp : gn;
+    double g = ltm_mul_sigmoid_f64_fast(xc, v);
     g = x > 40.0 ? x : g;
     g = x < -40.0 ? -0.0 : g;
     g = x == 0 ? x : g;
+    return x == x ? g : x + x;
+}
+/* silu float64 fast: x > 40: x (e^-40 < 2^-57); x < -752.5: -0 (|silu| < 2^-1075). */
+static inline double ltm_silu_f64_fast(double x)
+{
+    double xc = x < -752.5 ? -752.5 : (x > 40.0 ? 40.0 : x);
+    double g = ltm_mul_sigmoid_f64_fast(xc, lt_dd_make(xc, 0.0));
+    g = x > 40.0 ? x : g;
+    g = x < -752.5 ? -0.0 : g;
     return x == x ? g : x + x;
 }

@@ -220,6 +220,10 @@ OPS_LIST = [
     OpDef("sigmoid", 1, "f", {}, onnx="Sigmoid", math="sigmoid",
           ulp=(("float32", 0.5), ("float64", 1), ("fast", 2)),
           doc="1 / (1 + exp(-a)), relative accuracy kept far below zero."),
+    OpDef("silu", 1, "f", {}, math="silu",
+          ulp=(("float32", 0.5), ("float64", 1), ("fast", 3)),
+          doc="a * sigmoid(a) in one rounding, accurate where sigmoid(a) underflows; "
+              "silu(-inf) = -0."),
     OpDef("relu", 1, "if", {"i": "(a < 0 ? (T)0 : a)",
                             "f": "lt_max##F(a, (T)0)"},
           doc="max(a, 0) with Max's rules: relu(-0) is +0, NaN passes.", onnx="Relu"),

@@ -32,7 +32,7 @@ REFS = verify_float32.references()
 
 
 def _call(name, *args):
-    fn = {"sigmoid": lt.nn.sigmoid, "gelu": lt.nn.gelu,
+    fn = {"sigmoid": lt.nn.sigmoid, "silu": lt.nn.silu, "gelu": lt.nn.gelu,
           "gelu_tanh": lambda t: lt.nn.gelu(t, approximate="tanh")}.get(name)
     fn = fn or getattr(lt, name)
     return np.asarray(fn(*(lt.asarray(a) for a in args)))

@@ -349,6 +349,11 @@ def _sigmoid64(x):
     return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
+def _silu64(x):
+    """x * sigmoid(x) in float64; -inf -> -0."""
+    return np.where(x == -np.inf, -0.0, x * _sigmoid64(x))
+
+
 def _gelu64(x):
     """x * Phi(x) = x/2 * erfc(-x / sqrt 2) (no cancellation for negative x); -inf -> -0."""
     r = 0.5 * x * sps.erfc(-x / np.sqrt(2.0))
@@ -431,6 +436,7 @@ REFERENCES = {
     "erf": Ref(_f64(sps.erf)),
     # activations
     "sigmoid": Ref(_f64(_sigmoid64)),
+    "silu": Ref(_f64(_silu64)),
     "relu": Ref(_by_kind(f=lambda a: _max_rule(a, np.zeros_like(a)),
                          i=lambda a: np.where(a < 0, 0, a).astype(a.dtype))),
     "leaky_relu": Ref(_leaky_relu, attrs=(0.01,)),
@@ -944,7 +950,8 @@ def test_exact_mode_nan_bits_are_canonical(dtname):
         "add": (odd, one), "multiply": (one, odd), "maximum": (odd, one),
         "minimum": (one, odd), "copysign": (odd, -one), "negative": (odd,), "abs": (odd,),
         "sign": (odd,), "floor": (odd,), "round": (odd,), "sqrt": (-one,), "exp": (odd,),
-        "relu": (odd,), "gelu": (odd,), "sigmoid": (odd,), "hardswish": (odd,),
+        "relu": (odd,), "gelu": (odd,), "sigmoid": (odd,), "silu": (odd,),
+        "hardswish": (odd,),
     }
     for name, arrays in cases.items():
         _, out = run_op(name, arrays, REFERENCES[name].attrs)
@@ -992,6 +999,8 @@ def test_nn_activations_against_float64(dtname):
         check_close(f"nn.sigmoid[{dtname}] vs scipy expit",
                     got(lt.nn.sigmoid(lt.asarray(x[moderate]))),
                     rounded(sps.expit(x64[moderate])), [x[moderate]])
+        check_close(f"nn.silu[{dtname}]", got(lt.nn.silu(lt.asarray(x))),
+                    rounded(_silu64(x64)), [x])
         check_close(f"nn.gelu[{dtname}]", got(lt.nn.gelu(lt.asarray(x))),
                     rounded(_gelu64(x64)), [x], rtol=1e-12 * (dt == F64))
         check_close(f"nn.gelu(tanh)[{dtname}]",

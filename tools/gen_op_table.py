@@ -20,6 +20,7 @@ _KINDS = {"b": "bool", "i": "int8-int64", "u": "uint8-uint64", "f": "float16/32/
 # where each table op is reachable, beyond lt.<name>
 _WHERE = {"div_trunc": "lt.onnx.Div", "fmod": "lt.onnx.Mod(fmod=1)", "gelu": "lt.nn.gelu",
           "gelu_tanh": 'lt.nn.gelu(approximate="tanh")', "sigmoid": "lt.nn.sigmoid",
+          "silu": "lt.nn.silu",
           "relu": "lt.nn.relu", "leaky_relu": "lt.nn.leaky_relu",
           "hard_sigmoid": "lt.nn.hard_sigmoid", "hardswish": "lt.nn.hardswish"}
 

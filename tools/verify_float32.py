@@ -40,6 +40,12 @@ def _gelu_tanh64(x):
     return np.where(np.isneginf(x), -0.0, out)
 
 
+def _silu64(x):
+    with np.errstate(all="ignore"):
+        out = x * special.expit(x)
+    return np.where(np.isneginf(x), -0.0, out)
+
+
 def mp_to_f32(gmpy2, v):
     """An MPFR value correctly rounded to float32 (ties to even).  Not through float64:
     rounding to double first can land on a float32 midpoint and round the wrong way."""
@@ -95,6 +101,7 @@ def _table(mp):
         "tanh": (lambda lt: lt.tanh, np.tanh, mp(lambda g, x: g.tanh(x))),
         "erf": (lambda lt: lt.erf, special.erf, mp(lambda g, x: g.erf(x))),
         "sigmoid": (lambda lt: lt.nn.sigmoid, special.expit, mp(lambda g, x: 1 / (1 + g.exp(-x)))),
+        "silu": (lambda lt: lt.nn.silu, _silu64, mp(lambda g, x: x / (1 + g.exp(-x)))),
         "gelu": (lambda lt: lt.nn.gelu, _gelu64,
                  mp(lambda g, x: x / 2 * g.erfc(-x / g.sqrt(2)))),
         "gelu_tanh": (lambda lt: lambda t: lt.nn.gelu(t, approximate="tanh"), _gelu_tanh64,

@@ -73,6 +73,7 @@ def functions():
         "atan": ("atan", 1, lambda g, x: g.atan(x), _sampler("all", 20)),
         "erf": ("erf", 1, lambda g, x: g.erf(x), _sampler("all", 7)),
         "sigmoid": ("sigmoid", 1, lambda g, x: 1 / (1 + g.exp(-x)), _sampler("all", 750)),
+        "silu": ("silu", 1, lambda g, x: x / (1 + g.exp(-x)), _sampler("all", 760)),
         "gelu": ("gelu", 1, lambda g, x: x / 2 * g.erfc(-x / g.sqrt(2)), _sampler("all", 40)),
         "gelu_tanh": ("gelu_tanh", 1,
                       lambda g, x: x / (1 + g.exp(-2 * g.sqrt(2 / g.const_pi()) *
@@ -118,7 +119,7 @@ def verify(name, n, seed=0, out=print):
     fn_name, arity, mp_fn, draw = functions()[name]
     rng = np.random.default_rng(seed)
     args = [draw(rng, n) for _ in range(arity)]
-    fn = getattr(lt.nn, fn_name, None) if fn_name in ("sigmoid", "gelu") else getattr(lt, fn_name, None)
+    fn = getattr(lt.nn, fn_name, None) if fn_name in ("sigmoid", "silu", "gelu") else getattr(lt, fn_name, None)
     if fn_name == "gelu_tanh":
         def fn(t):
             return lt.nn.gelu(t, approximate="tanh")
