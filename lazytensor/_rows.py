@@ -67,47 +67,93 @@ def _produced(groups) -> dict:
     return {id(node): node for g in groups for node in g.outputs + g.sinks}
 
 
-def run_by_rows(roots, groups, exact: bool, n_threads: int) -> bool:
-    """Evaluate ``groups`` (in topological order) by blocks of rows, giving values to the
-    requested nodes among their outputs and sinks.  False, with nothing run, when the
-    groups are not of that form (see :func:`block_rows`)."""
+class _RowGroup:
+    """A group as ``_run`` reads it: its inputs, outputs and sinks (positions in a kept
+    plan, nodes once bound to an evaluation) and its number of dimensions."""
+
+    __slots__ = ("inputs", "outputs", "sinks", "ndim")
+
+    def __init__(self, inputs, outputs, sinks, ndim):
+        self.inputs, self.outputs, self.sinks, self.ndim = inputs, outputs, sinks, ndim
+
+    def bound(self, at):
+        return _RowGroup([at[i] for i in self.inputs], [at[i] for i in self.outputs],
+                         [at[i] for i in self.sinks], self.ndim)
+
+
+class RowsPlan:
+    """An evaluation by blocks of rows, kept (in the kernel cache's quick table) for the
+    next evaluation of the same structure: each group by positions in the evaluation's node
+    list (its pending nodes, then its leaves), each group's kernel for full blocks and for
+    the last, shorter block, and where every value passed between groups lives (a full
+    array for a requested node, else an offset in the thread's scratch).  It holds no
+    node, so it keeps no value alive."""
+
+    __slots__ = ("groups", "main", "last", "block", "n_full", "tail", "produced", "slab")
+
+    def run(self, at, exact: bool, n_threads: int) -> None:
+        """Evaluate over ``at`` (the pending nodes, then the leaves, by position)."""
+        groups = [g.bound(at) for g in self.groups]
+        storage = {}               # id(node) -> (full array or scratch offset, bytes per row)
+        for pos, row_bytes, offset, perm in self.produced:
+            node = at[pos]
+            storage[id(node)] = ((_full_buffer(node, perm), row_bytes) if offset is None
+                                 else (offset, row_bytes))
+        n_threads = max(1, min(n_threads, self.n_full, 256))
+        scratch = np.empty(n_threads * self.slab + 64, np.uint8)
+        base = ffi.cast("char *", ffi.from_buffer(scratch)) + (-scratch.ctypes.data) % 64
+        _run(self.main, groups, storage, base, self.slab, 0, self.n_full, self.block,
+             n_threads, exact)
+        if self.last is not None:
+            _run(self.last, groups, storage, base, self.slab, self.n_full * self.block, 1,
+                 self.tail, 1, exact)
+        del scratch
+        for pos, _, offset, perm in self.produced:
+            if offset is None:
+                node = at[pos]
+                node.set_value(_value_of(node, storage[id(node)][0], perm))
+
+
+def plan_by_rows(roots, groups, position) -> RowsPlan | None:
+    """The plan evaluating ``groups`` (in topological order) by blocks of rows, giving
+    values to the requested nodes among their outputs and sinks; ``position`` maps the id
+    of every node the groups read or write to its position in the evaluation's node list.
+    None when the groups are not of that form (see :func:`block_rows`)."""
     block = block_rows(groups)
     if block is None:
-        return False
+        return None
     rows = groups[0].shape[0]
     n_full, tail = divmod(rows, block)
     produced = _produced(groups)
     main = _plan_blocks(groups, block, produced)
     if main is None:
-        return False
+        return None
     last = _plan_blocks(groups, tail, produced) if tail else None
     if last is not None and last.buffer_perm != main.buffer_perm:
-        return False               # (cannot happen: the leading dimension stays outermost)
+        return None                # (cannot happen: the leading dimension stays outermost)
 
     requested = {id(r) for r in roots}
-    storage = {}                   # id(node) -> (full array or scratch offset, bytes per row)
-    slab = 0                       # one thread's scratch bytes
+    plan = RowsPlan()
+    plan.produced = []             # (position, bytes per row, scratch offset or None, perm)
+    plan.slab = 0                  # one thread's scratch bytes
     for node in produced.values():
         row_bytes = math.prod(node.shape[1:]) * node.dtype.itemsize
-        if id(node) in requested:
-            storage[id(node)] = (_full_buffer(node, main.buffer_perm.get(id(node))),
-                                 row_bytes)
-        else:
-            storage[id(node)] = (slab, row_bytes)
-            slab += -(-block * row_bytes // 64) * 64
-    n_threads = max(1, min(n_threads, n_full, 256))
-    scratch = np.empty(n_threads * slab + 64, np.uint8)
-    base = ffi.cast("char *", ffi.from_buffer(scratch)) + (-scratch.ctypes.data) % 64
-
-    _run(main, groups, storage, base, slab, 0, n_full, block, n_threads, exact)
-    if last is not None:
-        _run(last, groups, storage, base, slab, n_full * block, 1, tail, 1, exact)
-    del scratch
-    for node in produced.values():
-        array = storage[id(node)][0]
-        if isinstance(array, np.ndarray):
-            node.set_value(_value_of(node, array, main.buffer_perm.get(id(node))))
-    return True
+        offset = None
+        if id(node) not in requested:
+            offset = plan.slab
+            plan.slab += -(-block * row_bytes // 64) * 64
+        plan.produced.append((position[id(node)], row_bytes, offset,
+                              main.buffer_perm.get(id(node))))
+    plan.groups = [_RowGroup([position[id(x)] for x in g.inputs],
+                             [position[id(n)] for n in g.outputs],
+                             [position[id(r)] for r in g.sinks], len(g.shape))
+                   for g in groups]
+    for blocks in (main, last):    # keyed by node id: the kept plan has positions instead
+        if blocks is not None:
+            blocks.buffer_perm = None
+    plan.main, plan.last = main, last
+    plan.block, plan.n_full, plan.tail = block, n_full, tail
+    return plan
 
 
 @dataclasses.dataclass
@@ -196,7 +242,7 @@ def _run(blocks, groups, storage, scratch, slab, row0, n_blocks, rows, n_threads
         p, in_ptr, out_ptr, red_ptr = ck.call_structure(len(g.outputs), exact)
         keep.append((p, in_ptr, out_ptr, red_ptr))
         for k, x in enumerate(g.inputs):
-            per_row = 0 if id(x) in storage else _row_stride(x, len(g.shape))
+            per_row = 0 if id(x) in storage else _row_stride(x, g.ndim)
             in_ptr[k], s, t = slot(x, per_row)
             step.append(s)
             thread_step.append(t)

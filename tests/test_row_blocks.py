@@ -187,3 +187,46 @@ def test_default_budget_on_a_large_softmax():
     assert runs == 1
     _same_bits(got, old)
     np.testing.assert_allclose(got, _softmax64(X), rtol=1e-6, atol=1e-9)
+
+
+def test_kept_plan_runs_on_new_inputs(small_blocks, monkeypatch):
+    """A repeated structure runs its kept plan (planned once) on each call's own inputs and
+    outputs: the bits of the kernel-by-kernel evaluation, also with an intermediate
+    requested, and the plan keeps no node alive."""
+    from lazytensor import _eval
+
+    planned = []
+
+    def counting(*args):
+        plan = _rows.plan_by_rows(*args)
+        if plan is not None:
+            planned.append(plan)
+        return plan
+
+    monkeypatch.setattr(_eval, "plan_by_rows", counting)
+
+    def softmax_and_e(X):
+        e = lt.exp(X - lt.max(X, axis=1, keepdims=True))
+        return e, e / lt.sum(e, axis=1, keepdims=True)
+
+    rng = np.random.default_rng(7)
+    for k in range(3):
+        X = (3 * rng.standard_normal((61, 40))).astype(np.float32)
+        for build in (_softmax, softmax_and_e):
+            got, ref, runs = _both(build, [X])
+            assert runs == 1
+            for g, r in zip(got, ref):
+                _same_bits(g, r)
+            np.testing.assert_allclose(got[-1], _softmax64(X), rtol=1e-6, atol=1e-6)
+    assert len(planned) == 2          # one plan per structure, reused for the next inputs
+
+    import gc
+    import weakref
+
+    X = lt.asarray((3 * rng.standard_normal((61, 40))).astype(np.float32))
+    out = _softmax(X)
+    out.numpy()
+    node = weakref.ref(out._node)
+    del out
+    gc.collect()
+    assert node() is None
