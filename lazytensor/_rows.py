@@ -125,12 +125,16 @@ def plan_by_rows(roots, groups, position) -> RowsPlan | None:
     rows = groups[0].shape[0]
     n_full, tail = divmod(rows, block)
     produced = _produced(groups)
-    main = _plan_blocks(groups, block, produced)
-    if main is None:
+    planned = _plan_blocks(groups, block, produced)
+    if planned is None:
         return None
-    last = _plan_blocks(groups, tail, produced) if tail else None
-    if last is not None and last.buffer_perm != main.buffer_perm:
-        return None                # (cannot happen: the leading dimension stays outermost)
+    main, perms = planned
+    last = None
+    if tail:
+        planned = _plan_blocks(groups, tail, produced)
+        if planned is None or planned[1] != perms:
+            return None            # (cannot happen: the leading dimension stays outermost)
+        last = planned[0]
 
     requested = {id(r) for r in roots}
     plan = RowsPlan()
@@ -142,29 +146,20 @@ def plan_by_rows(roots, groups, position) -> RowsPlan | None:
         if id(node) not in requested:
             offset = plan.slab
             plan.slab += -(-block * row_bytes // 64) * 64
-        plan.produced.append((position[id(node)], row_bytes, offset,
-                              main.buffer_perm.get(id(node))))
+        plan.produced.append((position[id(node)], row_bytes, offset, perms.get(id(node))))
     plan.groups = [_RowGroup([position[id(x)] for x in g.inputs],
                              [position[id(n)] for n in g.outputs],
                              [position[id(r)] for r in g.sinks], len(g.shape))
                    for g in groups]
-    for blocks in (main, last):    # keyed by node id: the kept plan has positions instead
-        if blocks is not None:
-            blocks.buffer_perm = None
     plan.main, plan.last = main, last
     plan.block, plan.n_full, plan.tail = block, n_full, tail
     return plan
 
 
-@dataclasses.dataclass
-class _Blocks:
-    kernels: list                  # per group, its kernel for blocks of `rows` rows
-    buffer_perm: dict              # id(sink-group output) -> its plan's permutation
-
-
 def _plan_blocks(groups, rows, produced):
-    """Each group's kernel for blocks of ``rows`` rows, or None when a reduction's plan
-    would not keep the leading dimension outermost."""
+    """``(kernels, perms)``: each group's kernel for blocks of ``rows`` rows, and the plan's
+    permutation of each output a reducing group writes (by node id); None when a
+    reduction's plan would not keep the leading dimension outermost."""
     kernels, perms, layouts = [], {}, {}
     for g in groups:
         shape = (rows,) + g.shape[1:]
@@ -194,7 +189,7 @@ def _plan_blocks(groups, rows, produced):
         for r in g.sinks:
             layouts[id(r)] = (contiguous_strides(r.shape, r.dtype.itemsize), r.dtype)
         kernels.append(ck)
-    return _Blocks(kernels, perms)
+    return kernels, perms
 
 
 def _row_stride(x, ndim) -> int:
@@ -220,7 +215,7 @@ def _value_of(node, array, perm):
     return array
 
 
-def _run(blocks, groups, storage, scratch, slab, row0, n_blocks, rows, n_threads, exact):
+def _run(kernels, groups, storage, scratch, slab, row0, n_blocks, rows, n_threads, exact):
     """``lt_run_blocks`` over ``n_blocks`` blocks of ``rows`` rows from row ``row0``."""
     keep, progs, step, thread_step = [], [], [], []
 
@@ -238,7 +233,7 @@ def _run(blocks, groups, storage, scratch, slab, row0, n_blocks, rows, n_threads
                     rows * row_bytes, 0)
         return scratch + array, 0, slab
 
-    for g, ck in zip(groups, blocks.kernels):
+    for g, ck in zip(groups, kernels):
         p, in_ptr, out_ptr, red_ptr = ck.call_structure(len(g.outputs), exact)
         keep.append((p, in_ptr, out_ptr, red_ptr))
         for k, x in enumerate(g.inputs):
