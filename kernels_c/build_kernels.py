@@ -198,8 +198,8 @@ def _cast_expr(src, dst):
 # same values: NaN lanes are zeroed (and with an ordered compare), then max(x, lo) and
 # min(x, hi - 1) (MAXPS/MINPS are exactly `x > lo ? x : lo`, `x < hi-1 ? x : hi-1`), a
 # truncating conversion (in range by then, and exact: the bounds are float32 integers) and a
-# saturating pack that changes no value.  Each returns how many elements it did (0 where
-# __AVX2__ is not enabled).
+# saturating pack that changes no value (on AVX-512, 16 lanes and a narrowing that changes
+# none either).  Each returns how many elements it did (0 where __AVX2__ is not enabled).
 _SAT_VEC = {"uint8": (0, 255, "_mm_packus_epi16", 1), "int8": (-128, 127, "_mm_packs_epi16", 1),
             "uint16": (0, 65535, "", 2), "int16": (-32768, 32767, "", 2)}
 
@@ -217,9 +217,18 @@ def _sat_vec_helpers():
         else:
             store = ("_mm_storeu_si128((__m128i *)(o + i), _mm_packs_epi32(_mm256_castsi256_si128(v), "
                      "_mm256_extracti128_si256(v, 1)));")
+        narrow = "_mm512_cvtepi32_epi8" if size == 1 else "_mm512_cvtepi32_epi16"
+        store16 = "_mm_storeu_si128((__m128i *)" if size == 1 else "_mm256_storeu_si256((__m256i *)"
         out.append(
             f"static inline int64_t lt_sat_vec_{dst}(int64_t n, {d_ct} *o, const float *pa)\n"
-            f"{{\n    int64_t i = 0;\n#if defined(__AVX2__)\n"
+            f"{{\n    int64_t i = 0;\n#if defined(__AVX512F__)\n"
+            f"    const __m512 lo16 = _mm512_set1_ps({float(lo)!r}f), hi16 = _mm512_set1_ps({float(hi)!r}f);\n"
+            f"    for (; i + 16 <= n; i += 16) {{\n"
+            f"        const __m512 x = _mm512_loadu_ps(pa + i);\n"
+            f"        const __m512 z = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, x, _CMP_ORD_Q), x);\n"
+            f"        const __m512i v = _mm512_cvttps_epi32(_mm512_min_ps(_mm512_max_ps(z, lo16), hi16));\n"
+            f"        {store16}(o + i), {narrow}(v));   /* in range: the narrowing keeps the value */\n"
+            f"    }}\n#endif\n#if defined(__AVX2__)\n"
             f"    const __m256 lo = _mm256_set1_ps({float(lo)!r}f), hi = _mm256_set1_ps({float(hi)!r}f);\n"
             f"    for (; i + 8 <= n; i += 8) {{\n"
             f"        const __m256 x = _mm256_loadu_ps(pa + i);\n"
