@@ -298,13 +298,45 @@ imag = _component("imag", np.imag)
 
 
 # ---- functions that need more than one table row -----------------------------------
-@memoized
 def astype(x, dtype, /, *, copy=True, device=None):
     """Copy of ``x`` converted to ``dtype`` (the Cast rules of docs/semantics.md).
 
     Float to integer truncates toward zero and saturates at the target's range (NaN gives
     0); integer to integer wraps; anything to bool is ``x != 0``.
     """
+    if type(x) is Tensor and x._node.op == "clip":
+        x = _unclipped_for_cast(x, dtype)
+    return _astype(x, dtype, copy=copy, device=device)
+
+
+def _unclipped_for_cast(x, dtype):
+    """``v`` for ``x = clip(v, lo, hi)`` when casting either to ``dtype`` gives the same
+    values, else ``x``.  A float-to-integer cast truncates, saturates at the target's range
+    and sends NaN to 0, so a clip whose constant bounds hold that range (lo <= min,
+    hi >= max, neither NaN) changes no result: what it moves stays beyond the same end of
+    the range, and NaN stays NaN.  Dropping it saves a pass (quantization code writes
+    ``astype(clip(q, 0, 255), uint8)``).  Decided here, before the recording memo, because
+    it depends on the input's node and not only on its dtype and shape."""
+    node = x._node
+    if node.value is not None or len(node.inputs) != 3:
+        return x
+    v, lo, hi = node.inputs
+    if v.dtype.kind != "f" or lo.op != "const" or hi.op != "const":
+        return x
+    try:
+        dtype = _dtypes.canonical_dtype(dtype, where="astype")
+    except (TypeError, ValueError):
+        return x                           # astype itself says what is wrong
+    if dtype.kind not in "iu":
+        return x
+    info = np.iinfo(dtype)
+    if float(lo.value) <= info.min and float(hi.value) >= info.max:
+        return Tensor._from_node(v)
+    return x
+
+
+@memoized
+def _astype(x, dtype, /, *, copy=True, device=None):
     from ._tensor import _check_device
 
     _check_device(device, "astype")
@@ -322,6 +354,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
             out = (src != 0) if dtype == _dtypes.bool_ else src.astype(dtype)
         return Tensor._from_array(out)
     return Tensor._from_node(cast_node(x._node, dtype))
+
 
 
 def where(condition, x1, x2, /):

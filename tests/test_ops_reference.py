@@ -1419,6 +1419,30 @@ def test_clip_floats(dtname):
     check_exact(f"clip(tensor bounds)[{dtname}]", _val(t), want, [x[None, :], lo])
 
 
+@pytest.mark.parametrize("src", ["float16", "float32", "float64"])
+def test_cast_of_clip(src):
+    """astype(clip(x, lo, hi), int) drops a clip whose bounds hold the target's range (the
+    cast saturates by itself); every pair of bounds must give the clip-then-cast values."""
+    x = cast_inputs(src)
+    tx = lt.asarray(x)
+    for dst in ["uint8", "int8", "int16", "uint16", "int32", "uint64"]:
+        ii = np.iinfo(dst)
+        pairs = [(0.0, 255.0), (-128.0, 127.0), (float(ii.min), float(ii.max)), (-1e30, 1e30),
+                 (-np.inf, np.inf), (0.5, 255.0), (-1.0, 254.5), (np.nan, 1e30),
+                 (-1e30, np.nan), (300.0, -5.0), (-0.0, 65535.0), (1.0, 1.0)]
+        for lo, hi in pairs:
+            with np.errstate(all="ignore"):
+                clipped = _min_rule(_max_rule(x, np.full_like(x, lo)), np.full_like(x, hi))
+            want = cast_reference(clipped.astype(x.dtype), dst)
+            t = lt.astype(lt.clip(tx, lo, hi), dst)
+            expl = str(lt.explain(t))
+            dropped = "clip" not in expl
+            check_exact(f"astype(clip({lo}, {hi}), {dst})[{src}]", np.asarray(t), want, [x])
+            covers = (lo == lo and hi == hi and np.array(lo, src) <= ii.min
+                      and np.array(hi, src) >= ii.max)
+            assert dropped == bool(covers), (src, dst, lo, hi, expl)
+
+
 def test_clip_signed_zero_nan_and_none():
     x = lt.asarray(np.array([-0.0, 0.0, np.nan, np.inf, -np.inf], np.float32))
     assert bits_of(_val(lt.clip(x, 0.0, None))).tolist() == \

@@ -78,11 +78,12 @@ def test_key_tells_negative_zero_from_zero():
 def test_key_tells_nan_bounds_and_dtypes_apart():
     x = lt.asarray(np.array([-3.0, 0.5, 7.0], np.float32))
     _fresh(lt.clip)
-    _fresh(lt.astype)
+    memo_astype = lt._elementwise._astype       # lt.astype's memoised part
+    _fresh(memo_astype)
     for args in [(0, 1), (0.0, 1.0), (float("nan"), 1.0), (0, None), (None, 1), (0, 1)]:
         assert _bits(lt.clip(x, *args)) == _bits(lt.clip.__wrapped__(x, *args))
     for dt in [lt.uint8, lt.int16, lt.float64, lt.uint8, np.float16, "int32", lt.bool]:
-        assert _bits(lt.astype(x, dt)) == _bits(lt.astype.__wrapped__(x, dt))
+        assert _bits(memo_astype(x, dt)) == _bits(memo_astype.__wrapped__(x, dt))
 
 
 def test_key_tells_shapes_apart():
