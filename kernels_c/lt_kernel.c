@@ -138,6 +138,7 @@ typedef struct {
     const lt_opfn *table;
     int64_t idx[LT_MAX_DIMS];
     int64_t *off;
+    int64_t *in_last;            /* per input: the largest byte offset of an element */
     char *scratch;
     void **regp;
     /* a load register of a value-per-row input (last stride 0) holds fill_n copies of the
@@ -146,7 +147,7 @@ typedef struct {
     int64_t *fill_n;
     int64_t at;                  /* the position idx/off describe */
     unsigned fp_saved;
-    char *block;                 /* the memory of scratch, off, regp, fill_src and fill_n */
+    char *block;                 /* the memory of scratch, off, in_last, regp, fill_src, fill_n */
     int block_owned;             /* 1: allocated for this context; 0: the thread's block */
 } lt_ctx;
 
@@ -275,8 +276,8 @@ static void lt_walk_chunk(lt_ctx *c, int64_t n, int64_t pos)
             const int64_t s = p->in_strides[k * nd + last];
             if (seg0 == n && s == p->reg_itemsize[r]) {
                 regp[r] = p->in_ptr[k] + off[k];
-                if (shape[last] - idx[last] >= (LT_PREFETCH_CHUNKS + 1) * LT_CHUNK)
-                    lt_prefetch_ahead(regp[r], s);   /* ahead within the same run */
+                if (off[k] + (LT_PREFETCH_CHUNKS + 1) * LT_CHUNK * s <= c->in_last[k] + s)
+                    lt_prefetch_ahead(regp[r], s);   /* within the input's bytes */
             } else if (seg0 == n && s == 0) {
                 lt_ctx_fill(c, r, p->in_ptr[k] + off[k], n);
             } else {
@@ -334,7 +335,7 @@ static int lt_ctx_open(lt_ctx *c, const lt_program *p)
     const size_t nr = (size_t)p->n_regs + 1, n_off = (size_t)(p->n_in ? p->n_in : 1);
     const size_t scratch_bytes = (size_t)LT_REG_BYTES * nr;   /* a multiple of 64 */
     /* the bookkeeping arrays (8-byte items) follow the registers, zeroed */
-    const size_t book_bytes = (n_off + 3 * nr) * 8;
+    const size_t book_bytes = (2 * n_off + 3 * nr) * 8;
     c->p = p;
     c->table = lt_op_tables[p->path];
     c->block = lt_block_take(scratch_bytes + book_bytes, &c->block_owned);
@@ -342,7 +343,8 @@ static int lt_ctx_open(lt_ctx *c, const lt_program *p)
     memset(c->block + scratch_bytes, 0, book_bytes);
     c->scratch = c->block;
     c->off = (int64_t *)(c->block + scratch_bytes);
-    c->regp = (void **)(c->off + n_off);
+    c->in_last = c->off + n_off;
+    c->regp = (void **)(c->in_last + n_off);
     c->fill_src = (const char **)(c->regp + nr);
     c->fill_n = (int64_t *)(c->fill_src + nr);
     /* another library may have switched on flush-to-zero or another rounding mode in this
@@ -355,6 +357,14 @@ static int lt_ctx_open(lt_ctx *c, const lt_program *p)
         if (p->reg_kind[r] == LT_REG_SCALAR)
             lt_fill(reg, p->in_ptr[p->reg_arg[r]], p->size < LT_CHUNK ? p->size : LT_CHUNK,
                     p->reg_itemsize[r]);
+    }
+    for (int32_t k = 0; k < p->n_in; k++) {
+        int64_t last = 0;
+        for (int32_t d = 0; d < p->ndim; d++) {
+            const int64_t span = (p->shape[d] - 1) * p->in_strides[k * p->ndim + d];
+            if (span > 0) last += span;
+        }
+        c->in_last[k] = last;
     }
     lt_ctx_seek(c, 0);
     return 0;
