@@ -25,6 +25,7 @@ def workloads(lt, n: int):
     """name -> zero-argument function of float32 inputs of n elements (rows of 1024)."""
     rng = np.random.default_rng(0)
     x = lt.asarray((rng.standard_normal(n) * 2).astype(np.float32))
+    y, z = (lt.asarray(rng.standard_normal(n).astype(np.float32)) for _ in range(2))
     X = lt.asarray(rng.standard_normal((max(n // 1024, 1), 1024)).astype(np.float32))
 
     def softmax():
@@ -38,6 +39,9 @@ def workloads(lt, n: int):
     return {
         "exp": lambda: lt.exp(x),
         "x+1": lambda: x + 1,
+        "a*b+c": lambda: x * y + z,
+        "hardswish": lambda: lt.nn.hardswish(x),
+        "where": lambda: lt.where(x < y, 2 * x, y - 1),
         "silu": lambda: x * lt.nn.sigmoid(x),
         "quantize": lambda: lt.astype(lt.clip(lt.round(x / 0.05) + 128, 0, 255), lt.uint8),
         "softmax": softmax,

@@ -111,3 +111,30 @@ def test_one_pending_tensor_evaluated_by_several_threads(run_threads):
         assert len(results) == 4
         for r in results:
             assert r.tobytes() == ref.tobytes()
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_large_outputs_written_past_the_cache(threads, n_threads):
+    """Kernels whose outputs reach 4 MiB write them with non-temporal stores from scratch
+    (kernels_c/lt_kernel.c, LT_STREAM_MIN_BYTES): the same bits as NumPy, a tail shorter
+    than a chunk, several outputs, 1-byte outputs, a strided input and a 2-D walk."""
+    threads(n_threads)
+    n = (4 << 20) // 4 + 37
+    rng = np.random.default_rng(11)
+    a = (rng.standard_normal(n) * 300).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    x, y = lt.asarray(a), lt.asarray(b)
+    np.testing.assert_array_equal(np.asarray(x * y + 1), a * b + np.float32(1))
+    u, v = x + 1, (x + 1) * y                      # one kernel, two outputs
+    lt.eval(u, v)
+    np.testing.assert_array_equal(np.asarray(u), a + np.float32(1))
+    np.testing.assert_array_equal(np.asarray(v), (a + np.float32(1)) * b)
+    big = np.concatenate([a] * 4)                  # uint8 output of 16 MiB + 148 bytes
+    q = lt.astype(lt.asarray(big), lt.uint8)
+    want = np.clip(np.trunc(np.nan_to_num(big, nan=0.0)), 0, 255).astype(np.uint8)
+    np.testing.assert_array_equal(np.asarray(q), want)
+    s = lt.asarray(big)[::2]                       # a gathered input
+    np.testing.assert_array_equal(np.asarray(s * 2), big[::2] * np.float32(2))
+    m = big[: 2048 * 1031].reshape(2048, 1031)     # rows of a 2-D plan, a bias per row
+    c = rng.standard_normal((2048, 1)).astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(lt.asarray(m) - lt.asarray(c)), m - c)
