@@ -324,15 +324,22 @@ def _unclipped_for_cast(x, dtype):
     if v.dtype.kind != "f" or lo.op != "const" or hi.op != "const":
         return x
     try:
-        dtype = _dtypes.canonical_dtype(dtype, where="astype")
-    except (TypeError, ValueError):
-        return x                           # astype itself says what is wrong
-    if dtype.kind not in "iu":
+        bounds = _integer_range(dtype)
+    except TypeError:                      # unhashable or not a dtype: astype says so
         return x
-    info = np.iinfo(dtype)
-    if float(lo.value) <= info.min and float(hi.value) >= info.max:
+    if bounds is not None and float(lo.value) <= bounds[0] and float(hi.value) >= bounds[1]:
         return Tensor._from_node(v)
     return x
+
+
+@functools.lru_cache(maxsize=64)
+def _integer_range(dtype):
+    """(min, max) of an integer dtype spec, None for other dtypes; TypeError if not a dtype."""
+    dtype = _dtypes.canonical_dtype(dtype, where="astype")
+    if dtype.kind not in "iu":
+        return None
+    info = np.iinfo(dtype)
+    return float(info.min), float(info.max)
 
 
 @memoized
