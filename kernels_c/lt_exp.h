@@ -781,15 +781,19 @@ static inline float ltm_sigmoid_f32_fast(float x)
 /* silu = x sigmoid(x) in sigmoid's form, with e = exp(-|x|) scaled by 2^34 instead of 2^25 so
  * that E stays normal down to |x| = 110 (k >= -159), where |silu| < 2^-150 rounds to zero:
  * x >= 0: x / (1 + e); x < 0: (max(x, -110) E / (1 + e)) 2^-34, the last scaling exact or
- * (subnormal result) rounded once.  One division for both signs. */
+ * (subnormal result) rounded once.  One division for both signs: the numerator and the
+ * scale are chosen with the sign mask of x, bit by bit, because gcc turns a conditional
+ * choice here into two divisions, one of them masked (the vector loop then took about 1.3x
+ * the time: 0.57 against 0.45 ns per element in L1, AVX-512). */
 static inline float ltm_silu_f32_fast(float x)
 {
     const float ax = __builtin_fabsf(x);
     const float axc = 110.0f < ax ? 110.0f : ax;     /* min(|x|, 110); a NaN stays NaN */
     float E = ltm_expf_neg_scaled(axc, 34);
-    int neg = ltm_f32_as_i32(x) < 0;
-    float num = neg ? -axc * E : x;
-    return (num / LT_FMAF(E, 0x1p-34f, 1.0f)) * (neg ? 0x1p-34f : 1.0f);
+    const int32_t neg = ltm_f32_as_i32(x) >> 31;     /* all ones when the sign bit is set */
+    const float num = ltm_i32_as_f32((ltm_f32_as_i32(-axc * E) & neg) | (ltm_f32_as_i32(x) & ~neg));
+    const float scale = ltm_i32_as_f32((0x2E800000 & neg) | (0x3F800000 & ~neg));   /* 2^-34, 1 */
+    return (num / LT_FMAF(E, 0x1p-34f, 1.0f)) * scale;
 }
 /* sinh and cosh from r, k of |x| (|x| clamped to 90): |x| <= 20: e = expm1|x| (as in expm1),
  * sinh = (e + e / (1 + e)) / 2, E = exp|x|, cosh = (E + 1/E) / 2; |x| > 20: e^|x| / 2 =

@@ -374,7 +374,7 @@ static int lt_ctx_open(lt_ctx *c, const lt_program *p)
 
 static void lt_ctx_close(lt_ctx *c)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__SSE2__)
     if (c->stream) _mm_sfence();   /* the streamed lines are visible before the caller reads */
 #endif
     lt_ctx_free(c);
@@ -418,8 +418,8 @@ static int lt_stream_outputs(const lt_program *p)
 
 static void lt_stream_copy(char *dst, const char *src, int64_t bytes)
 {
-#if defined(__x86_64__) || defined(__i386__)
-    if (((uintptr_t)dst & 15) == 0) {       /* SSE2: every x86-64 has these stores */
+#if defined(__SSE2__)
+    if (((uintptr_t)dst & 15) == 0) {       /* every x86-64 has these SSE2 stores */
         int64_t i = 0;
         for (; i + 16 <= bytes; i += 16)
             _mm_stream_si128((__m128i *)(dst + i), _mm_load_si128((const __m128i *)(src + i)));
