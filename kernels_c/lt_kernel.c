@@ -405,15 +405,16 @@ static void lt_ctx_exec(lt_ctx *c, int64_t n)
  * not 8), and an output this large leaves the cache anyway.  Measured on the Xeon with
  * AVX-512 (C loop over chunks, x + 1 in float32): 4 MiB outputs and more ran in 0.6-0.75x
  * the time, also counting a second pass that reads the output back; outputs within L2
- * (100-300 Ki elements) ran slower, hence the threshold. */
-#define LT_STREAM_MIN_BYTES ((int64_t)4 << 20)
-
+ * (100-300 Ki elements) ran slower, hence the threshold (LT_STREAM_MIN_BYTES, lt_kernel.h).
+ * Blocks of rows (lt_run_blocks) stream what lt_program.stream asks for. */
 static int lt_stream_outputs(const lt_program *p)
 {
+    if (p->n_red != 0) return 0;
+    if (p->stream) return 1;
     int64_t bytes = 0;
     for (int32_t r = 0; r < p->n_regs; r++)
         if (p->reg_kind[r] == LT_REG_OUTPUT) bytes += p->size * p->reg_itemsize[r];
-    return p->n_red == 0 && bytes >= LT_STREAM_MIN_BYTES;
+    return bytes >= LT_STREAM_MIN_BYTES;
 }
 
 static void lt_stream_copy(char *dst, const char *src, int64_t bytes)

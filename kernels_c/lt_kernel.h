@@ -40,7 +40,13 @@ typedef struct {
     const int32_t *red_fn;       /* n_red reduction functions (lt_red_name) */
     char *const *red_ptr;        /* n_red accumulator arrays of P * Q slots */
     int32_t red_np, red_nr;      /* how many of the ndim dimensions are P, then R */
+    /* how a plain kernel writes its outputs: 0, by their size (non-temporal stores when they
+     * reach LT_STREAM_MIN_BYTES in all); 1, non-temporal stores whatever their size (for a
+     * block's slice of a large output that no later kernel of the block reads, _rows.py) */
+    int32_t stream;
 } lt_program;
+
+enum { LT_STREAM_MIN_BYTES = 4194304 };   /* 4 MiB */
 
 /* Several programs run block by block over leading rows (lazytensor/_rows.py).  The pointer
  * slots of the programs are numbered in_ptr, out_ptr, red_ptr of program 0, then of program 1,

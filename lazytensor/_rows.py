@@ -215,6 +215,21 @@ def _value_of(node, array, perm):
     return array
 
 
+def _streams(group, storage, read_later, n_rows) -> int:
+    """1 when the kernel's outputs are arrays (not scratch) that no later kernel of the block
+    reads and that reach LT_STREAM_MIN_BYTES over the n_rows rows: their blocks are then
+    written with non-temporal stores, as a whole-array kernel of that size would be."""
+    if group.sinks or not group.outputs:
+        return 0
+    total = 0
+    for node in group.outputs:
+        held = storage.get(id(node))
+        if held is None or not isinstance(held[0], np.ndarray) or id(node) in read_later:
+            return 0
+        total += n_rows * held[1]
+    return 1 if total >= lib.LT_STREAM_MIN_BYTES else 0
+
+
 def _run(kernels, groups, storage, scratch, slab, row0, n_blocks, rows, n_threads, exact):
     """``lt_run_blocks`` over ``n_blocks`` blocks of ``rows`` rows from row ``row0``."""
     keep, progs, step, thread_step = [], [], [], []
@@ -233,8 +248,12 @@ def _run(kernels, groups, storage, scratch, slab, row0, n_blocks, rows, n_thread
                     rows * row_bytes, 0)
         return scratch + array, 0, slab
 
-    for g, ck in zip(groups, kernels):
+    read_later = [set() for _ in groups]       # nodes a later kernel of the block reads
+    for j in range(len(groups) - 2, -1, -1):
+        read_later[j] = read_later[j + 1] | {id(x) for x in groups[j + 1].inputs}
+    for j, (g, ck) in enumerate(zip(groups, kernels)):
         p, in_ptr, out_ptr, red_ptr = ck.call_structure(len(g.outputs), exact)
+        p.stream = _streams(g, storage, read_later[j], n_blocks * rows)
         keep.append((p, in_ptr, out_ptr, red_ptr))
         for k, x in enumerate(g.inputs):
             per_row = 0 if id(x) in storage else _row_stride(x, g.ndim)

@@ -230,3 +230,28 @@ def test_kept_plan_runs_on_new_inputs(small_blocks, monkeypatch):
     del out
     gc.collect()
     assert node() is None
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_streamed_block_outputs(monkeypatch, threads):
+    """A block run whose requested outputs reach LT_STREAM_MIN_BYTES writes them with
+    non-temporal stores (_rows._streams): the same bits as kernel by kernel, with an odd
+    row length and a shorter last block, and with an output that a later kernel reads
+    (not streamed) beside a streamed one."""
+    monkeypatch.setattr(_rows, "BLOCK_ELEMENTS", 1 << 16)
+    flags = []
+    real = _rows._streams
+    monkeypatch.setattr(_rows, "_streams", lambda *a: flags.append(real(*a)) or flags[-1])
+    X = np.random.default_rng(21).standard_normal((1200, 1029)).astype(np.float32)   # 4.9 MB
+    by_rows, plain, runs = _both(_softmax, [X], threads=threads)
+    assert runs >= 1 and 1 in flags
+    _same_bits(by_rows[0], plain[0])
+
+    def two(X):
+        e = lt.exp(X - lt.max(X, axis=1, keepdims=True))     # requested and read later
+        return e, e / lt.sum(e, axis=1, keepdims=True)
+    flags.clear()
+    by_rows, plain, runs = _both(two, [X], threads=threads)
+    assert runs >= 1 and 0 in flags and 1 in flags
+    for a, b in zip(by_rows, plain):
+        _same_bits(a, b)
