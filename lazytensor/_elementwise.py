@@ -363,7 +363,6 @@ def _astype(x, dtype, /, *, copy=True, device=None):
     return Tensor._from_node(cast_node(x._node, dtype))
 
 
-
 def where(condition, x1, x2, /):
     """Elements of ``x1`` where ``condition`` is true, else of ``x2`` (broadcast together)."""
     if type(condition) is Tensor and type(x1) is Tensor and type(x2) is Tensor:
