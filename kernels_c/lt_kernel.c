@@ -227,15 +227,19 @@ static void lt_ctx_fill(lt_ctx *c, int32_t r, const char *src, int64_t n)
 /* A load read in place is fetched LT_PREFETCH_CHUNKS chunks ahead of its use.  The op
  * functions run one after the other over a chunk, so only the first to read a load makes
  * memory requests; while the later ones compute, the hardware prefetcher has no new misses
- * to follow and memory sits idle.  Asking for a later chunk now keeps it busy (10^7 float32
- * on one thread, Xeon with AVX-512: quantize 0.75-0.81x the time, sum 0.60x, a*b+c 0.87x;
- * a single-op kernel such as x + 1 unchanged). */
+ * to follow and memory sits idle.  Asking for a later chunk now keeps it busy (figures and
+ * the command: docs/architecture.md, the paragraph on prefetching). */
 #define LT_PREFETCH_CHUNKS 8
 
-static inline void lt_prefetch_ahead(const char *src, int64_t itemsize)
+/* Prefetch the chunk that lies LT_PREFETCH_CHUNKS chunks after byte offset off of input k
+ * (read in place with stride s, its item size), when those bytes are still the input's.
+ * Always inlined: gcc found the call free of side effects and dropped it otherwise. */
+static inline __attribute__((always_inline)) void
+lt_prefetch_ahead(const lt_ctx *c, int32_t k, int64_t off, int64_t s)
 {
-    const char *ahead = src + (int64_t)LT_PREFETCH_CHUNKS * LT_CHUNK * itemsize;
-    for (int64_t l = 0; l < LT_CHUNK * itemsize; l += 64) __builtin_prefetch(ahead + l);
+    if (off + (LT_PREFETCH_CHUNKS + 1) * LT_CHUNK * s > c->in_last[k] + s) return;
+    const char *ahead = c->p->in_ptr[k] + off + (int64_t)LT_PREFETCH_CHUNKS * LT_CHUNK * s;
+    for (int64_t l = 0; l < LT_CHUNK * s; l += 64) __builtin_prefetch(ahead + l);
 }
 
 /* Advance the position idx and each input's byte offset off by seg elements within the
@@ -277,8 +281,7 @@ static void lt_walk_chunk(lt_ctx *c, int64_t n, int64_t pos)
             const int64_t s = p->in_strides[k * nd + last];
             if (seg0 == n && s == p->reg_itemsize[r]) {
                 regp[r] = p->in_ptr[k] + off[k];
-                if (off[k] + (LT_PREFETCH_CHUNKS + 1) * LT_CHUNK * s <= c->in_last[k] + s)
-                    lt_prefetch_ahead(regp[r], s);   /* within the input's bytes */
+                lt_prefetch_ahead(c, k, off[k], s);
             } else if (seg0 == n && s == 0) {
                 lt_ctx_fill(c, r, p->in_ptr[k] + off[k], n);
             } else {
@@ -439,7 +442,6 @@ static void lt_ctx_chunk(lt_ctx *c, int64_t pos, int64_t n)
     void **regp = c->regp;
     int32_t r, k;
     if (p->ndim == 1) {
-        const int ahead_ok = pos + (LT_PREFETCH_CHUNKS + 1) * LT_CHUNK <= p->size;
         /* one coalesced dimension: each load is in place or one strided gather */
         for (r = 0; r < p->n_regs; r++) {
             if (p->reg_kind[r] == LT_REG_LOAD) {
@@ -448,7 +450,7 @@ static void lt_ctx_chunk(lt_ctx *c, int64_t pos, int64_t n)
                 char *src = p->in_ptr[k] + pos * s;
                 if (s == p->reg_itemsize[r]) {
                     regp[r] = src;
-                    if (ahead_ok) lt_prefetch_ahead(src, s);
+                    lt_prefetch_ahead(c, k, pos * s, s);
                 } else {
                     regp[r] = scratch + (size_t)r * LT_REG_BYTES;
                     c->fill_src[r] = NULL;

@@ -89,7 +89,8 @@ class RowsPlan:
     array for a requested node, else an offset in the thread's scratch).  It holds no
     node, so it keeps no value alive."""
 
-    __slots__ = ("groups", "main", "last", "block", "n_full", "tail", "produced", "slab")
+    __slots__ = ("groups", "main", "last", "block", "n_full", "tail", "produced", "slab",
+                 "streams")
 
     def run(self, at, exact: bool, n_threads: int) -> None:
         """Evaluate over ``at`` (the pending nodes, then the leaves, by position)."""
@@ -103,10 +104,10 @@ class RowsPlan:
         scratch = np.empty(n_threads * self.slab + 64, np.uint8)
         base = ffi.cast("char *", ffi.from_buffer(scratch)) + (-scratch.ctypes.data) % 64
         _run(self.main, groups, storage, base, self.slab, 0, self.n_full, self.block,
-             n_threads, exact)
+             n_threads, exact, self.streams)
         if self.last is not None:
             _run(self.last, groups, storage, base, self.slab, self.n_full * self.block, 1,
-                 self.tail, 1, exact)
+                 self.tail, 1, exact, [0] * len(groups))
         del scratch
         for pos, _, offset, perm in self.produced:
             if offset is None:
@@ -153,6 +154,7 @@ def plan_by_rows(roots, groups, position) -> RowsPlan | None:
                    for g in groups]
     plan.main, plan.last = main, last
     plan.block, plan.n_full, plan.tail = block, n_full, tail
+    plan.streams = _streams(groups, requested, n_full * block)
     return plan
 
 
@@ -215,22 +217,23 @@ def _value_of(node, array, perm):
     return array
 
 
-def _streams(group, storage, read_later, n_rows) -> int:
-    """1 when the kernel's outputs are arrays (not scratch) that no later kernel of the block
-    reads and that reach LT_STREAM_MIN_BYTES over the n_rows rows: their blocks are then
-    written with non-temporal stores, as a whole-array kernel of that size would be."""
-    if group.sinks or not group.outputs:
-        return 0
-    total = 0
-    for node in group.outputs:
-        held = storage.get(id(node))
-        if held is None or not isinstance(held[0], np.ndarray) or id(node) in read_later:
-            return 0
-        total += n_rows * held[1]
-    return 1 if total >= lib.LT_STREAM_MIN_BYTES else 0
+def _streams(groups, requested, n_rows) -> list:
+    """Per group, 1 when its kernel's outputs are requested (full arrays, not scratch), no
+    later kernel of the block reads them, and they reach LT_STREAM_MIN_BYTES over the
+    n_rows rows of the full blocks: those blocks then write them with non-temporal stores,
+    as a whole-array kernel of that size would (the last, short block does not)."""
+    flags, read_later = [], set()              # nodes a later kernel of the block reads
+    for g in reversed(groups):
+        total = sum(n_rows * math.prod(n.shape[1:]) * n.dtype.itemsize for n in g.outputs)
+        ok = (g.outputs and not g.sinks and total >= lib.LT_STREAM_MIN_BYTES
+              and all(id(n) in requested and id(n) not in read_later for n in g.outputs))
+        flags.append(1 if ok else 0)
+        read_later |= {id(x) for x in g.inputs}
+    return flags[::-1]
 
 
-def _run(kernels, groups, storage, scratch, slab, row0, n_blocks, rows, n_threads, exact):
+def _run(kernels, groups, storage, scratch, slab, row0, n_blocks, rows, n_threads, exact,
+         streams):
     """``lt_run_blocks`` over ``n_blocks`` blocks of ``rows`` rows from row ``row0``."""
     keep, progs, step, thread_step = [], [], [], []
 
@@ -248,12 +251,9 @@ def _run(kernels, groups, storage, scratch, slab, row0, n_blocks, rows, n_thread
                     rows * row_bytes, 0)
         return scratch + array, 0, slab
 
-    read_later = [set() for _ in groups]       # nodes a later kernel of the block reads
-    for j in range(len(groups) - 2, -1, -1):
-        read_later[j] = read_later[j + 1] | {id(x) for x in groups[j + 1].inputs}
-    for j, (g, ck) in enumerate(zip(groups, kernels)):
+    for g, ck, stream in zip(groups, kernels, streams):
         p, in_ptr, out_ptr, red_ptr = ck.call_structure(len(g.outputs), exact)
-        p.stream = _streams(g, storage, read_later[j], n_blocks * rows)
+        p.stream = stream
         keep.append((p, in_ptr, out_ptr, red_ptr))
         for k, x in enumerate(g.inputs):
             per_row = 0 if id(x) in storage else _row_stride(x, g.ndim)
