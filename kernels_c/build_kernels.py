@@ -11,7 +11,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import subprocess
 import sys
+import sysconfig
+import tempfile
 
 from cffi import FFI
 
@@ -40,6 +43,32 @@ EXTRA_COMPILE_ARGS = ["-O3", "-std=c11", "-ffp-contract=off", "-fno-math-errno",
                       "-fexcess-precision=standard", "-pthread",
                       "-Wall", "-Wno-unused-variable", "-Wno-unused-function",
                       "-Wno-unused-local-typedefs"]
+
+# Table lookups in the vectorised loops (2^(j/128) of the exp family, the erf family's
+# coefficients) as gather instructions: gcc 12's generic tuning loads each lane on its own
+# (two instructions per lane to move the index out, one load, then inserts).  The same
+# values, so the same bits; exact-mode exp, silu, gelu and exp(-x*x)*log1p|x| of 10^7
+# float32 ran 0.80-0.93x the time (benchmarks/bench_ab.py).  A gcc option only: left out
+# where the compiler refuses it.
+GATHER_TUNING = "-mtune-ctrl=use_gather_2parts,use_gather_4parts,use_gather"
+
+
+def _compiler_accepts(flag: str) -> bool:
+    cc = (sysconfig.get_config_var("CC") or "cc").split()
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "probe.c")
+        with open(src, "w") as f:
+            f.write("int lt_probe;\n")
+        try:
+            done = subprocess.run([*cc, flag, "-c", src, "-o", os.path.join(tmp, "probe.o")],
+                                  capture_output=True)
+        except OSError:
+            return False
+    return done.returncode == 0
+
+
+if _compiler_accepts(GATHER_TUNING):
+    EXTRA_COMPILE_ARGS.append(GATHER_TUNING)
 
 
 def _limits(name):
