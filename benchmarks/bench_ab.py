@@ -27,6 +27,7 @@ def workloads(lt, n: int):
     x = lt.asarray((rng.standard_normal(n) * 2).astype(np.float32))
     y, z = (lt.asarray(rng.standard_normal(n).astype(np.float32)) for _ in range(2))
     X = lt.asarray(rng.standard_normal((max(n // 1024, 1), 1024)).astype(np.float32))
+    Y = lt.asarray(rng.standard_normal((1024, max(n // 1024, 1))).astype(np.float32))
 
     def softmax():
         e = lt.exp(X - lt.max(X, axis=1, keepdims=True))
@@ -43,6 +44,9 @@ def workloads(lt, n: int):
         "hardswish": lambda: lt.nn.hardswish(x),
         "where": lambda: lt.where(x < y, 2 * x, y - 1),
         "silu": lambda: x * lt.nn.sigmoid(x),
+        "gelu": lambda: lt.nn.gelu(x),
+        "exp_log1p": lambda: lt.exp(-x * x) * lt.log1p(lt.abs(x)),
+        "transpose_add": lambda: X.T + Y,
         "quantize": lambda: lt.astype(lt.clip(lt.round(x / 0.05) + 128, 0, 255), lt.uint8),
         "softmax": softmax,
         "logsumexp": logsumexp,
