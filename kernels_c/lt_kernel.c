@@ -34,6 +34,7 @@ extern const int lt_n_ops;
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <emmintrin.h>   /* SSE2: also the MXCSR access of xmmintrin.h */
+#include <immintrin.h>   /* the AVX-512 streaming copy (a target attribute enables it) */
 /* MXCSR with every exception masked, round to nearest, no flush-to-zero, no
  * denormals-are-zero: the state exact mode's results are defined in. */
 #define LT_MXCSR_DEFAULT 0x1F80u
@@ -64,18 +65,21 @@ void lt_free(void *ptr) { free(ptr); }
 int lt_path_count(void) { return lt_n_paths; }
 const char *lt_path_name(int path) { return (path >= 0 && path < lt_n_paths) ? lt_path_names[path] : ""; }
 
+/* the kernel paths, in the order of build_kernels.X86_PATHS */
+enum { LT_PATH_GENERIC = 0, LT_PATH_AVX2 = 1, LT_PATH_AVX512 = 2 };
+
 int lt_path_supported(int path)
 {
     if (path < 0 || path >= lt_n_paths || lt_op_tables[path] == NULL) return 0;
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
     /* fast mode uses FMA on these paths, so they need it too */
-    if (path == 1) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    if (path == 2) return __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx512f") &&
+    if (path == LT_PATH_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (path == LT_PATH_AVX512) return __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx512f") &&
                           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
                           __builtin_cpu_supports("avx512vl");
 #endif
-    return path == 0;
+    return path == LT_PATH_GENERIC;
 }
 
 int lt_op_count(void) { return lt_n_ops; }
@@ -409,16 +413,37 @@ static void lt_ctx_exec(lt_ctx *c, int64_t n)
  * AVX-512 (C loop over chunks, x + 1 in float32): 4 MiB outputs and more ran in 0.6-0.75x
  * the time, also counting a second pass that reads the output back; outputs within L2
  * (100-300 Ki elements) ran slower, hence the threshold (LT_STREAM_MIN_BYTES, lt_kernel.h).
+ * Kernels whose outputs are 8-bit or written by a costly op keep normal stores
+ * (lt_program.plain_stores; the rule and its figures: lazytensor/_cost.py).
  * Blocks of rows (lt_run_blocks) stream what lt_program.stream asks for. */
 static int lt_stream_outputs(const lt_program *p)
 {
     if (p->n_red != 0) return 0;
     if (p->stream) return 1;
+    if (p->plain_stores & (p->exact ? 2 : 1)) return 0;
     int64_t bytes = 0;
     for (int32_t r = 0; r < p->n_regs; r++)
         if (p->reg_kind[r] == LT_REG_OUTPUT) bytes += p->size * p->reg_itemsize[r];
     return bytes >= LT_STREAM_MIN_BYTES;
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define LT_STREAM_LINES 1
+/* The same with 64-byte stores (AVX-512 paths only): one store fills a write-combining
+ * buffer, which then leaves at once; the 16-byte stores of lt_stream_copy took about 1.2x
+ * the time on x + 1 (C loop, one and two threads).  dst may start anywhere in a line: the
+ * partial lines at either end get plain copies. */
+__attribute__((target("avx512f")))
+static void lt_stream_copy_lines(char *dst, const char *src, int64_t bytes)
+{
+    int64_t head = (int64_t)((64 - ((uintptr_t)dst & 63)) & 63), i;
+    if (head > bytes) head = bytes;
+    memcpy(dst, src, (size_t)head);
+    for (i = head; i + 64 <= bytes; i += 64)
+        _mm512_stream_si512((void *)(dst + i), _mm512_loadu_si512((const void *)(src + i)));
+    memcpy(dst + i, src + i, (size_t)(bytes - i));
+}
+#endif
 
 static void lt_stream_copy(char *dst, const char *src, int64_t bytes)
 {
@@ -471,8 +496,15 @@ static void lt_ctx_chunk(lt_ctx *c, int64_t pos, int64_t n)
         lt_ctx_exec(c, n);
         for (r = 0; r < p->n_regs; r++)
             if (p->reg_kind[r] == LT_REG_OUTPUT)
-                lt_stream_copy(p->out_ptr[p->reg_arg[r]] + pos * p->reg_itemsize[r], regp[r],
-                               n * p->reg_itemsize[r]);
+            {
+                char *dst = p->out_ptr[p->reg_arg[r]] + pos * p->reg_itemsize[r];
+#ifdef LT_STREAM_LINES
+                if (p->path == LT_PATH_AVX512)
+                    lt_stream_copy_lines(dst, regp[r], n * p->reg_itemsize[r]);
+                else
+#endif
+                    lt_stream_copy(dst, regp[r], n * p->reg_itemsize[r]);
+            }
         return;
     }
     lt_ctx_exec(c, n);

@@ -44,6 +44,9 @@ typedef struct {
      * reach LT_STREAM_MIN_BYTES in all); 1, non-temporal stores whatever their size (for a
      * block's slice of a large output that no later kernel of the block reads, _rows.py) */
     int32_t stream;
+    /* bit 0 (fast mode), bit 1 (exact mode): large outputs are written with normal stores all
+     * the same (when stream is 0): streaming would not pay (lazytensor/_cost.py) */
+    int32_t plain_stores;
 } lt_program;
 
 enum { LT_STREAM_MIN_BYTES = 4194304 };   /* 4 MiB */

@@ -125,6 +125,7 @@ class CompiledKernel:
         p.n_red = len(program.red_reg)
         p.red_reg, p.red_fn = self._keep[7:9]
         p.red_np, p.red_nr = plan.red_np, plan.red_nr
+        p.plain_stores = program.plain_stores
         self._proto = p
         self._busy = threading.Lock()
         self._call = self._fresh_call()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import _ops
+from . import _cost, _ops
 
 REG_SCRATCH, REG_LOAD, REG_OUTPUT, REG_SCALAR = 0, 1, 2, 3
 OPCODE = {entry: code for code, entry in enumerate(_ops.kernel_entries())}
@@ -27,6 +27,7 @@ class Program:
     listing: tuple      # one readable line per instruction, for lt.explain
     red_reg: tuple = ()     # per sink: the register it reduces
     red_fn: tuple = ()      # per sink: the reduction function's name ("sum:float32")
+    plain_stores: int = 0   # bit 0 fast mode, bit 1 exact: no streaming stores (_cost.py)
 
     @property
     def n_instr(self) -> int:
@@ -133,5 +134,8 @@ def _allocate(vinstr, vsize, vkind, sinks=()) -> Program:
         red_fn.append(f"{op}:{r.inputs[0].dtype.name}")
         listing.append(f"red{k} = {op}[{r.inputs[0].dtype.name} -> {r.dtype.name}]"
                        f"(r{phys[v]}) over axes {axes}")
+    writers = [entry for entry, dst, _, _ in vinstr if vkind[dst][0] == "out"]
+    out_bytes = sum(size for kind, size in zip(reg_kind, reg_size) if kind == REG_OUTPUT)
     return Program(tuple(instr), tuple(params), tuple(reg_kind), tuple(reg_arg),
-                   tuple(reg_size), tuple(listing), tuple(red_reg), tuple(red_fn))
+                   tuple(reg_size), tuple(listing), tuple(red_reg), tuple(red_fn),
+                   _cost.plain_stores(writers, out_bytes))

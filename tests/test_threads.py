@@ -138,3 +138,52 @@ def test_large_outputs_written_past_the_cache(threads, n_threads):
     m = big[: 2048 * 1031].reshape(2048, 1031)     # rows of a 2-D plan, a bias per row
     c = rng.standard_normal((2048, 1)).astype(np.float32)
     np.testing.assert_array_equal(np.asarray(lt.asarray(m) - lt.asarray(c)), m - c)
+
+
+@pytest.mark.parametrize("mode", ["exact", "fast"])
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_large_outputs_of_costly_ops(threads, n_threads, mode):
+    """Large outputs written with normal stores (a costly op writes them, or they are 8-bit:
+    lazytensor/_cost.py) or streamed, the rule telling which: every element the same bits as
+    the same expression run on short slices, whose kernels never stream."""
+    threads(n_threads)
+    n = (4 << 20) // 4 + 37
+    a = (np.random.default_rng(12).standard_normal(n) * 3).astype(np.float32)
+    x = lt.asarray(a)
+    exprs = {
+        "gelu": (lambda v: lt.nn.gelu(v), 3),
+        "tanh": (lambda v: lt.tanh(v), 3),
+        "exp": (lambda v: lt.exp(v), 2),               # cheap in fast mode only
+        "silu": (lambda v: v * lt.nn.sigmoid(v), 0),   # a multiply writes the output
+        "uint8": (lambda v: lt.astype(lt.clip(lt.round(v / 0.05) + 128, 0, 255), lt.uint8), 3),
+    }
+    made = []
+    real = lt._kernel.CompiledKernel.__init__
+
+    def spy(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        made.append(self)
+
+    with lt.mode(mode), pytest.MonkeyPatch.context() as mp:
+        mp.setattr(lt._kernel.CompiledKernel, "__init__", spy)
+        lt._kernel.clear_cache()
+        for name, (f, plain) in exprs.items():
+            made.clear()
+            whole = np.asarray(f(x))
+            assert [k.program.plain_stores for k in made] == [plain], name
+            step = 100_003                              # 400 KB slices: below 4 MiB
+            parts = [np.asarray(f(lt.asarray(a[i:i + step]))) for i in range(0, n, step)]
+            np.testing.assert_array_equal(whole, np.concatenate(parts), err_msg=name)
+
+
+def test_plain_stores_rule():
+    """The rule of lazytensor/_cost.py on single ops: a cheap op streams in both modes, a
+    transcendental only in fast mode when it is cheap there, a costly one never, and 8-bit
+    outputs never."""
+    from lazytensor._cost import plain_stores
+    assert plain_stores([("add", "float32")], 4) == 0
+    assert plain_stores([("add", "float32"), ("multiply", "float64")], 12) == 0
+    assert plain_stores([("exp", "float32")], 4) == 2
+    assert plain_stores([("gelu", "float32")], 4) == 3
+    assert plain_stores([("add", "float32"), ("gelu", "float32")], 8) == 3
+    assert plain_stores([("cast", "float32_uint8")], 1) == 3

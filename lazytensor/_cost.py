@@ -1,0 +1,106 @@
+"""How a kernel should write large outputs: with streaming stores or normal ones.
+
+Large outputs are written with non-temporal stores (kernels_c/lt_kernel.c,
+lt_stream_outputs): each chunk's outputs go to scratch in L1 and are copied out with stores
+that skip the cache, which saves the read of each line a normal store makes.  Measured at
+10^7 float32 elements on the Xeon with AVX-512 (``benchmarks/bench_stores.py``, both ways
+in one process), that pays when the op writing an output is cheap (x + 1 1.4-1.8x faster,
+exp 1.04-1.18x, silu, a*b+c, exp(-x*x)*log1p|x| 1.03-1.16x), and loses when that op is costly
+(gelu, erf, the tanh-form gelu, tanh: 0.90-0.97x; also each exact-mode transcendental) or
+when the outputs are 8-bit (quantize to uint8: 0.91-0.96x): a costly op spreads its stores
+over its run, where the lines' reads overlap the arithmetic, and an 8-bit output saves one
+byte of read per element against the 4 or more its inputs take.  ``plain_stores`` applies
+that rule from the time per element of each op function in L1 (``NS_PER_ELEMENT``, float32
+on the AVX-512 path, printed by ``python tools/op_costs.py``).
+"""
+
+from __future__ import annotations
+
+# ns per element (fast mode, exact mode), one float32 op function over a chunk in L1
+NS_PER_ELEMENT = {
+    "add": (0.035, 0.046),
+    "subtract": (0.036, 0.048),
+    "multiply": (0.037, 0.051),
+    "divide": (0.23, 0.24),
+    "div_trunc": (0.23, 0.24),
+    "floor_divide": (9.9, 10),
+    "remainder": (7.2, 7.9),
+    "fmod": (6.7, 6.8),
+    "pow": (6, 5.7),
+    "maximum": (0.045, 0.079),
+    "minimum": (0.053, 0.079),
+    "clip": (0.082, 0.13),
+    "copysign": (0.036, 0.055),
+    "nextafter": (3.7, 0.37),
+    "atan2": (3.8, 5.2),
+    "hypot": (1.1, 1.1),
+    "logaddexp": (4, 5.5),
+    "negative": (0.035, 0.052),
+    "abs": (0.035, 0.045),
+    "sign": (0.12, 0.22),
+    "square": (0.041, 0.043),
+    "reciprocal": (0.23, 0.24),
+    "sqrt": (0.28, 0.28),
+    "floor": (0.11, 0.14),
+    "ceil": (0.11, 0.14),
+    "trunc": (0.092, 0.14),
+    "round": (0.067, 0.09),
+    "exp": (0.25, 1.4),
+    "expm1": (0.35, 1.7),
+    "log": (0.68, 4.4),
+    "log1p": (0.43, 3.6),
+    "log2": (0.69, 3.5),
+    "log10": (0.73, 3.5),
+    "sin": (1.1, 3),
+    "cos": (0.98, 2.8),
+    "tan": (1.7, 3.2),
+    "asin": (3.8, 4.7),
+    "acos": (4.1, 5.3),
+    "atan": (2.5, 3.7),
+    "sinh": (0.66, 2.2),
+    "cosh": (0.49, 1.8),
+    "tanh": (0.4, 2.2),
+    "asinh": (2.6, 4.5),
+    "acosh": (3.5, 5.4),
+    "atanh": (2, 3.6),
+    "erf": (0.88, 6.9),
+    "sigmoid": (0.33, 1.7),
+    "silu": (0.41, 1.9),
+    "relu": (0.079, 0.098),
+    "leaky_relu": (0.038, 0.055),
+    "hard_sigmoid": (0.16, 0.2),
+    "hardswish": (0.15, 0.18),
+    "gelu": (0.7, 6.4),
+    "gelu_tanh": (1.4, 1.7),
+    "isnan": (0.074, 0.074),
+    "isinf": (0.074, 0.074),
+    "isfinite": (0.074, 0.074),
+    "signbit": (0.074, 0.074),
+    "equal": (0.074, 0.074),
+    "not_equal": (0.074, 0.074),
+    "less": (0.074, 0.074),
+    "less_equal": (0.074, 0.074),
+    "greater": (0.074, 0.074),
+    "greater_equal": (0.074, 0.074),
+}
+
+SIMPLE_NS = 0.05          # ops not listed (casts, where, copies)
+FLOAT64_FACTOR = 2.0      # half the lanes per vector
+STREAM_MAX_NS = 0.3       # an op writing a streamed output takes less than this per element
+STREAM_MIN_OUT_BYTES = 2  # and the outputs take at least this many bytes per element
+
+
+def op_ns(op: str, dtype: str, exact: bool) -> float:
+    """The time per element of one op function (an estimate for unlisted ops)."""
+    ns = NS_PER_ELEMENT[op][exact] if op in NS_PER_ELEMENT else SIMPLE_NS
+    return ns * FLOAT64_FACTOR if dtype == "float64" else ns
+
+
+def plain_stores(writers, out_bytes: int) -> int:
+    """Bit 0 (fast mode) and bit 1 (exact mode): a kernel whose outputs are written by the
+    ops ``writers`` ((op, dtype) pairs) and take ``out_bytes`` bytes per element writes them
+    with normal stores, however large."""
+    if out_bytes < STREAM_MIN_OUT_BYTES:
+        return 3
+    return sum(bit for bit, exact in ((1, False), (2, True))
+               if any(op_ns(op, dt, exact) >= STREAM_MAX_NS for op, dt in writers))
