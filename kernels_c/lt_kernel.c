@@ -882,13 +882,9 @@ static void lt_parallel(int n, lt_taskfn fn, void *tasks_, size_t stride)
  * so every clone adds in the same order and gives the same bits.
  */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define LT_RED_CLONES __attribute__((target_clones("default", "avx2")))
-/* the plain lane loops also as AVX-512 (sums of float32 in double: 8 lanes a vector); the
- * select loops of LT_RED_FSEG ran slower there (max over rows 1.1x the time) */
-#define LT_RED_CLONES_WIDE __attribute__((target_clones("default", "avx2", "avx512f")))
+#define LT_RED_CLONES __attribute__((target_clones("default", "avx2", "avx512f")))
 #else
 #define LT_RED_CLONES
-#define LT_RED_CLONES_WIDE
 #endif
 #define LT_RED_BLOCK 64
 #ifndef LT_RED_LANES
@@ -919,7 +915,7 @@ static void lt_parallel(int n, lt_taskfn fn, void *tasks_, size_t stride)
 
 #define LT_RED(NAME, VT, AT, IDENT, STEP)                                                   \
 enum { lt_red_vsz_##NAME = sizeof(VT) };                                                     \
-LT_RED_CLONES_WIDE static void lt_red_seg_##NAME(const void *v_, int64_t n, void *out)       \
+LT_RED_CLONES static void lt_red_seg_##NAME(const void *v_, int64_t n, void *out)            \
 {                                                                                            \
     const VT *v = (const VT *)v_;                                                            \
     AT a[LT_RED_LANES];                                                                      \
@@ -939,7 +935,7 @@ static void lt_red_comb_##NAME(void *a_, const void *b_)                        
     a = STEP(a, b);                                                                          \
     memcpy(a_, &a, sizeof a);                                                                \
 }                                                                                            \
-LT_RED_CLONES_WIDE static void lt_red_vec_##NAME(void *acc_, const void *v_, int64_t n)      \
+LT_RED_CLONES static void lt_red_vec_##NAME(void *acc_, const void *v_, int64_t n)           \
 {                                                                                            \
     AT *restrict acc = (AT *)acc_;                                                           \
     const VT *v = (const VT *)v_;                                                            \
@@ -970,29 +966,21 @@ LT_RED(min_f64, double, double, __builtin_inf(), LT_STEP_FMIN)
 #define LT_RED_FSEG(NAME, T, IT, IDENT, CMP, SEL)                                              \
 LT_RED_CLONES static void lt_red_fseg_##NAME(const void *v_, int64_t n, void *out)           \
 {                                                                                            \
-    /* the lanes as vectors of 32 bytes, written out: gcc does not vectorise a select        \
-     * reduction over an array of scalars */                                                 \
-    typedef T lt_vt __attribute__((vector_size(32)));                                        \
-    typedef IT lt_vi __attribute__((vector_size(32)));                                       \
-    enum { W = 32 / sizeof(T), NV = LT_RED_LANES / W };                                      \
+    /* a CMP x ? a : x per lane is the rule of MAXPS/MINPS (the second operand when either   \
+     * is NaN), which gcc emits for it: one instruction a vector; NaN is tracked apart */     \
     const T *v = (const T *)v_;                                                              \
-    lt_vt av[NV];                                                                            \
-    lt_vi seen_nan = {0};                                                                    \
     T a[LT_RED_LANES];                                                                       \
+    IT seen[LT_RED_LANES];                                                                   \
     int64_t i = 0;                                                                           \
-    int j, k, nan = 0;                                                                       \
-    for (j = 0; j < LT_RED_LANES; j++) a[j] = (IDENT);                                       \
-    memcpy(av, a, sizeof av);                                                                \
+    int j, nan = 0;                                                                          \
+    for (j = 0; j < LT_RED_LANES; j++) { a[j] = (IDENT); seen[j] = 0; }                      \
     for (; i + LT_RED_LANES <= n; i += LT_RED_LANES)                                         \
-        for (k = 0; k < NV; k++) {                                                           \
-            lt_vt x;                                                                         \
-            memcpy(&x, v + i + k * W, sizeof x);                                             \
-            const lt_vi keep = av[k] CMP x;                 /* a CMP x ? a : x, per lane */  \
-            av[k] = (lt_vt)((keep & (lt_vi)av[k]) | (~keep & (lt_vi)x));                     \
-            seen_nan |= x != x;                                                              \
+        for (j = 0; j < LT_RED_LANES; j++) {                                                 \
+            const T x = v[i + j];                                                            \
+            a[j] = a[j] CMP x ? a[j] : x;                                                    \
+            seen[j] |= x != x;                                                               \
         }                                                                                    \
-    memcpy(a, av, sizeof a);                                                                 \
-    for (j = 0; j < W; j++) nan |= seen_nan[j] != 0;                                         \
+    for (j = 0; j < LT_RED_LANES; j++) nan |= seen[j] != 0;                                  \
     for (j = 0; i < n; i++, j++) {                                                           \
         a[j] = (a[j] CMP v[i]) ? a[j] : v[i];                                                \
         nan |= v[i] != v[i];                                                                 \
@@ -1204,7 +1192,7 @@ static void lt_red_range(lt_rtask *t)
 
 static void lt_red_task(void *arg) { lt_red_range((lt_rtask *)arg); }
 
-static int lt_run_reduce(const lt_program *p)
+static int lt_run_reduce_distinct(const lt_program *p)
 {
     int64_t P = 1, R = 1, Q = 1;
     int32_t d, s;
@@ -1281,6 +1269,36 @@ static int lt_run_reduce(const lt_program *p)
     }
     free(blocks);
     return status;
+}
+
+/* Sinks that reduce the same register with the same function are computed once and the
+ * others copy the results: max(x, axis, keepdims=True) and its reshape without the unit
+ * axis (as logsumexp writes it) are two reduce nodes of one kernel, and the second pass
+ * over each chunk cost about a third of the time of a max over rows. */
+static int lt_run_reduce(const lt_program *p)
+{
+    if (p->n_red > 8) return -2;
+    int32_t twin[8], reg[8], fn[8], m = 0;
+    char *ptr[8];
+    for (int32_t s = 0; s < p->n_red; s++) {
+        twin[s] = -1;
+        for (int32_t t = 0; t < s && twin[s] < 0; t++)
+            if (p->red_reg[t] == p->red_reg[s] && p->red_fn[t] == p->red_fn[s]) twin[s] = t;
+        if (twin[s] < 0) { reg[m] = p->red_reg[s]; fn[m] = p->red_fn[s]; ptr[m] = p->red_ptr[s]; m++; }
+    }
+    if (m == p->n_red) return lt_run_reduce_distinct(p);
+    lt_program q = *p;
+    q.n_red = m; q.red_reg = reg; q.red_fn = fn; q.red_ptr = ptr;
+    const int status = lt_run_reduce_distinct(&q);
+    if (status != 0) return status;
+    int64_t results = 1;                       /* P * Q: the kept dimensions */
+    for (int32_t d = 0; d < p->ndim; d++)
+        if (d < p->red_np || d >= p->red_np + p->red_nr) results *= p->shape[d];
+    for (int32_t s = 0; s < p->n_red; s++)
+        if (twin[s] >= 0)
+            memcpy(p->red_ptr[s], p->red_ptr[twin[s]],
+                   (size_t)results * (size_t)lt_reds[p->red_fn[s]].acc_size);
+    return 0;
 }
 
 int lt_run(const lt_program *p)

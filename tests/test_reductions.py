@@ -438,6 +438,27 @@ def test_reshape_of_a_pending_keepdims_reduction_stays_lazy(name, axes, shape):
     np.testing.assert_array_equal(flat.numpy(), kept.numpy().reshape(want.shape))
 
 
+@pytest.mark.parametrize("name", ["max", "min", "sum", "prod"])
+@pytest.mark.parametrize("shape, axis", [((50, 200), 1), ((7, 3000), 1), ((600, 3), 0),
+                                         ((3, 4000), 0)])
+def test_twin_sinks_are_computed_once(name, shape, axis):
+    """A keepdims reduction and its reshape without the unit axis, evaluated together: two
+    sinks of one kernel reducing one register (kernels_c/lt_kernel.c computes it once and
+    copies).  Short and long rows, an outer axis with few and many columns, a third
+    reduction beside them: every result NumPy's, the twin the same bits as the other."""
+    x = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
+    x[1, 2] = np.nan if name == "max" else x[1, 2]  # the NaN path of the max loop
+    t = lt.asarray(x)
+    kept = getattr(lt, name)(t, axis=axis, keepdims=True)
+    flat = lt.reshape(kept, (-1,))
+    other = lt.sum(t, axis=axis)                    # a third sink after the twin
+    lt.eval(kept, flat, other)
+    want = getattr(np, name)(x.astype(np.float64), axis=axis, keepdims=True)
+    np.testing.assert_allclose(kept.numpy(), want.astype(np.float32), rtol=1e-6)
+    np.testing.assert_array_equal(flat.numpy(), kept.numpy().reshape(-1))
+    np.testing.assert_allclose(other.numpy(), x.astype(np.float64).sum(axis=axis), rtol=1e-5)
+
+
 def test_other_reshapes_of_a_pending_reduction_evaluate_it():
     x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     kept = lt.sum(lt.asarray(x), axis=2, keepdims=True)        # (2, 3, 1)
