@@ -29,6 +29,7 @@ def workloads(n: int):
         "exp": lambda: lt.exp(x),
         "sigmoid": lambda: lt.nn.sigmoid(x),
         "silu": lambda: x * lt.nn.sigmoid(x),
+        "nn.silu": lambda: lt.nn.silu(x),
         "tanh": lambda: lt.tanh(x),
         "sin": lambda: lt.sin(x),
         "erf": lambda: lt.erf(x),

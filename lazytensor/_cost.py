@@ -6,7 +6,8 @@ that skip the cache, which saves the read of each line a normal store makes.  Me
 10^7 float32 elements on the Xeon with AVX-512 (``benchmarks/bench_stores.py``, both ways
 in one process), that pays when the op writing an output is cheap (x + 1 1.4-1.8x faster,
 exp 1.04-1.18x, silu, a*b+c, exp(-x*x)*log1p|x| 1.03-1.16x), and loses when that op is costly
-(gelu, erf, the tanh-form gelu, tanh: 0.90-0.97x; also each exact-mode transcendental) or
+(gelu, erf, the tanh-form gelu, tanh, sigmoid, ``nn.silu``: 0.88-0.97x; also each
+exact-mode transcendental) or
 when the outputs are 8-bit (quantize to uint8: 0.91-0.96x): a costly op spreads its stores
 over its run, where the lines' reads overlap the arithmetic, and an 8-bit output saves one
 byte of read per element against the 4 or more its inputs take.  ``plain_stores`` applies
