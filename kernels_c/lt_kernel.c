@@ -459,6 +459,19 @@ static void lt_stream_copy(char *dst, const char *src, int64_t bytes)
     memcpy(dst, src, (size_t)bytes);
 }
 
+/* the copy of one chunk of a streamed output: 64-byte stores on the AVX-512 path */
+static void lt_stream_out(const lt_program *p, char *dst, const char *src, int64_t bytes)
+{
+#ifdef LT_STREAM_LINES
+    if (p->path == LT_PATH_AVX512) {
+        lt_stream_copy_lines(dst, src, bytes);
+        return;
+    }
+#endif
+    (void)p;
+    lt_stream_copy(dst, src, bytes);
+}
+
 /* Run the program over positions [pos, pos + n) of the plan (n <= LT_CHUNK). */
 static void lt_ctx_chunk(lt_ctx *c, int64_t pos, int64_t n)
 {
@@ -496,15 +509,8 @@ static void lt_ctx_chunk(lt_ctx *c, int64_t pos, int64_t n)
         lt_ctx_exec(c, n);
         for (r = 0; r < p->n_regs; r++)
             if (p->reg_kind[r] == LT_REG_OUTPUT)
-            {
-                char *dst = p->out_ptr[p->reg_arg[r]] + pos * p->reg_itemsize[r];
-#ifdef LT_STREAM_LINES
-                if (p->path == LT_PATH_AVX512)
-                    lt_stream_copy_lines(dst, regp[r], n * p->reg_itemsize[r]);
-                else
-#endif
-                    lt_stream_copy(dst, regp[r], n * p->reg_itemsize[r]);
-            }
+                lt_stream_out(p, p->out_ptr[p->reg_arg[r]] + pos * p->reg_itemsize[r], regp[r],
+                              n * p->reg_itemsize[r]);
         return;
     }
     lt_ctx_exec(c, n);

@@ -5,7 +5,7 @@ lt_stream_outputs): each chunk's outputs go to scratch in L1 and are copied out 
 that skip the cache, which saves the read of each line a normal store makes.  Measured at
 10^7 float32 elements on the Xeon with AVX-512 (``benchmarks/bench_stores.py``, both ways
 in one process), that pays when the op writing an output is cheap (x + 1 1.4-1.8x faster,
-exp 1.04-1.18x, silu, a*b+c, exp(-x*x)*log1p|x| 1.03-1.16x), and loses when that op is costly
+exp 1.04-1.18x, x * sigmoid(x), a*b+c, exp(-x*x)*log1p|x| 1.03-1.17x), and loses when that op is costly
 (gelu, erf, the tanh-form gelu, tanh, sigmoid, ``nn.silu``: 0.88-0.97x; also each
 exact-mode transcendental) or
 when the outputs are 8-bit (quantize to uint8: 0.91-0.96x): a costly op spreads its stores
