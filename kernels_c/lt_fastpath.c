@@ -102,6 +102,54 @@ static int count(PyObject *dict, PyObject *name, long long amount)
     return r;
 }
 
+/* A tuple is hashed anew at each use: the hash-consing table's keys (five items, two of them
+ * tuples) are hashed once for a lookup followed by an insertion or a deletion. */
+static PyObject *dict_get(PyObject *d, PyObject *key, Py_hash_t hash)      /* borrowed */
+{
+#if PY_VERSION_HEX < 0x030D0000
+    return _PyDict_GetItem_KnownHash(d, key, hash);
+#else
+    (void)hash;
+    return PyDict_GetItemWithError(d, key);
+#endif
+}
+
+static int dict_set(PyObject *d, PyObject *key, PyObject *value, Py_hash_t hash)
+{
+#if PY_VERSION_HEX < 0x030D0000
+    return _PyDict_SetItem_KnownHash(d, key, value, hash);
+#else
+    (void)hash;
+    return PyDict_SetItem(d, key, value);
+#endif
+}
+
+static int dict_del(PyObject *d, PyObject *key, Py_hash_t hash)
+{
+#if PY_VERSION_HEX < 0x030D0000
+    return _PyDict_DelItem_KnownHash(d, key, hash);
+#else
+    (void)hash;
+    return PyDict_DelItem(d, key);
+#endif
+}
+
+/* threading.get_ident() of the calling thread, as an int (borrowed): the last one made is
+ * kept, since nearly every call comes from the same thread. */
+static PyObject *thread_ident(void)
+{
+    static unsigned long last_ident;
+    static PyObject *last;
+    const unsigned long ident = PyThread_get_thread_ident();
+    if (last == NULL || ident != last_ident) {
+        PyObject *made = PyLong_FromUnsignedLong(ident);
+        if (made == NULL) return NULL;
+        Py_XSETREF(last, made);
+        last_ident = ident;
+    }
+    return last;
+}
+
 static PyObject *ffi_cast, *s_char_p;
 
 /* The layout (shape, strides, dtype) of a node's value, as operand_of makes it, and its
@@ -429,10 +477,12 @@ static int set_value(PyObject *node, PyObject *array)
     Py_XDECREF(old);
     PyObject *key = SLOT(node, off_key);
     if (key != NULL && key != Py_None) {
-        PyObject *ref = PyDict_GetItemWithError(intern_table, key);
+        const Py_hash_t hash = PyObject_Hash(key);
+        if (hash == -1) return -1;
+        PyObject *ref = dict_get(intern_table, key, hash);
         if (ref == NULL && PyErr_Occurred()) return -1;
         if (ref != NULL && PyWeakref_Check(ref) && PyWeakref_GetObject(ref) == node &&
-            PyDict_DelItem(intern_table, key))
+            dict_del(intern_table, key, hash))
             return -1;
         SLOT(node, off_key) = Py_NewRef(Py_None);
         Py_DECREF(key);
@@ -670,12 +720,16 @@ static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObje
 {
     PyObject *ids = map_tuple(inputs, identity_of);
     if (ids == NULL) return NULL;
-    PyObject *thread = PyLong_FromUnsignedLong(PyThread_get_thread_ident());
+    PyObject *thread = thread_ident();
     PyObject *key = thread ? PyTuple_Pack(5, op, ids, attrs, dtype, thread) : NULL;
-    Py_XDECREF(thread);
     Py_DECREF(ids);
     if (key == NULL) return NULL;
-    PyObject *ref = PyDict_GetItemWithError(intern_table, key);
+    const Py_hash_t hash = PyObject_Hash(key);      /* once for the lookup and the insertion */
+    if (hash == -1) {
+        Py_DECREF(key);
+        return NULL;
+    }
+    PyObject *ref = dict_get(intern_table, key, hash);
     if (ref != NULL && PyWeakref_Check(ref)) {
         PyObject *node = PyWeakref_GetObject(ref);
         if (node != Py_None && Py_TYPE(node) == node_type) {
@@ -692,7 +746,7 @@ static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObje
     if (node == NULL) return NULL;
     /* _graph._remember */
     PyObject *weak = PyWeakref_NewRef(node, NULL);
-    if (weak == NULL || PyDict_SetItem(intern_table, key, weak)) {
+    if (weak == NULL || dict_set(intern_table, key, weak, hash)) {
         Py_XDECREF(weak);
         Py_DECREF(node);
         return NULL;
