@@ -73,9 +73,11 @@ def stats():
     """Counters: evaluation requests, kernel launches, evaluations run by blocks of rows,
     kernel-cache hits and misses, and the output pool (hits, misses, bytes held, bytes
     handed out)."""
+    from ._eval import flush_counts
     from ._kernel import cache_stats
     from ._memory import stats as memory_stats
 
+    flush_counts()
     return {**_counters, **cache_stats, **memory_stats}
 
 

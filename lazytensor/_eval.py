@@ -20,8 +20,16 @@ from ._kernel import _fastpath   # the quick path in C (kernels_c/lt_fastpath.c)
 lock = threading.RLock()
 
 # How many kernel launches and evaluation requests ran: tests and consumers read these to
-# check that work is shared and that values are kept.
+# check that work is shared and that values are kept.  The C paths tally their counts (in
+# this dict and the other counter dicts: _kernel.cache_stats, _memory.stats, _jit.stats,
+# _replay.stats) apart: call flush_counts() before reading any of them.
 counters = {"evaluations": 0, "kernels": 0, "row_blocks": 0}
+
+
+def flush_counts() -> None:
+    """Bring the counter dicts up to date with the counts tallied by the C paths."""
+    if _fastpath is not None:
+        _fastpath.flush_counts()
 
 
 def evaluate_one(root, quick=True) -> None:

@@ -85,6 +85,7 @@ def _trace(fn, args, kwargs, tensors):
     """``(out, program)``: call ``fn`` and make the program that replays it, with None in
     its place when this call cannot be replayed (see the module docstring)."""
     nodes = [t._node for t in tensors]
+    _eval.flush_counts()
     evaluations = _eval.counters["evaluations"]   # (another thread's evaluation: plain, safely)
     outer = _tensor.value_reads       # a trace within a trace: the outer one sees ours
     reads = _tensor.value_reads = []
@@ -102,6 +103,7 @@ def _trace(fn, args, kwargs, tensors):
         outs, kind = list(out), type(out)
     else:
         return out, None
+    _eval.flush_counts()
     if (_eval.counters["evaluations"] != evaluations or
             any(t._node is not n for t, n in zip(tensors, nodes))):
         return out, None              # a value was needed, or an argument changed

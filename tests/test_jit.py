@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import lazytensor as lt
-from lazytensor import _jit, _kernel, _rows
+from lazytensor import _eval, _jit, _kernel, _rows
 
 
 def bits(t):
@@ -26,10 +26,12 @@ def f32(seed, shape, scale=3.0):
 
 
 def counts():
+    _eval.flush_counts()
     return dict(_jit.stats)
 
 
 def grew(before, name):
+    _eval.flush_counts()
     return _jit.stats[name] - before[name]
 
 
