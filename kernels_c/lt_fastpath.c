@@ -684,6 +684,120 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
     Py_RETURN_TRUE;
 }
 
+/* ---- Tensor's value: _value, numpy() and __array__() without Python frames -------------- */
+
+static PyObject *tensor_module, *py_value, *py_array, *eval_lock_acquire, *eval_lock_release,
+    *py_evaluate_one, *s_value_reads;
+
+/* Tensor._value (_tensor.py) in C: the node's value, evaluated under _eval.lock by the quick
+ * path or else by Python's evaluate_one.  A trace (value_reads set) takes the Python method. */
+static PyObject *tensor_value(PyObject *self, PyObject *unused)
+{
+    PyObject *reads = PyObject_GetAttr(tensor_module, s_value_reads);
+    if (reads == NULL) return NULL;
+    Py_DECREF(reads);
+    if (reads != Py_None) return PyObject_CallOneArg(py_value, self);
+    PyObject *node = SLOT(self, off_tensor_node);
+    if (node == NULL || Py_TYPE(node) != node_type) return PyObject_CallOneArg(py_value, self);
+    if (SLOT(node, off_value) != Py_None) return Py_NewRef(SLOT(node, off_value));
+    Py_INCREF(node);                      /* the tensor may be given another node meanwhile */
+    PyObject *held = PyObject_CallNoArgs(eval_lock_acquire);
+    if (held == NULL) {
+        Py_DECREF(node);
+        return NULL;
+    }
+    Py_DECREF(held);
+    int failed = 0;
+    if (SLOT(node, off_value) == Py_None) {
+        PyObject *done = quick_eval(NULL, node);
+        failed = done == NULL;
+        if (done == Py_False) {
+            PyObject *r = PyObject_CallFunctionObjArgs(py_evaluate_one, node, Py_False, NULL);
+            failed = r == NULL;
+            Py_XDECREF(r);
+        }
+        Py_XDECREF(done);
+    }
+    PyObject *err_type, *err_value, *err_tb;
+    PyErr_Fetch(&err_type, &err_value, &err_tb);
+    PyObject *released = PyObject_CallNoArgs(eval_lock_release);
+    Py_XDECREF(released);
+    if (err_type != NULL) {
+        PyErr_Restore(err_type, err_value, err_tb);   /* the first error is the one to see */
+        failed = 1;
+    } else if (released == NULL) {
+        failed = 1;
+    }
+    PyObject *value = failed ? NULL : Py_NewRef(SLOT(node, off_value));
+    Py_DECREF(node);
+    return value;
+}
+
+/* Tensor.__array__(dtype=None, copy=None): the value itself when no dtype is asked for and
+ * no copy is required (what np.asarray asks), else the Python method. */
+static PyObject *tensor_array(PyObject *self, PyObject *const *args, size_t nargsf,
+                              PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    int plain = nargs == 0 || (nargs == 1 && args[0] == Py_None);
+    for (Py_ssize_t i = 0; plain && i < nkw; i++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, i), *v = args[nargs + i];
+        plain = PyUnicode_CompareWithASCIIString(name, "copy") == 0 ? (v == Py_None || v == Py_False)
+              : PyUnicode_CompareWithASCIIString(name, "dtype") == 0 ? v == Py_None : 0;
+    }
+    if (!plain) {
+        PyObject *stack[8];
+        if (nargs + nkw + 1 > 8) {
+            PyErr_SetString(PyExc_TypeError, "__array__: too many arguments");
+            return NULL;
+        }
+        stack[0] = self;
+        for (Py_ssize_t i = 0; i < nargs + nkw; i++) stack[i + 1] = args[i];
+        return PyObject_Vectorcall(py_array, stack, (size_t)nargs + 1, kwnames);
+    }
+    return tensor_value(self, NULL);
+}
+
+static PyMethodDef tensor_methods[] = {
+    {"_value", tensor_value, METH_NOARGS,
+     "_value($self, /)\n--\n\nThe value (a read-only NumPy array), evaluated if needed."},
+    {"numpy", tensor_value, METH_NOARGS,
+     "numpy($self, /)\n--\n\nThe value as a read-only NumPy array (evaluates if needed).\n\n"
+     "Use ``np.array(t)`` for a writable copy."},
+    {"__array__", (PyCFunction)(void (*)(void))tensor_array, METH_FASTCALL | METH_KEYWORDS,
+     "__array__($self, /, dtype=None, copy=None)\n--\n\n"
+     "The value for NumPy (cast to dtype or copied when asked)."},
+    {NULL, NULL, 0, NULL},
+};
+
+/* setup_value(tensor_module, python _value, python __array__, lock, evaluate_one) -> dict of
+ * method descriptors of Tensor (_value, numpy, __array__) for Python to install. */
+static PyObject *setup_value(PyObject *self, PyObject *args)
+{
+    PyObject *lock;
+    if (tensor_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "setup_recording() first");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "OOOOO", &tensor_module, &py_value, &py_array, &lock,
+                          &py_evaluate_one))
+        return NULL;
+    s_value_reads = PyUnicode_InternFromString("value_reads");
+    eval_lock_acquire = PyObject_GetAttrString(lock, "acquire");
+    eval_lock_release = PyObject_GetAttrString(lock, "release");
+    if (s_value_reads == NULL || eval_lock_acquire == NULL || eval_lock_release == NULL)
+        return NULL;
+    PyObject *keep[] = {tensor_module, py_value, py_array, py_evaluate_one};
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) Py_INCREF(keep[i]);
+    PyObject *out = PyDict_New();
+    for (PyMethodDef *m = tensor_methods; out != NULL && m->ml_name != NULL; m++) {
+        PyObject *d = PyDescr_NewMethod(tensor_type, m);
+        if (d == NULL || PyDict_SetItemString(out, m->ml_name, d)) Py_CLEAR(out);
+        Py_XDECREF(d);
+    }
+    return out;
+}
+
 /* ---- recording ------------------------------------------------------------------------ */
 
 static PyObject *setup_recording(PyObject *self, PyObject *args)
@@ -1657,6 +1771,9 @@ static PyObject *setup_jit(PyObject *self, PyObject *stats)
 }
 
 static PyMethodDef methods[] = {
+    {"setup_value", setup_value, METH_VARARGS,
+     "setup_value(tensor_module, _value, __array__, lock, evaluate_one) -> {name: method "
+     "descriptor of Tensor}: Tensor._value and __array__ in C."},
     {"flush_counts", flush_counts, METH_NOARGS,
      "flush_counts(): add the counts tallied in C to the counter dicts."},
     {"setup", setup, METH_VARARGS,

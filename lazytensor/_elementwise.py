@@ -600,3 +600,12 @@ if _fastpath is not None:
     _fastpath.setup_recording(Tensor, _FAST_SIGNATURES, _FAST_CONSTANTS, binary, unary, _graph)
     python_binary, python_unary = binary, unary
     binary, unary, _result = _fastpath.binary, _fastpath.unary, _fastpath.result
+    # Tensor._value, numpy() and __array__() as C methods: np.asarray(t) of a small result
+    # spent about a microsecond in their two Python frames (the C versions hand a trace, or
+    # __array__ with a dtype or copy=True, to the Python methods kept here)
+    from . import _eval, _tensor   # noqa: E402
+    python_value, python_array = Tensor._value, Tensor.__array__
+    _methods = _fastpath.setup_value(_tensor, python_value, python_array, _eval.lock,
+                                     _eval.evaluate_one)
+    for _name, _method in _methods.items():
+        setattr(Tensor, _name, _method)
