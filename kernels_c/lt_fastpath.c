@@ -686,17 +686,20 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
 
 /* ---- Tensor's value: _value, numpy() and __array__() without Python frames -------------- */
 
-static PyObject *tensor_module, *py_value, *py_array, *eval_lock_acquire, *eval_lock_release,
-    *py_evaluate_one, *s_value_reads;
+static PyObject *tensor_globals, *py_value, *py_array, *eval_lock_acquire, *eval_lock_release,
+    *py_evaluate_one, *s_value_reads, *s_quick_eval, *c_quick_eval;
 
 /* Tensor._value (_tensor.py) in C: the node's value, evaluated under _eval.lock by the quick
- * path or else by Python's evaluate_one.  A trace (value_reads set) takes the Python method. */
+ * path or else by Python's evaluate_one.  The Python method takes over during a trace
+ * (_tensor.value_reads set) and when _tensor._quick_eval is not this module's (tests swap it
+ * to compare the paths). */
 static PyObject *tensor_value(PyObject *self, PyObject *unused)
 {
-    PyObject *reads = PyObject_GetAttr(tensor_module, s_value_reads);
-    if (reads == NULL) return NULL;
-    Py_DECREF(reads);
-    if (reads != Py_None) return PyObject_CallOneArg(py_value, self);
+    if (PyDict_GetItemWithError(tensor_globals, s_value_reads) != Py_None ||
+        PyDict_GetItemWithError(tensor_globals, s_quick_eval) != c_quick_eval) {
+        if (PyErr_Occurred()) return NULL;
+        return PyObject_CallOneArg(py_value, self);
+    }
     PyObject *node = SLOT(self, off_tensor_node);
     if (node == NULL || Py_TYPE(node) != node_type) return PyObject_CallOneArg(py_value, self);
     if (SLOT(node, off_value) != Py_None) return Py_NewRef(SLOT(node, off_value));
@@ -774,20 +777,24 @@ static PyMethodDef tensor_methods[] = {
  * method descriptors of Tensor (_value, numpy, __array__) for Python to install. */
 static PyObject *setup_value(PyObject *self, PyObject *args)
 {
-    PyObject *lock;
+    PyObject *lock, *module;
     if (tensor_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "setup_recording() first");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "OOOOO", &tensor_module, &py_value, &py_array, &lock,
+    if (!PyArg_ParseTuple(args, "O!OOOO", &PyModule_Type, &module, &py_value, &py_array, &lock,
                           &py_evaluate_one))
         return NULL;
+    tensor_globals = PyModule_GetDict(module);
     s_value_reads = PyUnicode_InternFromString("value_reads");
+    s_quick_eval = PyUnicode_InternFromString("_quick_eval");
+    c_quick_eval = s_quick_eval ? PyDict_GetItemWithError(tensor_globals, s_quick_eval) : NULL;
     eval_lock_acquire = PyObject_GetAttrString(lock, "acquire");
     eval_lock_release = PyObject_GetAttrString(lock, "release");
-    if (s_value_reads == NULL || eval_lock_acquire == NULL || eval_lock_release == NULL)
+    if (s_value_reads == NULL || c_quick_eval == NULL || eval_lock_acquire == NULL ||
+        eval_lock_release == NULL)
         return NULL;
-    PyObject *keep[] = {tensor_module, py_value, py_array, py_evaluate_one};
+    PyObject *keep[] = {tensor_globals, py_value, py_array, py_evaluate_one, c_quick_eval};
     for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) Py_INCREF(keep[i]);
     PyObject *out = PyDict_New();
     for (PyMethodDef *m = tensor_methods; out != NULL && m->ml_name != NULL; m++) {

@@ -450,3 +450,26 @@ def test_leaves_made_in_c_are_the_leaves_python_makes(array):
     assert (got.op, got.inputs, got.attrs, got.dtype, got.shape, got.key, got.operand) == \
         (ref.op, ref.inputs, ref.attrs, ref.dtype, ref.shape, ref.key, ref.operand)
     np.testing.assert_array_equal((t + 0).numpy() if array.dtype != bool else t.numpy(), array)
+
+
+def test_value_methods_in_c_keep_the_python_semantics(monkeypatch):
+    """Tensor._value, numpy() and __array__ are C methods (setup_value): the value itself for
+    np.asarray, a cast or a copy when asked, the Python methods for what they do not do."""
+    assert type(lt.Tensor.__dict__["numpy"]).__name__ == "method_descriptor"
+    x = lt.asarray(np.linspace(-2, 2, 1000, dtype=np.float32))
+    t = lt.exp(x) * 2
+    v = np.asarray(t)
+    assert v is t.numpy() and v is t._value() and not v.flags.writeable
+    assert np.asarray(t, copy=False) is v and t.__array__(None, copy=None) is v
+    w = np.asarray(t, copy=True)
+    assert w.flags.writeable and not np.shares_memory(w, v) and _bits(w) == _bits(v)
+    d = np.asarray(t, dtype=np.float64)
+    assert d.dtype == np.float64 and np.array_equal(d, v.astype(np.float64))
+    with pytest.raises(ValueError, match="copy=False"):
+        t.__array__(np.float64, copy=False)
+    # with _tensor._quick_eval swapped (as the tests comparing the paths do), the Python
+    # method evaluates: it calls the swapped function, and the bits are the same
+    seen = []
+    monkeypatch.setattr(_tensor, "_quick_eval", lambda node: seen.append(node) or False)
+    u = lt.exp(x) * 2
+    assert _bits(np.asarray(u)) == _bits(v) and seen == [u._node]
