@@ -871,12 +871,23 @@ static PyObject *new_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObj
 static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *dtype,
                          PyObject *shape)
 {
-    PyObject *ids = map_tuple(inputs, identity_of);
-    if (ids == NULL) return NULL;
+    /* (op, id of each input..., attrs, dtype, thread), as _graph.op_node makes it */
+    const Py_ssize_t n_in = PyTuple_GET_SIZE(inputs);
     PyObject *thread = thread_ident();
-    PyObject *key = thread ? PyTuple_Pack(5, op, ids, attrs, dtype, thread) : NULL;
-    Py_DECREF(ids);
+    PyObject *key = thread ? PyTuple_New(n_in + 4) : NULL;
     if (key == NULL) return NULL;
+    PyTuple_SET_ITEM(key, 0, Py_NewRef(op));
+    for (Py_ssize_t i = 0; i < n_in; i++) {
+        PyObject *id = identity_of(PyTuple_GET_ITEM(inputs, i));
+        if (id == NULL) {
+            Py_DECREF(key);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(key, 1 + i, id);
+    }
+    PyTuple_SET_ITEM(key, n_in + 1, Py_NewRef(attrs));
+    PyTuple_SET_ITEM(key, n_in + 2, Py_NewRef(dtype));
+    PyTuple_SET_ITEM(key, n_in + 3, Py_NewRef(thread));
     const Py_hash_t hash = PyObject_Hash(key);      /* once for the lookup and the insertion */
     if (hash == -1) {
         Py_DECREF(key);

@@ -99,7 +99,7 @@ def constant(array0d: np.ndarray) -> Node:
 
 def op_node(op: str, inputs: tuple, attrs: tuple, dtype: np.dtype, shape: tuple) -> Node:
     """The node for ``op(*inputs)``, shared with any equal node built before."""
-    key = (op, tuple(map(id, inputs)), attrs, dtype, get_ident())
+    key = (op, *map(id, inputs), attrs, dtype, get_ident())   # flat: one tuple to hash
     ref = _INTERN.get(key)
     node = ref() if ref is not None else None
     if node is None:
