@@ -1077,6 +1077,79 @@ python:
     return PyObject_Vectorcall(py_binary, args, nargs, NULL);
 }
 
+/* ---- Tensor's arithmetic and comparison operators in C ----------------------------------
+ * t + u, 2 * t, t < u...: the Python dunder (_elementwise._install_operators' forward and
+ * reflected) is a frame around binary(); these method descriptors call binary() directly
+ * when the other operand is a Tensor, an int or a float (exactly those types, as the Python
+ * test does), and the Python dunder otherwise. */
+#define LT_DUNDERS(X)                                                                       \
+    X(0, "__add__", "add", 0) X(1, "__radd__", "add", 1)                                    \
+    X(2, "__sub__", "subtract", 0) X(3, "__rsub__", "subtract", 1)                          \
+    X(4, "__mul__", "multiply", 0) X(5, "__rmul__", "multiply", 1)                          \
+    X(6, "__truediv__", "divide", 0) X(7, "__rtruediv__", "divide", 1)                      \
+    X(8, "__lt__", "less", 0) X(9, "__le__", "less_equal", 0)                               \
+    X(10, "__gt__", "greater", 0) X(11, "__ge__", "greater_equal", 0)                       \
+    X(12, "__eq__", "equal", 0) X(13, "__ne__", "not_equal", 0)
+#define LT_N_DUNDERS 14
+
+static PyObject *dunder_op[LT_N_DUNDERS], *dunder_python[LT_N_DUNDERS];
+static const int dunder_reflected[LT_N_DUNDERS] = {
+#define LT_DUNDER_REFLECTED(k, dunder, op, reflected) reflected,
+    LT_DUNDERS(LT_DUNDER_REFLECTED)
+};
+
+static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+static PyObject *dunder_call(int k, PyObject *self, PyObject *other)
+{
+    if (Py_TYPE(other) != tensor_type && !PyLong_CheckExact(other) && !PyFloat_CheckExact(other))
+        return PyObject_CallFunctionObjArgs(dunder_python[k], self, other, NULL);
+    PyObject *args[3] = {dunder_op[k], dunder_reflected[k] ? other : self,
+                         dunder_reflected[k] ? self : other};
+    return binary(NULL, args, 3);
+}
+
+#define LT_DUNDER_FN(k, dunder, op, reflected) \
+    static PyObject *dunder_##k(PyObject *self, PyObject *other) { return dunder_call(k, self, other); }
+LT_DUNDERS(LT_DUNDER_FN)
+
+static PyMethodDef dunder_methods[] = {
+#define LT_DUNDER_DEF(k, dunder, op, reflected) {dunder, dunder_##k, METH_O, NULL},
+    LT_DUNDERS(LT_DUNDER_DEF)
+    {NULL, NULL, 0, NULL},
+};
+
+/* setup_operators({dunder name: Python method}) -> {dunder name: method descriptor of Tensor}
+ * for the operators above (each falling back to its Python method). */
+static PyObject *setup_operators(PyObject *self, PyObject *python)
+{
+    static const char *ops[LT_N_DUNDERS] = {
+#define LT_DUNDER_OP(k, dunder, op, reflected) op,
+        LT_DUNDERS(LT_DUNDER_OP)
+    };
+    if (tensor_type == NULL || !PyDict_Check(python)) {
+        PyErr_SetString(PyExc_RuntimeError, "setup_recording() first, then a dict");
+        return NULL;
+    }
+    PyObject *out = PyDict_New();
+    for (int k = 0; out != NULL && k < LT_N_DUNDERS; k++) {
+        PyObject *fallback = PyDict_GetItemString(python, dunder_methods[k].ml_name);
+        PyObject *d = fallback ? PyDescr_NewMethod(tensor_type, &dunder_methods[k]) : NULL;
+        if (fallback == NULL && !PyErr_Occurred())
+            PyErr_Format(PyExc_KeyError, "no Python method %s", dunder_methods[k].ml_name);
+        if (d == NULL || PyDict_SetItemString(out, dunder_methods[k].ml_name, d)) {
+            Py_XDECREF(d);
+            Py_CLEAR(out);
+            break;
+        }
+        Py_DECREF(d);
+        Py_XSETREF(dunder_python[k], Py_NewRef(fallback));
+        Py_XSETREF(dunder_op[k], PyUnicode_InternFromString(ops[k]));
+        if (dunder_op[k] == NULL) Py_CLEAR(out);
+    }
+    return out;
+}
+
 /* unary(name, x): _elementwise.unary. */
 static PyObject *unary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1789,6 +1862,9 @@ static PyObject *setup_jit(PyObject *self, PyObject *stats)
 }
 
 static PyMethodDef methods[] = {
+    {"setup_operators", setup_operators, METH_O,
+     "setup_operators({dunder: Python method}) -> {dunder: method descriptor of Tensor}: "
+     "the arithmetic and comparison operators in C."},
     {"setup_value", setup_value, METH_VARARGS,
      "setup_value(tensor_module, _value, __array__, lock, evaluate_one) -> {name: method "
      "descriptor of Tensor}: Tensor._value and __array__ in C."},

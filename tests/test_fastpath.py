@@ -3,6 +3,8 @@ state and the counters of the Python path, share its quick table, follow mode, t
 kernel-path changes made between calls, and hand anything unusual back to Python."""
 
 
+import operator
+
 import numpy as np
 import pytest
 
@@ -473,3 +475,27 @@ def test_value_methods_in_c_keep_the_python_semantics(monkeypatch):
     monkeypatch.setattr(_tensor, "_quick_eval", lambda node: seen.append(node) or False)
     u = lt.exp(x) * 2
     assert _bits(np.asarray(u)) == _bits(v) and seen == [u._node]
+
+
+def test_operators_in_c_take_every_operand_python_takes():
+    """+ - * / and the comparisons are C methods (setup_operators) that call binary() for a
+    Tensor, int or float operand and the Python dunder for anything else."""
+    assert type(lt.Tensor.__dict__["__add__"]).__name__ == "method_descriptor"
+    a = np.linspace(-3, 3, 8, dtype=np.float32)            # no zero: the divisions stay finite
+    x = lt.asarray(a)
+    operands = [lt.asarray(a[::-1].copy()), 2, 0.5, True, np.float32(1.5), a[::-1].copy(),
+                np.int8(3)]
+    for other in operands:
+        ref = np.asarray(other) if not isinstance(other, lt.Tensor) else a[::-1]
+        for op in ("__add__", "__sub__", "__mul__", "__truediv__", "__lt__", "__le__", "__gt__",
+                   "__ge__", "__eq__", "__ne__"):
+            got = np.asarray(getattr(x, op)(other))
+            want = getattr(operator, op)(a, ref)
+            np.testing.assert_array_equal(got, want.astype(got.dtype), err_msg=f"{op} {other!r}")
+        for op, f in (("__radd__", operator.add), ("__rsub__", operator.sub),
+                      ("__rmul__", operator.mul), ("__rtruediv__", operator.truediv)):
+            got = np.asarray(getattr(x, op)(other))
+            np.testing.assert_array_equal(got, f(ref, a).astype(got.dtype), err_msg=f"{op} {other!r}")
+    assert x.__add__("a") is NotImplemented and x.__eq__(object()) is NotImplemented
+    with pytest.raises(TypeError):
+        x < "a"
