@@ -686,6 +686,8 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
 
 /* ---- Tensor's value: _value, numpy() and __array__() without Python frames -------------- */
 
+static PyObject *plan_eval(PyObject *self, PyObject *roots);
+
 static PyObject *tensor_globals, *py_value, *py_array, *eval_lock_acquire, *eval_lock_release,
     *py_evaluate_one, *s_value_reads, *s_quick_eval, *c_quick_eval;
 
@@ -713,6 +715,18 @@ static PyObject *tensor_value(PyObject *self, PyObject *unused)
     int failed = 0;
     if (SLOT(node, off_value) == Py_None) {
         PyObject *done = quick_eval(NULL, node);
+        if (done == Py_False) {
+            /* a kept plan of several kernels for this root (what evaluate([root]) runs first,
+             * once evaluate_one has found no one-group path) */
+            PyObject *roots = PyList_New(1);
+            Py_DECREF(done);
+            done = NULL;
+            if (roots != NULL) {
+                PyList_SET_ITEM(roots, 0, Py_NewRef(node));
+                done = plan_eval(NULL, roots);
+                Py_DECREF(roots);
+            }
+        }
         failed = done == NULL;
         if (done == Py_False) {
             PyObject *r = PyObject_CallFunctionObjArgs(py_evaluate_one, node, Py_False, NULL);
