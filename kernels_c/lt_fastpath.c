@@ -106,8 +106,8 @@ static int count_now(PyObject *dict, PyObject *name, long long amount)
     return r;
 }
 
-/* A tuple is hashed anew at each use: the hash-consing table's keys (five items, two of them
- * tuples) are hashed once for a lookup followed by an insertion or a deletion. */
+/* A tuple is hashed anew at each use: a hash-consing key (op, the input ids, attrs, dtype,
+ * thread) is hashed once for a lookup followed by an insertion or a deletion. */
 static PyObject *dict_get(PyObject *d, PyObject *key, Py_hash_t hash)      /* borrowed */
 {
 #if PY_VERSION_HEX < 0x030D0000
