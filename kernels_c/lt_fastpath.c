@@ -182,7 +182,7 @@ static PyObject *flush_counts(PyObject *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
-static PyObject *ffi_cast, *s_char_p;
+static PyObject *ffi_cast, *s_char_p, *s_strides;
 
 /* The layout (shape, strides, dtype) of a node's value, as operand_of makes it, and its
  * address, when the value is an aligned buffer (the kernels read elements through typed
@@ -195,11 +195,18 @@ static int aligned_layout(PyObject *node, PyObject **layout, void **address)
         PyErr_Clear();
         return 0;
     }
-    int aligned = view.itemsize > 0 && (uintptr_t)view.buf % view.itemsize == 0;
-    for (int d = 0; d < view.ndim && aligned; d++)
+    int aligned = view.itemsize > 0 && (uintptr_t)view.buf % view.itemsize == 0, unit = 0;
+    for (int d = 0; d < view.ndim && aligned; d++) {
         aligned = view.strides[d] % view.itemsize == 0;
-    PyObject *strides = aligned ? PyTuple_New(view.ndim) : NULL;
-    for (int d = 0; strides != NULL && d < view.ndim; d++) {
+        unit |= view.shape[d] == 1;
+    }
+    /* NumPy exports a contiguous array's buffer with canonical strides, whatever the strides
+     * of its length-1 dimensions (X.T of a (1, n) X: (4, 4096) exported as (4, 4)); the key
+     * holds the array's own, as operand_of's does, or it never matches Python's */
+    PyObject *strides = !aligned ? NULL : unit ? PyObject_GetAttr(SLOT(node, off_value), s_strides)
+                                               : PyTuple_New(view.ndim);
+    if (strides != NULL && unit && !PyTuple_CheckExact(strides)) Py_CLEAR(strides);
+    for (int d = 0; strides != NULL && !unit && d < view.ndim; d++) {
         PyObject *s = PyLong_FromSsize_t(view.strides[d]);
         if (s == NULL) Py_CLEAR(strides);
         else PyTuple_SET_ITEM(strides, d, s);
@@ -1940,6 +1947,7 @@ PyMODINIT_FUNC PyInit__fastpath(void)
         {&s_num_threads, "_num_threads"}, {&s_path, "_path"},
         {&s_evaluations, "evaluations"}, {&s_kernels, "kernels"}, {&s_hits, "hits"},
         {&s_const, "const"}, {&s_replayed, "replayed"}, {&s_plain, "plain"},
+        {&s_strides, "strides"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if ((*names[i].at = PyUnicode_InternFromString(names[i].text)) == NULL) return NULL;

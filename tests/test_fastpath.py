@@ -499,3 +499,19 @@ def test_operators_in_c_take_every_operand_python_takes():
     assert x.__add__("a") is NotImplemented and x.__eq__(object()) is NotImplemented
     with pytest.raises(TypeError):
         x < "a"
+
+
+def test_views_with_length_one_dimensions_take_the_c_path(monkeypatch):
+    """NumPy exports the buffer of a contiguous array with canonical strides whatever its
+    length-1 dimensions' strides are (X.T of a (1, n) X has strides (4, 4n), exported as
+    (4, 4)); the C key must hold the array's own strides, as Python's does, or a fresh view
+    (a new leaf each call) never hits."""
+    X = lt.asarray(np.linspace(-1, 1, 1024, dtype=np.float32).reshape(1, 1024))
+    Y = lt.asarray(np.linspace(0, 2, 1024, dtype=np.float32).reshape(1024, 1))
+    first = (X.T + Y).numpy()                        # Python plans and keeps it
+    view = X.T.numpy()
+    assert memoryview(view).strides != view.strides  # the case: (4, 4) against (4, 4096)
+    monkeypatch.setattr(_eval, "_walk_one_group", lambda *a: pytest.fail("Python's path ran"))
+    again = (X.T + Y).numpy()                        # a new view leaf: the C path
+    assert _bits(again) == _bits(first)
+    np.testing.assert_array_equal(again, X.numpy().T + Y.numpy())
