@@ -40,7 +40,8 @@ static long long pool_min_bytes;
 /* recording */
 static PyTypeObject *tensor_type;
 static Py_ssize_t off_tensor_node;
-static PyObject *fast_signatures, *fast_constants, *py_binary, *py_unary, *graph_module;
+static PyObject *fast_signatures, *fast_constants, *py_binary, *py_unary, *graph_module,
+    *py_op_node;
 static PyObject *s_sweep_at, *s_sweep, *s_leaf, *s_dtype, *s_shape;
 static lt_run_fn run_kernel;
 static long max_group_nodes, max_group_inputs;
@@ -839,6 +840,8 @@ static PyObject *setup_recording(PyObject *self, PyObject *args)
                           &fast_signatures, &PyDict_Type, &fast_constants, &py_binary,
                           &py_unary, &graph_module))
         return NULL;
+    py_op_node = PyObject_GetAttrString(graph_module, "op_node");
+    if (py_op_node == NULL) return NULL;
     if (slot_offset(type, "_node", &off_tensor_node)) return NULL;
     tensor_type = (PyTypeObject *)type;
     PyObject *keep[] = {type, fast_signatures, fast_constants, py_binary, py_unary, graph_module};
@@ -957,6 +960,16 @@ static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObje
         Py_DECREF(r);
     }
     return node;
+}
+
+/* op_node(op, inputs, attrs, dtype, shape): _graph.op_node (installed in its place), in C for
+ * tuples of inputs and attributes; Python's for anything else. */
+static PyObject *op_node_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5 || node_type == NULL || !PyTuple_CheckExact(args[1]) ||
+        !PyTuple_CheckExact(args[2]))
+        return PyObject_Vectorcall(py_op_node, args, nargs, NULL);
+    return op_node(args[0], args[1], args[2], args[3], args[4]);
 }
 
 static PyObject *new_tensor(PyObject *node)      /* steals `node` */
@@ -1883,6 +1896,8 @@ static PyObject *setup_jit(PyObject *self, PyObject *stats)
 }
 
 static PyMethodDef methods[] = {
+    {"op_node", (PyCFunction)(void (*)(void))op_node_call, METH_FASTCALL,
+     "op_node(op, inputs, attrs, dtype, shape) -> Node: _graph.op_node in C."},
     {"setup_operators", setup_operators, METH_O,
      "setup_operators({dunder: Python method}) -> {dunder: method descriptor of Tensor}: "
      "the arithmetic and comparison operators in C."},

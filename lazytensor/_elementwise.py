@@ -598,6 +598,8 @@ from ._eval import _fastpath   # noqa: E402
 
 if _fastpath is not None:
     _fastpath.setup_recording(Tensor, _FAST_SIGNATURES, _FAST_CONSTANTS, binary, unary, _graph)
+    # every caller looks _graph.op_node up when it runs: the C one (Python's for the rest)
+    _graph.python_op_node, _graph.op_node = _graph.op_node, _fastpath.op_node
     python_binary, python_unary = binary, unary
     binary, unary, _result = _fastpath.binary, _fastpath.unary, _fastpath.result
     # Tensor._value, numpy() and __array__() as C methods: np.asarray(t) of a small result

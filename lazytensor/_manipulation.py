@@ -139,8 +139,28 @@ def _unkept_reduction(node, shape):
     if node.value is not None or node.op != "reduce" or not node.attrs[2]:
         return None
     reduction, axes, _ = node.attrs
-    source = node.inputs[0]
-    flat = tuple(n for d, n in enumerate(source.shape) if d not in axes)
+    try:
+        flat = _UNKEPT[node.shape, axes, shape]
+    except (KeyError, TypeError):            # TypeError: a shape that is not hashable
+        flat = _unkept_shape(node.shape, axes, shape)
+        if len(_UNKEPT) < 256:
+            try:
+                _UNKEPT[node.shape, axes, shape] = flat
+            except TypeError:
+                pass
+    if flat is None:
+        return None
+    return Tensor._from_node(_graph.op_node("reduce", node.inputs, (reduction, axes, False),
+                                            node.dtype, flat))
+
+
+# (kept shape, axes, asked shape) -> the shape without the kept unit axes when the asked
+# shape is that, else None: the checks below cost more than the rest of logsumexp's reshape
+_UNKEPT: dict = {}
+
+
+def _unkept_shape(kept, axes, shape):
+    flat = tuple(n for d, n in enumerate(kept) if d not in axes)
     if type(shape) is int:
         shape = (shape,)
     if type(shape) is not tuple or not all(type(n) is int for n in shape):
@@ -151,10 +171,7 @@ def _unkept_reduction(node, shape):
         if known <= 0 or size % known:
             return None
         shape = tuple(size // known if n == -1 else n for n in shape)
-    if shape != flat:
-        return None
-    return Tensor._from_node(_graph.op_node("reduce", (source,), (reduction, axes, False),
-                                            node.dtype, flat))
+    return flat if shape == flat else None
 
 
 def reshape(x, /, shape, *, copy=None) -> Tensor:
