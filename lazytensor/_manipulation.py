@@ -139,15 +139,17 @@ def _unkept_reduction(node, shape):
     if node.value is not None or node.op != "reduce" or not node.attrs[2]:
         return None
     reduction, axes, _ = node.attrs
-    try:
-        flat = _UNKEPT[node.shape, axes, shape]
-    except (KeyError, TypeError):            # TypeError: a shape that is not hashable
+    if type(shape) is int:
+        shape = (shape,)
+    # exact ints only (1.0 or np.int64(1) would find the entry of 1: reshape rejects floats)
+    if type(shape) is not tuple or not all(type(n) is int for n in shape):
+        return None
+    key = (node.shape, axes, shape)
+    flat = _UNKEPT.get(key, False)
+    if flat is False:
         flat = _unkept_shape(node.shape, axes, shape)
         if len(_UNKEPT) < 256:
-            try:
-                _UNKEPT[node.shape, axes, shape] = flat
-            except TypeError:
-                pass
+            _UNKEPT[key] = flat
     if flat is None:
         return None
     return Tensor._from_node(_graph.op_node("reduce", node.inputs, (reduction, axes, False),
@@ -161,10 +163,6 @@ _UNKEPT: dict = {}
 
 def _unkept_shape(kept, axes, shape):
     flat = tuple(n for d, n in enumerate(kept) if d not in axes)
-    if type(shape) is int:
-        shape = (shape,)
-    if type(shape) is not tuple or not all(type(n) is int for n in shape):
-        return None
     if shape.count(-1) == 1:
         known = math.prod(n for n in shape if n != -1)
         size = math.prod(flat)

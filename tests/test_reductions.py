@@ -470,3 +470,20 @@ def test_other_reshapes_of_a_pending_reduction_evaluate_it():
                                   x.sum(axis=2).reshape(6, 1))
     with pytest.raises(ValueError, match="reshape"):
         lt.reshape(lt.sum(lt.asarray(x), axis=2, keepdims=True), (5,))
+
+
+def test_unkept_reshape_keeps_its_shape_checks():
+    """reshape of a pending keepdims reduction to drop its unit axes stays lazy; the kept
+    answer for a shape (_manipulation._UNKEPT) must not answer for an equal shape of other
+    types: floats and bools are still refused, NumPy ints and lists evaluate as before."""
+    x = lt.asarray(np.arange(12, dtype=np.float32).reshape(3, 4))
+    want = np.arange(12, dtype=np.float32).reshape(3, 4).max(axis=1)
+    lazy = lt.reshape(lt.max(x, axis=1, keepdims=True), (3,))
+    assert lazy._node.value is None and lazy._node.op == "reduce"
+    np.testing.assert_array_equal(lazy.numpy(), want)
+    for bad in [(3.0,), (True,)]:
+        with pytest.raises(TypeError, match="integer"):
+            lt.reshape(lt.max(x, axis=1, keepdims=True), bad)
+    for other in [(np.int64(3),), [3]]:
+        got = lt.reshape(lt.max(x, axis=1, keepdims=True), other)
+        np.testing.assert_array_equal(got.numpy(), want)
