@@ -108,36 +108,17 @@ static int count_now(PyObject *dict, PyObject *name, long long amount)
 }
 
 /* A tuple is hashed anew at each use: a hash-consing key (op, the input ids, attrs, dtype,
- * thread) is hashed once for a lookup followed by an insertion or a deletion. */
-static PyObject *dict_get(PyObject *d, PyObject *key, Py_hash_t hash)      /* borrowed */
-{
+ * thread) is hashed once for a lookup followed by an insertion or a deletion (CPython's
+ * known-hash calls; from 3.13, where they are gone, the plain ones). dict_get: borrowed. */
 #if PY_VERSION_HEX < 0x030D0000
-    return _PyDict_GetItem_KnownHash(d, key, hash);
+#define dict_get(d, key, hash) _PyDict_GetItem_KnownHash(d, key, hash)
+#define dict_set(d, key, value, hash) _PyDict_SetItem_KnownHash(d, key, value, hash)
+#define dict_del(d, key, hash) _PyDict_DelItem_KnownHash(d, key, hash)
 #else
-    (void)hash;
-    return PyDict_GetItemWithError(d, key);
+#define dict_get(d, key, hash) ((void)(hash), PyDict_GetItemWithError(d, key))
+#define dict_set(d, key, value, hash) ((void)(hash), PyDict_SetItem(d, key, value))
+#define dict_del(d, key, hash) ((void)(hash), PyDict_DelItem(d, key))
 #endif
-}
-
-static int dict_set(PyObject *d, PyObject *key, PyObject *value, Py_hash_t hash)
-{
-#if PY_VERSION_HEX < 0x030D0000
-    return _PyDict_SetItem_KnownHash(d, key, value, hash);
-#else
-    (void)hash;
-    return PyDict_SetItem(d, key, value);
-#endif
-}
-
-static int dict_del(PyObject *d, PyObject *key, Py_hash_t hash)
-{
-#if PY_VERSION_HEX < 0x030D0000
-    return _PyDict_DelItem_KnownHash(d, key, hash);
-#else
-    (void)hash;
-    return PyDict_DelItem(d, key);
-#endif
-}
 
 /* threading.get_ident() of the calling thread, as an int (borrowed): the last one made is
  * kept, since nearly every call comes from the same thread. */
