@@ -307,6 +307,21 @@ def _cast_functions():
     return helpers + out
 
 
+def _divide_by_scalar_functions():
+    """divide with a scalar register as divisor (picked by _lower.py): lt_div_scalar in
+    lt_math.h, which hoists the divisor and, in fast mode, multiplies by its reciprocal."""
+    out = []
+    for dt in ops.DIVIDE_BY_SCALAR_DTYPES:
+        _, ct, _, _, _ = _ROW[dt]
+        suffix = "f" if dt == "float32" else ""
+        out.append(
+            f"static void {ops.entry_name('divide_by_scalar', dt)}(int64_t n, void *o_, "
+            f"const void *a_, const void *b_, const void *c_, const double *p, int exact)\n"
+            f"{{ (void)c_; (void)p; lt_div_scalar{suffix}_chunk(n, ({ct} *)o_, "
+            f"(const {ct} *)a_, (const {ct} *)b_, exact); }}\n")
+    return out
+
+
 # Kernel paths: the same op bodies compiled for several instruction sets, chosen at run
 # time.  In exact mode only the vector width differs: -ffp-contract=off holds for every path
 # and exact code never calls an FMA, so every path computes each element with the same IEEE
@@ -331,6 +346,7 @@ def generate_ops_source() -> str:
                 body.append(_op_function(op, dt))
     body += _sized_functions()
     body += _cast_functions()
+    body += _divide_by_scalar_functions()
     body = MATH_TEXT + "\n" + "\n".join(body)
     entries = ops.kernel_entries()
     parts = ['#include <stdint.h>\n#include <string.h>\n#include <math.h>\n'

@@ -226,6 +226,30 @@ LT_DEF_DIVMOD(, double)
 LT_DEF_POW(f, float)
 LT_DEF_POW(, double)
 
+/* ---- division by a divisor that is one value over the whole kernel (a scalar register:
+ * x / 0.05).  Exact mode: the IEEE quotient, as divide.  Fast mode: x * RN(1/c), a multiply
+ * instead of a division (a fifth of its time per element in L1).  |x/c - x*RN(1/c)| <
+ * ulp(x/c) before the product's rounding, so the result is within 1.5 ulp, provided 1/c is
+ * a normal number; c = +-0, +-inf or NaN give the quotient's special values too (x * inf,
+ * x * 0, NaN).  Otherwise (1/c subnormal, or infinite for a subnormal c) the division. */
+#define LT_DEF_DIV_SCALAR(F, T, TMIN)                                                  \
+    static inline void lt_div_scalar##F##_chunk(int64_t n, T *restrict o,              \
+                                                const T *restrict a, const T *restrict b, \
+                                                int exact)                             \
+    {                                                                                  \
+        const T c = b[0], r = (T)1 / c, ar = __builtin_fabs##F(r);                     \
+        const int lossy = (ar > 0 && ar < (T)TMIN) || (ar == (T)__builtin_inf() && c != 0); \
+        if (exact)                                                                     \
+            for (int64_t i = 0; i < n; i++) o[i] = lt_canon##F(a[i] / c);              \
+        else if (lossy)                                                                \
+            for (int64_t i = 0; i < n; i++) o[i] = a[i] / c;                           \
+        else                                                                           \
+            for (int64_t i = 0; i < n; i++) o[i] = a[i] * r;                           \
+    }
+
+LT_DEF_DIV_SCALAR(f, float, 0x1p-126f)
+LT_DEF_DIV_SCALAR(, double, 0x1p-1022)
+
 
 /* ---- integer division rules: x/0 and x%0 give 0, MIN/-1 wraps to MIN, MIN%-1 is 0. */
 #define LT_SAFE_DEN(b) ((b) == 0 || (b) == -1 ? 1 : (b))

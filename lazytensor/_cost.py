@@ -23,6 +23,7 @@ NS_PER_ELEMENT = {
     "subtract": (0.036, 0.048),
     "multiply": (0.037, 0.051),
     "divide": (0.23, 0.24),
+    "divide_by_scalar": (0.046, 0.22),
     "div_trunc": (0.23, 0.24),
     "floor_divide": (9.9, 10),
     "remainder": (7.2, 7.9),

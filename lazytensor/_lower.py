@@ -82,6 +82,10 @@ def lower(group, plan) -> Program:
                 else:
                     r = emit((op.name, "float32"), 4, srcs32, params)
                     node_vid[id(node)] = emit(("cast", "float32_float16"), 2, (r,), node=node)
+            elif (op.name == "divide" and dt in _ops.DIVIDE_BY_SCALAR_DTYPES
+                  and vkind[srcs[1]][0] == "scalar"):
+                node_vid[id(node)] = emit(("divide_by_scalar", dt), node.dtype.itemsize, srcs,
+                                          params, node)
             else:
                 node_vid[id(node)] = emit((op.name, dt), node.dtype.itemsize, srcs, params, node)
 

@@ -283,6 +283,11 @@ OPS = {op.name: op for op in OPS_LIST}
 # follow the table's, in kernel_entries() order.
 
 
+# divide whose divisor is one value over the whole kernel gets its own function (fast mode
+# multiplies by the reciprocal; kernels_c/lt_math.h, lt_div_scalar)
+DIVIDE_BY_SCALAR_DTYPES = ("float32", "float64")
+
+
 def kernel_entries():
     """Every (op, dtype) pair that gets a C function, in opcode order.
 
@@ -304,6 +309,8 @@ def kernel_entries():
         for dst, *_ in DTYPES:
             entries.append(("cast", f"{src}_{dst}"))
     entries.append(("widen", "float16"))
+    for dt in DIVIDE_BY_SCALAR_DTYPES:
+        entries.append(("divide_by_scalar", dt))
     return entries
 
 

@@ -695,6 +695,56 @@ def test_op_fast_mode_within_tolerance(name, dtname):
     compare(name, dtname, arrays, dtype, out, mode="fast", attrs=attrs)
 
 
+def _divisors(dt):
+    """Divisors for the division by a scalar: ordinary ones, ones whose reciprocal is
+    subnormal or overflows (the fast form must fall back to the division), and specials."""
+    fi = np.finfo(dt)
+    tiny, sub = float(fi.tiny), float(fi.smallest_subnormal)
+    return [0.05, 3.0, -7.0, 0.1, 1e-30, 1.5 * tiny, tiny, 2.0 * sub, sub, 0.75 / tiny,
+            float(fi.max), 1.5, -0.0, 0.0, np.inf, -np.inf, np.nan]
+
+
+@pytest.mark.parametrize("dtname", ["float32", "float64"])
+def test_divide_by_a_scalar(dtname):
+    """x / c with c one value for the whole kernel (a Python float, a 0-d tensor, an operand
+    broadcast along every axis) has its own kernel function: exact mode is the IEEE
+    quotient bit for bit; fast mode, a multiply by the reciprocal, is within 1.5 ulp of the
+    exact quotient (computed with fractions), with the quotient's special values."""
+    from fractions import Fraction
+    dt = np.dtype(dtname)
+    fi = np.finfo(dt)
+    x = np.concatenate([special_values(dtname),
+                        random_values(dtname, 1000, seeded_rng("divide_by_scalar", dtname))])
+    tx = lt.asarray(x)
+    assert "divide_by_scalar" in str(lt.explain(tx / 0.05))   # the function under test runs
+    for c in _divisors(dt):
+        cd = dt.type(c)
+        forms = {"python float": lambda: tx / float(cd),
+                 "0-d tensor": lambda: tx / lt.asarray(cd),
+                 "broadcast (1,)": lambda: tx / lt.asarray(np.array([cd]))}
+        with np.errstate(all="ignore"):
+            expected = x / cd
+        for form, make in forms.items():
+            check_exact(f"{dtname} x / {c!r} ({form}, exact)", _val(make()), expected, [x])
+            with lt.mode("fast"):
+                y = _val(make())
+            what = f"{dtname} x / {c!r} ({form}, fast)"
+            nan = np.isnan(expected)
+            assert np.array_equal(np.isnan(y), nan), what
+            special = ~nan & (np.isinf(x) | ~np.isfinite(cd) | (cd == 0) | (x == 0))
+            assert np.array_equal(y[special], expected[special]), what
+            assert np.array_equal(np.signbit(y[special]), np.signbit(expected[special])), what
+            for k in np.flatnonzero(~nan & ~special):
+                q = Fraction(float(x[k])) / Fraction(float(cd))
+                if abs(q) >= Fraction(float(fi.max)) * (1 - Fraction(2) ** -fi.nmant):
+                    assert abs(float(y[k])) >= float(fi.max) and np.signbit(y[k]) == (q < 0), what
+                    continue
+                # the spacing of floats at |q| (that of the larger neighbour at a power of 2)
+                ulp = Fraction(float(np.spacing(abs(dt.type(float(q))))))
+                err = abs(Fraction(float(y[k])) - q) / ulp
+                assert err <= Fraction(3, 2), f"{what}: x = {x[k]!r}: {float(err):.3f} ulp"
+
+
 @pytest.mark.parametrize("name,dtname", OP_DTYPE_CASES)
 def test_op_lengths_around_the_chunk(name, dtname):
     """Lengths 0, 1, 255, 256, 257, 511, 513, 4097, contiguous and against a 0-d operand."""
