@@ -531,7 +531,11 @@ static void lt_ctx_chunk(lt_ctx *c, int64_t pos, int64_t n)
 #define LT_TILE_COLS LT_CHUNK           /* a row segment fits one register */
 #define LT_TILE_MIN_ROW 64              /* shorter rows keep the chunk walk */
 #define LT_TILE_MIN_STRIDE 64           /* a last stride (bytes) from which loads are staged */
-#define LT_TILE_MAX_ROWS 64
+/* Rows of a panel.  X.T + Y, 10^7 float32, one thread: 32 rows took 0.80x the time of 64,
+ * 16 rows 0.85x, 8 rows 1.06x; 128 or 512 columns a block instead of 256 were slower; in
+ * float64 32 rows beat 16 (bench_ab.py and benchmarks of builds with each setting, calls
+ * alternating). */
+#define LT_TILE_MAX_ROWS 32
 #define LT_TILE_BYTES (64 * 1024)       /* a panel: rows * LT_TILE_COLS * itemsize at most */
 #ifndef LT_STAGE_AHEAD
 #define LT_STAGE_AHEAD 16
