@@ -22,6 +22,12 @@
 #include <structmember.h>
 #include <stdint.h>
 #include <string.h>
+#include <pthread.h>
+
+/* NumPy's C API for the arrays this module makes and reads: an np.empty call and a
+ * setflags call cost as much as a small kernel */
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
 
 #include "lt_kernel.h"
 
@@ -323,14 +329,213 @@ static int walk(PyObject *root, PyObject *key, PyObject **inputs, int *n_inputs)
     return *n_inputs <= max_group_inputs;
 }
 
+/* EvalLock: _eval.lock, the reentrant lock of evaluations (one at a time).  What
+ * threading.RLock does, but taking a free lock is a pthread_mutex_trylock (an RLock's
+ * acquire parses its arguments and reads the clock, even without waiting).  The owner and
+ * count change only with the GIL held; a thread that must wait lets go of the GIL first, so
+ * the owner, who may have let go of it during a kernel, can finish. */
+typedef struct {
+    PyObject_HEAD
+    pthread_mutex_t mutex;
+    unsigned long owner;
+    long count;
+} evallock_t;
+
+static PyTypeObject evallock_type;
+
+/* 1 when taken (or taken again by its owner), 0 when busy and `blocking` is 0, -1 on error */
+static int evallock_take(evallock_t *self, int blocking)
+{
+    const unsigned long me = PyThread_get_thread_ident();
+    if (self->count > 0 && self->owner == me) {
+        self->count++;
+        return 1;
+    }
+    if (pthread_mutex_trylock(&self->mutex) != 0) {
+        if (!blocking) return 0;
+        int rc;
+        Py_BEGIN_ALLOW_THREADS
+        rc = pthread_mutex_lock(&self->mutex);
+        Py_END_ALLOW_THREADS
+        if (rc != 0) {
+            PyErr_SetString(PyExc_RuntimeError, "lazytensor: the evaluation lock failed");
+            return -1;
+        }
+    }
+    self->owner = me;
+    self->count = 1;
+    return 1;
+}
+
+static int evallock_give(evallock_t *self)
+{
+    if (self->count == 0 || self->owner != PyThread_get_thread_ident()) {
+        PyErr_SetString(PyExc_RuntimeError, "cannot release un-acquired lock");
+        return -1;
+    }
+    if (--self->count == 0) {
+        self->owner = 0;
+        pthread_mutex_unlock(&self->mutex);
+    }
+    return 0;
+}
+
+static PyObject *evallock_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    if (PyTuple_GET_SIZE(args) != 0 || (kw != NULL && PyDict_GET_SIZE(kw) != 0)) {
+        PyErr_SetString(PyExc_TypeError, "EvalLock() takes no arguments");
+        return NULL;
+    }
+    evallock_t *self = (evallock_t *)type->tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    pthread_mutex_init(&self->mutex, NULL);
+    return (PyObject *)self;
+}
+
+static void evallock_dealloc(evallock_t *self)
+{
+    pthread_mutex_destroy(&self->mutex);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *evallock_acquire(evallock_t *self, PyObject *args, PyObject *kw)
+{
+    static char *names[] = {"blocking", "timeout", NULL};
+    int blocking = 1;
+    double timeout = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|pd:acquire", names, &blocking, &timeout))
+        return NULL;
+    if (timeout != -1) {
+        PyErr_SetString(PyExc_ValueError, "lazytensor's evaluation lock takes no timeout");
+        return NULL;
+    }
+    const int r = evallock_take(self, blocking);
+    if (r < 0) return NULL;
+    return PyBool_FromLong(r);
+}
+
+/* release(), and __exit__(*exc_info) (its None lets an exception through) */
+static PyObject *evallock_release(evallock_t *self, PyObject *unused)
+{
+    (void)unused;
+    if (evallock_give(self)) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *evallock_enter(evallock_t *self, PyObject *unused)
+{
+    (void)unused;
+    if (evallock_take(self, 1) < 0) return NULL;
+    Py_RETURN_TRUE;
+}
+
+/* in a child process after fork: free, whoever held it in the parent (os.register_at_fork) */
+static PyObject *evallock_at_fork_reinit(evallock_t *self, PyObject *unused)
+{
+    (void)unused;
+    pthread_mutex_init(&self->mutex, NULL);
+    self->owner = 0;
+    self->count = 0;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef evallock_methods[] = {
+    {"acquire", (PyCFunction)(void (*)(void))evallock_acquire, METH_VARARGS | METH_KEYWORDS,
+     "acquire(blocking=True) -> bool"},
+    {"release", (PyCFunction)evallock_release, METH_NOARGS, "release()"},
+    {"__enter__", (PyCFunction)evallock_enter, METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)evallock_release, METH_VARARGS, NULL},
+    {"_at_fork_reinit", (PyCFunction)evallock_at_fork_reinit, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject evallock_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "lazytensor._fastpath.EvalLock",
+    .tp_basicsize = sizeof(evallock_t),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A reentrant lock (threading.RLock's acquire, release and with), cheap to take "
+              "when free.",
+    .tp_methods = evallock_methods,
+    .tp_new = evallock_new,
+    .tp_dealloc = (destructor)evallock_dealloc,
+};
+
+/* Busy: the flag that guards a kernel's reusable call structure (CompiledKernel._busy).
+ * Only ever taken without waiting, always with the GIL held, so a plain int does what a
+ * threading.Lock did, without its two calls (and the clock read of each acquire). */
+typedef struct {
+    PyObject_HEAD
+    int held;
+} busy_t;
+
+static PyObject *busy_acquire(busy_t *self, PyObject *blocking)
+{
+    if (PyObject_IsTrue(blocking)) {
+        PyErr_SetString(PyExc_ValueError, "lazytensor Busy flags are only taken without waiting");
+        return NULL;
+    }
+    if (self->held) Py_RETURN_FALSE;
+    self->held = 1;
+    Py_RETURN_TRUE;
+}
+
+/* Set the flag to `held`: -1 (RuntimeError) when it already is */
+static int busy_set(busy_t *self, int held)
+{
+    if (self->held == held) {
+        PyErr_SetString(PyExc_RuntimeError, held ? "the Busy flag is held"
+                                                 : "release of a Busy flag that is not held");
+        return -1;
+    }
+    self->held = held;
+    return 0;
+}
+
+/* release(), and __exit__(*exc_info) (its None lets an exception through) */
+static PyObject *busy_release(busy_t *self, PyObject *unused)
+{
+    (void)unused;
+    if (busy_set(self, 0)) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* `with busy:` takes a free flag (and raises when it is held: nothing waits for it) */
+static PyObject *busy_enter(busy_t *self, PyObject *unused)
+{
+    (void)unused;
+    if (busy_set(self, 1)) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef busy_methods[] = {
+    {"acquire", (PyCFunction)busy_acquire, METH_O,
+     "acquire(blocking) -> bool: take the flag if it is free (blocking must be False)."},
+    {"release", (PyCFunction)busy_release, METH_NOARGS, "release(): free the flag."},
+    {"__enter__", (PyCFunction)busy_enter, METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)busy_release, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject busy_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "lazytensor._fastpath.Busy",
+    .tp_basicsize = sizeof(busy_t),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A try-only lock: acquire(False) -> bool, release().",
+    .tp_methods = busy_methods,
+    .tp_new = PyType_GenericNew,
+};
+
 /* A kernel's reusable call structure, as its `_fast` tuple gives it (CompiledKernel in
- * _kernel.py): (program, in_ptr, out_ptr, settings list, its lock's acquire and release,
+ * _kernel.py): (program, in_ptr, out_ptr, settings list, its Busy flag, unused,
  * red_ptr, sinks, results, buffer_shape, inverse permutation, fills). */
 typedef struct {
     PyObject *ck, *fast;          /* held while the call is open */
     lt_program *p;
     char **in_ptr, **out_ptr, **red_ptr;
-    PyObject *state, *release;
+    PyObject *state;
+    busy_t *busy;
     int n_sinks;                  /* 0 for an elementwise kernel */
     long long results;            /* accumulator slots per sink */
     PyObject *buffer_shape;       /* a reduction kernel writes its outputs in this shape... */
@@ -359,24 +564,27 @@ static int call_open(call_t *c, PyObject *ck)
     c->in_ptr = PyLong_AsVoidPtr(f[1]);
     c->out_ptr = PyLong_AsVoidPtr(f[2]);
     c->state = f[3];
-    c->release = f[5];
+    if (!Py_IS_TYPE(f[4], &busy_type)) {
+        Py_DECREF(c->fast);
+        PyErr_SetString(PyExc_TypeError, "lazytensor: a kernel's _fast tuple has no Busy flag");
+        return -1;
+    }
+    c->busy = (busy_t *)f[4];
     c->red_ptr = PyLong_AsVoidPtr(f[6]);
     c->n_sinks = (int)PyLong_AsLong(f[7]);
     c->results = PyLong_AsLongLong(f[8]);
     c->buffer_shape = f[9];
     c->inverse = f[10];
     c->fills = PyObject_IsTrue(f[11]);
-    PyObject *got = PyErr_Occurred() ? NULL : PyObject_CallOneArg(f[4], Py_False);
-    if (got == NULL) {
+    if (PyErr_Occurred()) {
         Py_DECREF(c->fast);
         return -1;
     }
-    int acquired = got == Py_True;
-    Py_DECREF(got);
-    if (!acquired) {
+    if (c->busy->held) {
         Py_DECREF(c->fast);
         return 0;
     }
+    c->busy->held = 1;
     c->ck = Py_NewRef(ck);        /* its C structures live as long as it does */
     return 1;
 }
@@ -385,15 +593,14 @@ static int call_close(call_t *c)
 {
     PyObject *err_type, *err_value, *err_tb;
     PyErr_Fetch(&err_type, &err_value, &err_tb);
-    PyObject *released = PyObject_CallNoArgs(c->release);
-    Py_XDECREF(released);
+    c->busy->held = 0;
     Py_DECREF(c->fast);
     Py_DECREF(c->ck);
     if (err_type != NULL) {
         PyErr_Restore(err_type, err_value, err_tb);   /* the first error is the one to see */
         return -1;
     }
-    return released == NULL ? -1 : 0;
+    return 0;
 }
 
 static int read_settings(settings_t *s)
@@ -449,6 +656,15 @@ static int call_run(call_t *c, const settings_t *s, int n_out)
  * the object, which keeps the memory.  0, or -1 on error. */
 static int buffer_address(PyObject *obj, int flags, char **address)
 {
+    if (PyArray_CheckExact(obj)) {        /* an ndarray: its data pointer, if it may be used */
+        PyArrayObject *a = (PyArrayObject *)obj;
+        const int need = ((flags & PyBUF_WRITABLE) == PyBUF_WRITABLE ? NPY_ARRAY_WRITEABLE : 0) |
+                         ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS ? NPY_ARRAY_C_CONTIGUOUS : 0);
+        if (PyArray_CHKFLAGS(a, need)) {
+            *address = PyArray_BYTES(a);
+            return 0;
+        }
+    }
     Py_buffer view;
     if (PyObject_GetBuffer(obj, &view, flags) < 0) return -1;
     *address = view.buf;
@@ -473,6 +689,21 @@ static int node_address(PyObject *node, char **address)
  * as _memory.empty does, once per call). */
 static PyObject *empty(PyObject *shape, PyObject *dtype, long long size, long long *nbytes)
 {
+    const Py_ssize_t nd = PyTuple_Check(shape) ? PyTuple_GET_SIZE(shape) : -1;
+    if (PyArray_DescrCheck(dtype) && nd >= 0 && nd <= NPY_MAXDIMS) {
+        PyArray_Descr *descr = (PyArray_Descr *)dtype;
+        const long long bytes = size * (long long)PyDataType_ELSIZE(descr);
+        if (bytes < pool_min_bytes) {     /* np.empty(shape, dtype) without its argument parsing */
+            npy_intp dims[NPY_MAXDIMS];
+            for (Py_ssize_t d = 0; d < nd; d++) {
+                dims[d] = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, d));
+                if (dims[d] == -1 && PyErr_Occurred()) return NULL;
+            }
+            *nbytes += bytes;
+            Py_INCREF(descr);             /* PyArray_Empty steals it */
+            return PyArray_Empty((int)nd, dims, descr, 0);
+        }
+    }
     PyObject *item = PyObject_GetAttr(dtype, s_itemsize);
     if (item == NULL) return NULL;
     long long bytes = size * PyLong_AsLongLong(item);
@@ -489,10 +720,14 @@ static PyObject *empty(PyObject *shape, PyObject *dtype, long long size, long lo
  * its inputs. */
 static int set_value(PyObject *node, PyObject *array)
 {
-    /* setflags(False): write=False by position (a keyword argument costs NumPy a dict) */
-    PyObject *r = PyObject_CallMethodOneArg(array, s_setflags, Py_False);
-    if (r == NULL) return -1;
-    Py_DECREF(r);
+    if (PyArray_CheckExact(array)) {      /* what setflags(write=False) does */
+        PyArray_CLEARFLAGS((PyArrayObject *)array, NPY_ARRAY_WRITEABLE);
+    } else {
+        /* setflags(False): write=False by position (a keyword argument costs NumPy a dict) */
+        PyObject *r = PyObject_CallMethodOneArg(array, s_setflags, Py_False);
+        if (r == NULL) return -1;
+        Py_DECREF(r);
+    }
     PyObject *old = SLOT(node, off_value);
     SLOT(node, off_value) = Py_NewRef(array);
     Py_XDECREF(old);
@@ -677,8 +912,8 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
 
 static PyObject *plan_eval(PyObject *self, PyObject *roots);
 
-static PyObject *tensor_globals, *py_value, *py_array, *eval_lock_acquire, *eval_lock_release,
-    *py_evaluate_one, *s_value_reads, *s_quick_eval, *c_quick_eval;
+static evallock_t *eval_lock;
+static PyObject *tensor_globals, *py_value, *py_array, *py_evaluate_one, *s_value_reads, *s_quick_eval, *c_quick_eval;
 
 /* Tensor._value (_tensor.py) in C: the node's value, evaluated under _eval.lock by the quick
  * path or else by Python's evaluate_one.  The Python method takes over during a trace
@@ -695,12 +930,10 @@ static PyObject *tensor_value(PyObject *self, PyObject *unused)
     if (node == NULL || Py_TYPE(node) != node_type) return PyObject_CallOneArg(py_value, self);
     if (SLOT(node, off_value) != Py_None) return Py_NewRef(SLOT(node, off_value));
     Py_INCREF(node);                      /* the tensor may be given another node meanwhile */
-    PyObject *held = PyObject_CallNoArgs(eval_lock_acquire);
-    if (held == NULL) {
+    if (evallock_take(eval_lock, 1) < 0) {
         Py_DECREF(node);
         return NULL;
     }
-    Py_DECREF(held);
     int failed = 0;
     if (SLOT(node, off_value) == Py_None) {
         PyObject *done = quick_eval(NULL, node);
@@ -726,12 +959,11 @@ static PyObject *tensor_value(PyObject *self, PyObject *unused)
     }
     PyObject *err_type, *err_value, *err_tb;
     PyErr_Fetch(&err_type, &err_value, &err_tb);
-    PyObject *released = PyObject_CallNoArgs(eval_lock_release);
-    Py_XDECREF(released);
+    const int not_released = evallock_give(eval_lock);
     if (err_type != NULL) {
         PyErr_Restore(err_type, err_value, err_tb);   /* the first error is the one to see */
         failed = 1;
-    } else if (released == NULL) {
+    } else if (not_released) {
         failed = 1;
     }
     PyObject *value = failed ? NULL : Py_NewRef(SLOT(node, off_value));
@@ -776,7 +1008,7 @@ static PyMethodDef tensor_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-/* setup_value(tensor_module, python _value, python __array__, lock, evaluate_one) -> dict of
+/* setup_value(tensor_module, python _value, python __array__, EvalLock, evaluate_one) -> dict of
  * method descriptors of Tensor (_value, numpy, __array__) for Python to install. */
 static PyObject *setup_value(PyObject *self, PyObject *args)
 {
@@ -785,19 +1017,17 @@ static PyObject *setup_value(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_RuntimeError, "setup_recording() first");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "O!OOOO", &PyModule_Type, &module, &py_value, &py_array, &lock,
-                          &py_evaluate_one))
+    if (!PyArg_ParseTuple(args, "O!OOO!O", &PyModule_Type, &module, &py_value, &py_array,
+                          &evallock_type, &lock, &py_evaluate_one))
         return NULL;
     tensor_globals = PyModule_GetDict(module);
     s_value_reads = PyUnicode_InternFromString("value_reads");
     s_quick_eval = PyUnicode_InternFromString("_quick_eval");
     c_quick_eval = s_quick_eval ? PyDict_GetItemWithError(tensor_globals, s_quick_eval) : NULL;
-    eval_lock_acquire = PyObject_GetAttrString(lock, "acquire");
-    eval_lock_release = PyObject_GetAttrString(lock, "release");
-    if (s_value_reads == NULL || c_quick_eval == NULL || eval_lock_acquire == NULL ||
-        eval_lock_release == NULL)
+    eval_lock = (evallock_t *)lock;
+    if (s_value_reads == NULL || c_quick_eval == NULL)
         return NULL;
-    PyObject *keep[] = {tensor_globals, py_value, py_array, py_evaluate_one, c_quick_eval};
+    PyObject *keep[] = {tensor_globals, py_value, py_array, py_evaluate_one, c_quick_eval, lock};
     for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) Py_INCREF(keep[i]);
     PyObject *out = PyDict_New();
     for (PyMethodDef *m = tensor_methods; out != NULL && m->ml_name != NULL; m++) {
@@ -1883,7 +2113,7 @@ static PyMethodDef methods[] = {
      "setup_operators({dunder: Python method}) -> {dunder: method descriptor of Tensor}: "
      "the arithmetic and comparison operators in C."},
     {"setup_value", setup_value, METH_VARARGS,
-     "setup_value(tensor_module, _value, __array__, lock, evaluate_one) -> {name: method "
+     "setup_value(tensor_module, _value, __array__, EvalLock, evaluate_one) -> {name: method "
      "descriptor of Tensor}: Tensor._value and __array__ in C."},
     {"flush_counts", flush_counts, METH_NOARGS,
      "flush_counts(): add the counts tallied in C to the counter dicts."},
@@ -1949,5 +2179,14 @@ PyMODINIT_FUNC PyInit__fastpath(void)
         if ((*names[i].at = PyUnicode_InternFromString(names[i].text)) == NULL) return NULL;
     if ((empty_tuple = PyTuple_New(0)) == NULL)
         return NULL;
-    return PyModule_Create(&module);
+    import_array();
+    if (PyType_Ready(&busy_type) < 0 || PyType_Ready(&evallock_type) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    if (PyModule_AddObjectRef(m, "Busy", (PyObject *)&busy_type) < 0 ||
+        PyModule_AddObjectRef(m, "EvalLock", (PyObject *)&evallock_type) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 
 import numpy as np
@@ -17,7 +18,12 @@ from ._kernel import _fastpath   # the quick path in C (kernels_c/lt_fastpath.c)
 # One evaluation at a time: a pending node shared by two Python threads must not be planned
 # by one while the other gives it a value and lets go of its inputs.  (Kernels still use
 # every worker thread; recording is not serialised.)  Taken by Tensor._value and lt.eval.
-lock = threading.RLock()
+# A reentrant lock: C's EvalLock where the extension is built (cheaper to take when free:
+# an RLock reads the clock on every acquire), else threading.RLock.
+lock = _fastpath.EvalLock() if _fastpath is not None else threading.RLock()
+if _fastpath is not None and hasattr(os, "register_at_fork"):
+    # a child of fork() starts with it free, as threading's locks do
+    os.register_at_fork(after_in_child=lock._at_fork_reinit)
 
 # How many kernel launches and evaluation requests ran: tests and consumers read these to
 # check that work is shared and that values are kept.  The C paths tally their counts (in

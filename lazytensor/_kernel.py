@@ -127,19 +127,20 @@ class CompiledKernel:
         p.red_np, p.red_nr = plan.red_np, plan.red_nr
         p.plain_stores = program.plain_stores
         self._proto = p
-        self._busy = threading.Lock()
+        # taken only without waiting: C's flag where the extension is built, else a Lock
+        self._busy = _fastpath.Busy() if _fastpath is not None else threading.Lock()
         self._call = self._fresh_call()
         # what lazytensor._fastpath (C) needs to run this kernel on its reusable call
         # structure: the addresses of the structure and of its pointer arrays, the settings
-        # list run_pointers keeps (C resets it), the lock that guards them (its acquire and
-        # release: C calls them without looking them up), and for the
+        # list run_pointers keeps (C resets it), the Busy flag that guards them (C sets and
+        # clears it itself), and for the
         # sinks of a reduction kernel how many results each has, the shape its outputs are
         # written in (the plan's order), the permutation back (None: the identity), and
         # whether a result combines no values (the identity is filled in Python then)
         p, in_ptr, out_ptr, red_ptr, state = self._call
         sinks = len(program.red_reg)
         self._fast = (_address(p), _address(in_ptr), _address(out_ptr), state,
-                      self._busy.acquire, self._busy.release,
+                      self._busy, None,
                       _address(red_ptr), sinks, plan.results if sinks else 0,
                       tuple(plan.buffer_shape) if sinks else None,
                       _inverse(plan.perm) if sinks else None,
@@ -166,7 +167,7 @@ class CompiledKernel:
         if self.plan.size == 0:
             return
         # one call structure per kernel, reused when no other thread is running this kernel
-        reuse = self._busy.acquire(blocking=False)
+        reuse = self._busy.acquire(False)
         try:
             p, in_ptr, out_ptr, red_ptr, state = self._call if reuse else self._fresh_call()
             in_ptr[0:len(in_ptrs)] = in_ptrs

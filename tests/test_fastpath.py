@@ -515,3 +515,66 @@ def test_views_with_length_one_dimensions_take_the_c_path(monkeypatch):
     again = (X.T + Y).numpy()                        # a new view leaf: the C path
     assert _bits(again) == _bits(first)
     np.testing.assert_array_equal(again, X.numpy().T + Y.numpy())
+
+
+def test_the_evaluation_lock_is_a_reentrant_lock():
+    """_eval.lock (C's EvalLock): reentrant for its owner, not for another thread, which
+    waits for it (with the GIL let go) or is told it is busy; only the owner releases it."""
+    import os
+    import threading
+    lock = _eval.lock
+    assert type(lock).__name__ == "EvalLock"
+    fresh = type(lock)()
+    assert fresh.acquire() and fresh.acquire(False)          # taken twice by its owner
+    seen = []
+
+    def other():
+        seen.append(fresh.acquire(blocking=False))           # busy: not taken
+        with pytest.raises(RuntimeError):
+            fresh.release()                                  # not its owner
+        fresh.acquire()                                      # waits for the owner
+        seen.append("taken")
+        fresh.release()
+
+    t = threading.Thread(target=other)
+    t.start()
+    while not seen:
+        threading.Event().wait(0.001)
+    fresh.release()
+    t.join(0.1)
+    assert seen == [False]                                   # still held once: not free yet
+    fresh.release()
+    t.join(10)
+    assert not t.is_alive() and seen == [False, "taken"]
+    with pytest.raises(RuntimeError):
+        fresh.release()                                      # nobody holds it
+    with pytest.raises(ValueError):
+        fresh.acquire(timeout=1.0)
+    with fresh:
+        assert fresh.acquire(False)                          # reentrant inside `with` too
+        fresh.release()
+    assert fresh.acquire(False)                              # and free after it
+    fresh.release()
+    # a child of fork() finds it free, even though the parent held it when forking
+    with lock:
+        pid = os.fork()
+        if pid == 0:                                         # pragma: no cover - the child
+            os._exit(0 if lock.acquire(False) else 1)
+        _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+
+
+def test_a_kernels_busy_flag_is_taken_without_waiting():
+    from lazytensor import _fastpath
+    busy = _fastpath.Busy()
+    assert busy.acquire(False) is True and busy.acquire(False) is False
+    busy.release()
+    with pytest.raises(RuntimeError):
+        busy.release()
+    with pytest.raises(ValueError):
+        busy.acquire(True)
+    with busy:
+        with pytest.raises(RuntimeError):
+            busy.__enter__()
+    assert busy.acquire(False) is True
+    busy.release()
