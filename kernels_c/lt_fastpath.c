@@ -47,6 +47,7 @@ static long long pool_min_bytes;
 static PyTypeObject *tensor_type;
 static Py_ssize_t off_tensor_node;
 static PyObject *fast_signatures, *fast_constants, *py_binary, *py_unary, *graph_module,
+    *graph_globals,
     *py_op_node;
 static PyObject *s_sweep_at, *s_sweep, *s_leaf, *s_dtype, *s_shape;
 static lt_run_fn run_kernel;
@@ -1053,6 +1054,8 @@ static PyObject *setup_recording(PyObject *self, PyObject *args)
         return NULL;
     py_op_node = PyObject_GetAttrString(graph_module, "op_node");
     if (py_op_node == NULL) return NULL;
+    graph_globals = PyModule_GetDict(graph_module);   /* borrowed: the module is kept */
+    if (graph_globals == NULL) return NULL;
     if (slot_offset(type, "_node", &off_tensor_node)) return NULL;
     tensor_type = (PyTypeObject *)type;
     PyObject *keep[] = {type, fast_signatures, fast_constants, py_binary, py_unary, graph_module};
@@ -1151,13 +1154,15 @@ static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObje
         return NULL;
     }
     Py_DECREF(weak);
-    PyObject *limit = PyObject_GetAttr(graph_module, s_sweep_at);
+    /* _graph._sweep_at, read from the module's dict (a module getattr costs more) */
+    PyObject *limit = PyDict_GetItemWithError(graph_globals, s_sweep_at);
     if (limit == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "lazytensor: _graph._sweep_at is missing");
         Py_DECREF(node);
         return NULL;
     }
     Py_ssize_t at = PyLong_AsSsize_t(limit);
-    Py_DECREF(limit);
     if (PyErr_Occurred()) {
         Py_DECREF(node);
         return NULL;
