@@ -52,7 +52,7 @@ static PyObject *fast_signatures, *fast_constants, *py_binary, *py_unary, *graph
 static PyObject *s_sweep_at, *s_sweep, *s_leaf, *s_dtype, *s_shape;
 static lt_run_fn run_kernel;
 static long max_group_nodes, max_group_inputs;
-static PyObject *s_reduce, *s_fast, *s_num_threads, *s_path,
+static PyObject *s_reduce, *s_cast, *s_fast, *s_num_threads, *s_path,
     *s_evaluations, *s_kernels, *s_hits, *s_itemsize, *s_setflags,
     *s_allocated_bytes, *empty_tuple, *s_transpose;
 
@@ -822,6 +822,44 @@ static PyObject *reduction_below(PyObject *root)
     return NULL;
 }
 
+/* What a float32 sum ends with, a float64 -> float32 cast of its accumulators (a value by
+ * now), done here: the IEEE conversion of each element (and the canonical NaN in exact
+ * mode), which is what the cast kernel computes, without its launch (about a third of the
+ * call of lt.sum at 10^3).  Python's evaluate_one does the same (_eval._cast_of_value).
+ * 1 when done, 0 when `root` is not of that form, -1 on error. */
+#define CAST_INLINE_MAX 16384
+static int cast_of_value(PyObject *root)
+{
+    const int is_cast = PyUnicode_Compare(SLOT(root, off_op), s_cast) == 0;
+    if (PyErr_Occurred()) return -1;
+    PyObject *ins = SLOT(root, off_inputs), *dtype = SLOT(root, off_dtype);
+    if (!is_cast || !PyTuple_CheckExact(ins) || PyTuple_GET_SIZE(ins) != 1 ||
+        !PyArray_DescrCheck(dtype) || ((PyArray_Descr *)dtype)->type_num != NPY_FLOAT32)
+        return 0;
+    PyObject *x = PyTuple_GET_ITEM(ins, 0);
+    PyObject *v = Py_TYPE(x) == node_type ? SLOT(x, off_value) : NULL;
+    if (v == NULL || !PyArray_CheckExact(v)) return 0;
+    PyArrayObject *a = (PyArrayObject *)v;
+    if (PyArray_TYPE(a) != NPY_FLOAT64 || !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a) ||
+        PyArray_SIZE(a) > CAST_INLINE_MAX)
+        return 0;
+    settings_t settings = {0, 1, 0};
+    if (read_settings(&settings)) return -1;
+    Py_INCREF(dtype);                     /* PyArray_Empty steals it */
+    PyObject *out = PyArray_Empty(PyArray_NDIM(a), PyArray_DIMS(a), (PyArray_Descr *)dtype, 0);
+    if (out == NULL) return -1;
+    const double *src = (const double *)PyArray_DATA(a);
+    float *dst = (float *)PyArray_DATA((PyArrayObject *)out);
+    const npy_intp n = PyArray_SIZE(a);
+    for (npy_intp i = 0; i < n; i++) {
+        const float f = (float)src[i];
+        dst[i] = settings.exact && f != f ? __builtin_nanf("") : f;
+    }
+    const int failed = set_value(root, out) || count(counters, s_evaluations, 1);
+    Py_DECREF(out);
+    return failed ? -1 : 1;
+}
+
 static PyObject *quick_eval(PyObject *self, PyObject *root)
 {
     if (node_type == NULL || Py_TYPE(root) != node_type) Py_RETURN_FALSE;
@@ -863,6 +901,12 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
                 return done;              /* False (Python's path), or NULL */
             }
             Py_DECREF(done);
+            const int cast = cast_of_value(root);
+            if (cast != 0) {
+                Py_DECREF(key);
+                if (cast < 0) return NULL;
+                Py_RETURN_TRUE;
+            }
             if (PyList_SetSlice(key, 0, PyList_GET_SIZE(key), NULL)) {
                 Py_DECREF(key);
                 return NULL;
@@ -2178,7 +2222,7 @@ PyMODINIT_FUNC PyInit__fastpath(void)
         {&s_num_threads, "_num_threads"}, {&s_path, "_path"},
         {&s_evaluations, "evaluations"}, {&s_kernels, "kernels"}, {&s_hits, "hits"},
         {&s_const, "const"}, {&s_replayed, "replayed"}, {&s_plain, "plain"},
-        {&s_strides, "strides"},
+        {&s_strides, "strides"}, {&s_cast, "cast"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if ((*names[i].at = PyUnicode_InternFromString(names[i].text)) == NULL) return NULL;

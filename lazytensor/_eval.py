@@ -55,7 +55,7 @@ def evaluate_one(root, quick=True) -> None:
     walked = _walk_one_group(top)
     if walked is None and sink is None and _reduce_below_first(root):
         # the reduction below has its value now
-        if _quick_eval is not None and _quick_eval(root):
+        if (_quick_eval is not None and _quick_eval(root)) or _cast_of_value(root):
             return
         walked = _walk_one_group(top)
     if walked is None:
@@ -84,6 +84,29 @@ def evaluate_one(root, quick=True) -> None:
     ck.run_pointers(in_ptrs, [_kernel.ffi.from_buffer(out)], exact, n_threads)
     counters["kernels"] += 1
     root.set_value(out)
+
+
+# the largest value _cast_of_value converts (as CAST_INLINE_MAX in lt_fastpath.c)
+CAST_INLINE_MAX = 16384
+
+
+def _cast_of_value(root) -> bool:
+    """When ``root`` is a float64 -> float32 cast of a value (a float32 sum's accumulators),
+    give it its value without a kernel launch and return True: NumPy's conversion is the
+    cast kernel's (IEEE rounding), with the canonical NaN in exact mode.  The C quick path
+    does the same (cast_of_value in lt_fastpath.c)."""
+    if root.op != "cast" or root.dtype != np.float32 or len(root.inputs) != 1:
+        return False
+    value = root.inputs[0].value
+    if (type(value) is not np.ndarray or value.dtype != np.float64
+            or not value.flags.c_contiguous or value.size > CAST_INLINE_MAX):
+        return False
+    out = value.astype(np.float32)
+    if _config._mode.get() == "exact":
+        out[np.isnan(out)] = np.float32(np.nan)     # the canonical NaN
+    counters["evaluations"] += 1
+    root.set_value(out)
+    return True
 
 
 def _reduce_below_first(root) -> bool:

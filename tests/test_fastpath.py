@@ -578,3 +578,41 @@ def test_a_kernels_busy_flag_is_taken_without_waiting():
             busy.__enter__()
     assert busy.acquire(False) is True
     busy.release()
+
+
+@pytest.mark.parametrize("mode", ["exact", "fast"])
+def test_a_float32_sum_is_rounded_without_a_kernel_as_the_kernel_would(mode, python_only):
+    """The float64 -> float32 cast that ends a float32 sum is done without a kernel launch by
+    both quick paths (C's cast_of_value, Python's _cast_of_value): the bits of the general
+    path's cast kernel, NaN (canonical in exact mode), infinities, signed zeros and
+    subnormals included, and one kernel fewer."""
+    rows = np.array([[1.0, 2.0, 3.0], [np.inf, -np.inf, 1.0], [3e38, 3e38, 0.0],
+                     [-0.0, -0.0, -0.0], [1e-45, 1e-45, 1e-45], [0.1, 0.2, 0.3],
+                     [np.nan, 1.0, 2.0], [-np.inf, 1.0, 2.0], [1e-40, -3e-41, 0.0]], np.float32)
+    x = lt.asarray(rows)
+
+    def kernels_for(run):
+        _eval.flush_counts()
+        before = _eval.counters["kernels"]
+        bits = run()
+        _eval.flush_counts()
+        return bits, _eval.counters["kernels"] - before
+
+    def general():
+        t = lt.sum(x, axis=1)
+        _eval.evaluate([t._node])             # partition and run: the cast is a kernel
+        return _bits(t.numpy())
+
+    _kernel.clear_cache()
+    with lt.config(mode=mode):
+        lt.sum(x, axis=1).numpy()              # a first call fills the quick table
+        got_c, n_c = kernels_for(lambda: _bits(lt.sum(x, axis=1).numpy()))
+        want, n_general = kernels_for(general)
+        python_only()
+        got_py, n_py = kernels_for(lambda: _bits(lt.sum(x, axis=1).numpy()))
+    assert n_general == 2 and n_c == 1 and n_py == 1
+    assert got_c == want and got_py == want
+    values = np.frombuffer(want[2], np.float32)
+    assert np.isnan(values[1]) and values[2] == np.inf and np.signbit(values[3])
+    if mode == "exact":
+        assert values[1:2].view(np.uint32)[0] == 0x7FC00000     # the canonical NaN
