@@ -430,13 +430,19 @@ static PyObject *evallock_enter(evallock_t *self, PyObject *unused)
     Py_RETURN_TRUE;
 }
 
-/* in a child process after fork: free, whoever held it in the parent (os.register_at_fork) */
+/* in a child process after fork (os.register_at_fork): a fresh mutex, held again if the
+ * thread that forked held the lock (it goes on in the child and will release it), else free
+ * (its owner, another thread, does not exist in the child) */
 static PyObject *evallock_at_fork_reinit(evallock_t *self, PyObject *unused)
 {
     (void)unused;
     pthread_mutex_init(&self->mutex, NULL);
-    self->owner = 0;
-    self->count = 0;
+    if (self->count > 0 && self->owner == PyThread_get_thread_ident()) {
+        pthread_mutex_lock(&self->mutex);
+    } else {
+        self->owner = 0;
+        self->count = 0;
+    }
     Py_RETURN_NONE;
 }
 

@@ -555,12 +555,35 @@ def test_the_evaluation_lock_is_a_reentrant_lock():
         fresh.release()
     assert fresh.acquire(False)                              # and free after it
     fresh.release()
-    # a child of fork() finds it free, even though the parent held it when forking
+    # fork: the forking thread still holds what it held (and releases it in the child) ...
     with lock:
         pid = os.fork()
         if pid == 0:                                         # pragma: no cover - the child
-            os._exit(0 if lock.acquire(False) else 1)
+            try:
+                lock.release()
+                os._exit(0 if lock.acquire(False) else 1)
+            except BaseException:
+                os._exit(2)
         _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+    # ... and a lock held by another thread is free in the child (that thread is not there)
+    held, done = threading.Event(), threading.Event()
+
+    def holder():
+        with fresh:
+            held.set()
+            done.wait(10)
+
+    t = threading.Thread(target=holder)
+    t.start()
+    held.wait(10)
+    pid = os.fork()
+    if pid == 0:                                             # pragma: no cover - the child
+        fresh._at_fork_reinit()                              # what register_at_fork runs
+        os._exit(0 if fresh.acquire(False) else 1)
+    _, status = os.waitpid(pid, 0)
+    done.set()
+    t.join(10)
     assert os.WEXITSTATUS(status) == 0
 
 
