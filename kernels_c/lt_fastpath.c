@@ -478,8 +478,11 @@ typedef struct {
 
 static PyObject *busy_acquire(busy_t *self, PyObject *blocking)
 {
-    if (PyObject_IsTrue(blocking)) {
-        PyErr_SetString(PyExc_ValueError, "lazytensor Busy flags are only taken without waiting");
+    const int wait = PyObject_IsTrue(blocking);
+    if (wait != 0) {
+        if (wait > 0)
+            PyErr_SetString(PyExc_ValueError,
+                            "lazytensor Busy flags are only taken without waiting");
         return NULL;
     }
     if (self->held) Py_RETURN_FALSE;
