@@ -39,7 +39,7 @@ typedef int (*lt_run_fn)(const lt_program *);
 static PyTypeObject *node_type;
 static Py_ssize_t off_op, off_inputs, off_attrs, off_dtype, off_shape, off_value, off_operand;
 static PyObject *quick_table, *operand_of, *memory_empty, *check_status, *counters,
-    *cache_stats, *mode_var, *config_module, *kernel_module, *np_empty, *memory_stats,
+    *cache_stats, *mode_var, *config_module, *kernel_module, *memory_stats,
     *intern_table;
 static Py_ssize_t off_key;
 static long long pool_min_bytes;
@@ -52,8 +52,9 @@ static PyObject *fast_signatures, *fast_constants, *py_binary, *py_unary, *graph
 static PyObject *s_sweep_at, *s_sweep, *s_leaf, *s_dtype, *s_shape;
 static lt_run_fn run_kernel;
 static long max_group_nodes, max_group_inputs;
+static long cast_inline_max;    /* _eval.CAST_INLINE_MAX */
 static PyObject *s_reduce, *s_cast, *s_fast, *s_num_threads, *s_path,
-    *s_evaluations, *s_kernels, *s_hits, *s_itemsize, *s_setflags,
+    *s_evaluations, *s_kernels, *s_hits,
     *s_allocated_bytes, *empty_tuple, *s_transpose;
 
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
@@ -76,11 +77,11 @@ static int slot_offset(PyObject *type, const char *name, Py_ssize_t *off)
 static PyObject *setup(PyObject *self, PyObject *args)
 {
     PyObject *type, *run_addr;
-    if (!PyArg_ParseTuple(args, "O!O!OOOOO!O!OOOllOO!LO!", &PyType_Type, &type, &PyDict_Type,
+    if (!PyArg_ParseTuple(args, "O!O!OOOOO!O!OOOlllO!LO!", &PyType_Type, &type, &PyDict_Type,
                           &quick_table, &run_addr, &operand_of, &memory_empty, &check_status,
                           &PyDict_Type, &counters, &PyDict_Type, &cache_stats, &mode_var,
                           &config_module, &kernel_module, &max_group_nodes,
-                          &max_group_inputs, &np_empty, &PyDict_Type, &memory_stats,
+                          &max_group_inputs, &cast_inline_max, &PyDict_Type, &memory_stats,
                           &pool_min_bytes, &PyDict_Type, &intern_table))
         return NULL;
     if (slot_offset(type, "op", &off_op) || slot_offset(type, "inputs", &off_inputs) ||
@@ -92,7 +93,7 @@ static PyObject *setup(PyObject *self, PyObject *args)
     if (run_kernel == NULL && PyErr_Occurred()) return NULL;
     node_type = (PyTypeObject *)type;
     PyObject *keep[] = {type, quick_table, operand_of, memory_empty, check_status, counters,
-                        cache_stats, mode_var, config_module, kernel_module, np_empty,
+                        cache_stats, mode_var, config_module, kernel_module,
                         memory_stats, intern_table};
     for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) Py_INCREF(keep[i]);
     Py_RETURN_NONE;
@@ -700,44 +701,35 @@ static int node_address(PyObject *node, char **address)
 static PyObject *empty(PyObject *shape, PyObject *dtype, long long size, long long *nbytes)
 {
     const Py_ssize_t nd = PyTuple_Check(shape) ? PyTuple_GET_SIZE(shape) : -1;
-    if (PyArray_DescrCheck(dtype) && nd >= 0 && nd <= NPY_MAXDIMS) {
-        PyArray_Descr *descr = (PyArray_Descr *)dtype;
-        const long long bytes = size * (long long)PyDataType_ELSIZE(descr);
-        if (bytes < pool_min_bytes) {     /* np.empty(shape, dtype) without its argument parsing */
-            npy_intp dims[NPY_MAXDIMS];
-            for (Py_ssize_t d = 0; d < nd; d++) {
-                dims[d] = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, d));
-                if (dims[d] == -1 && PyErr_Occurred()) return NULL;
-            }
-            *nbytes += bytes;
-            Py_INCREF(descr);             /* PyArray_Empty steals it */
-            return PyArray_Empty((int)nd, dims, descr, 0);
-        }
+    if (!PyArray_DescrCheck(dtype) || nd < 0 || nd > NPY_MAXDIMS) {
+        PyErr_SetString(PyExc_TypeError, "lazytensor: an output needs a dtype and a shape tuple");
+        return NULL;
     }
-    PyObject *item = PyObject_GetAttr(dtype, s_itemsize);
-    if (item == NULL) return NULL;
-    long long bytes = size * PyLong_AsLongLong(item);
-    Py_DECREF(item);
-    if (PyErr_Occurred()) return NULL;
-    PyObject *args[2] = {shape, dtype};
-    if (bytes >= pool_min_bytes)          /* _memory.empty counts them itself */
+    PyArray_Descr *descr = (PyArray_Descr *)dtype;
+    const long long bytes = size * (long long)PyDataType_ELSIZE(descr);
+    if (bytes >= pool_min_bytes) {        /* _memory.empty counts them itself */
+        PyObject *args[2] = {shape, dtype};
         return PyObject_Vectorcall(memory_empty, args, 2, NULL);
+    }
+    npy_intp dims[NPY_MAXDIMS];           /* np.empty(shape, dtype) without its argument parsing */
+    for (Py_ssize_t d = 0; d < nd; d++) {
+        dims[d] = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, d));
+        if (dims[d] == -1 && PyErr_Occurred()) return NULL;
+    }
     *nbytes += bytes;
-    return PyObject_Vectorcall(np_empty, args, 2, NULL);
+    Py_INCREF(descr);                     /* PyArray_Empty steals it */
+    return PyArray_Empty((int)nd, dims, descr, 0);
 }
 
 /* Node.set_value: the value, read-only; the node leaves the hash-consing table and lets go of
  * its inputs. */
 static int set_value(PyObject *node, PyObject *array)
 {
-    if (PyArray_CheckExact(array)) {      /* what setflags(write=False) does */
-        PyArray_CLEARFLAGS((PyArrayObject *)array, NPY_ARRAY_WRITEABLE);
-    } else {
-        /* setflags(False): write=False by position (a keyword argument costs NumPy a dict) */
-        PyObject *r = PyObject_CallMethodOneArg(array, s_setflags, Py_False);
-        if (r == NULL) return -1;
-        Py_DECREF(r);
+    if (!PyArray_Check(array)) {
+        PyErr_SetString(PyExc_TypeError, "lazytensor: a node's value must be an ndarray");
+        return -1;
     }
+    PyArray_CLEARFLAGS((PyArrayObject *)array, NPY_ARRAY_WRITEABLE);   /* setflags(write=False) */
     PyObject *old = SLOT(node, off_value);
     SLOT(node, off_value) = Py_NewRef(array);
     Py_XDECREF(old);
@@ -835,8 +827,8 @@ static PyObject *reduction_below(PyObject *root)
  * now), done here: the IEEE conversion of each element (and the canonical NaN in exact
  * mode), which is what the cast kernel computes, without its launch (about a third of the
  * call of lt.sum at 10^3).  Python's evaluate_one does the same (_eval._cast_of_value).
- * 1 when done, 0 when `root` is not of that form, -1 on error. */
-#define CAST_INLINE_MAX 16384
+ * 1 when done, 0 when `root` is not of that form (or has more than CAST_INLINE_MAX
+ * elements), -1 on error. */
 static int cast_of_value(PyObject *root)
 {
     const int is_cast = PyUnicode_Compare(SLOT(root, off_op), s_cast) == 0;
@@ -850,7 +842,7 @@ static int cast_of_value(PyObject *root)
     if (v == NULL || !PyArray_CheckExact(v)) return 0;
     PyArrayObject *a = (PyArrayObject *)v;
     if (PyArray_TYPE(a) != NPY_FLOAT64 || !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a) ||
-        PyArray_SIZE(a) > CAST_INLINE_MAX)
+        PyArray_SIZE(a) > cast_inline_max)
         return 0;
     settings_t settings = {0, 1, 0};
     if (read_settings(&settings)) return -1;
@@ -2178,7 +2170,7 @@ static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS,
      "setup(Node, quick_table, lt_run_address, operand_of, memory_empty, check_status, "
      "counters, cache_stats, mode_var, config_module, kernel_module, max_nodes, max_inputs, "
-     "numpy_empty, memory_stats, pool_min_bytes, intern_table)"},
+     "cast_inline_max, memory_stats, pool_min_bytes, intern_table)"},
     {"setup_recording", setup_recording, METH_VARARGS,
      "setup_recording(Tensor, fast_signatures, fast_constants, binary, unary, graph_module)"},
     {"binary", (PyCFunction)(void (*)(void))binary, METH_FASTCALL,
@@ -2222,7 +2214,6 @@ PyMODINIT_FUNC PyInit__fastpath(void)
 {
     struct { PyObject **at; const char *text; } names[] = {
         {&s_reduce, "reduce"}, {&s_fast, "_fast"},
-        {&s_itemsize, "itemsize"}, {&s_setflags, "setflags"},
         {&s_leaf, "leaf"}, {&s_dtype, "dtype"}, {&s_shape, "shape"}, {&s_max_recipes, "_MAX_RECIPES"}, {&s_replays, "replays"},
         {&s_recorded, "recorded"}, {&s_char_p, "char *"}, {&s_plan, "plan"}, {&s_enabled, "enabled"},
         {&s_block_elements, "BLOCK_ELEMENTS"}, {&s_min_elements, "MIN_ELEMENTS"},

@@ -22,7 +22,7 @@ from ._kernel import _fastpath   # the quick path in C (kernels_c/lt_fastpath.c)
 # an RLock reads the clock on every acquire), else threading.RLock.
 lock = _fastpath.EvalLock() if _fastpath is not None else threading.RLock()
 if _fastpath is not None and hasattr(os, "register_at_fork"):
-    # a child of fork() starts with it free, as threading's locks do
+    # a child of fork() finds it free, unless the forking thread held it (it keeps it then)
     os.register_at_fork(after_in_child=lock._at_fork_reinit)
 
 # How many kernel launches and evaluation requests ran: tests and consumers read these to
@@ -86,7 +86,7 @@ def evaluate_one(root, quick=True) -> None:
     root.set_value(out)
 
 
-# the largest value _cast_of_value converts (as CAST_INLINE_MAX in lt_fastpath.c)
+# the most elements _cast_of_value (and C's cast_of_value, given it at setup) converts
 CAST_INLINE_MAX = 16384
 
 
@@ -310,7 +310,7 @@ if _fastpath is not None:
                     int(_kernel.ffi.cast("uintptr_t", _kernel.ffi.addressof(_kernel.lib, "lt_run"))),
                     operand_of, _memory.empty, _kernel.check_status, counters,
                     _kernel.cache_stats, _config._mode, _config, _kernel, MAX_GROUP_NODES,
-                    MAX_GROUP_INPUTS, np.empty, _memory.stats, _memory.POOL_MIN_BYTES,
+                    MAX_GROUP_INPUTS, CAST_INLINE_MAX, _memory.stats, _memory.POOL_MIN_BYTES,
                     _graph._INTERN)
     _fastpath.setup_plans(_rows, _kernel.ffi.cast)
     _quick_eval, _plan_eval = _fastpath.quick_eval, _fastpath.plan_eval
