@@ -18,8 +18,9 @@
  * float32 erf is correctly rounded: pass 1 (branch-free, vectorised) evaluates in double with
  * a proven error bound and Ziv's test; the rare ambiguous inputs are recomputed by the Taylor
  * series in double-double (ltm_erf_accurate_f32) and rounded via round-to-odd.
- * float32 gelu: double evaluation (relative error < 2^-48), one rounding (within 0.5 + 2^-24
- * ulp; not claimed correctly rounded).  float64 erf and gelu: double-double where it matters,
+ * float32 gelu: its own formula on vectors (T = a exp(-a^2/2) R(a), 16 polynomial pieces of R,
+ * relative error < 2^-41 in double), Ziv's test, and the float64 gelu for the rare elements it
+ * flags (within 1 ulp; not claimed correctly rounded).  float64 erf and gelu: double-double where it matters,
  * faithful (measured max 0.75 ulp for erf, 0.71 for gelu against MPFR).
  * Fast mode: the same formulas in double with LT_FMA, lower-degree tables for float32.
  *
@@ -384,62 +385,153 @@ static __attribute__((flatten)) void ltm_erf_f64_chunk(int64_t n, double *restri
 
 /* ---- gelu(x) = x/2 erfc(-x/sqrt(2)) ------------------------------------------------------ */
 
-/* float32: evaluated in double, one final rounding; the double value has a relative error
- * below 2^-48, so the float32 result is within 0.5 + 2^-24 ulp.  Two branch-free
- * (vectorising) branches:
- *   u = |x|/sqrt(2) (rounded; harmless at this accuracy), z = x^2/2 exact (24-bit x);
- *   u < 0.5 (ltm_gelu_d32_small): erf(u) = u (C0 + z Q(z)); erfc(-x/sqrt 2) = 1 -+ erf(u)
- *   (>= 0.48);
- *   u >= 0.5 or NaN (ltm_gelu_d32_large): erfc(u) = exp(-z) erfcx(u); erfc(-x/sqrt 2) =
- *   erfc(u) for x < 0, 2 - erfc(u) for x > 0.  x < -16: the result is below 2^-170 and
- *   rounds to -0; x > 10: gelu(x) = x. */
-static inline double ltm_gelu_d32_small(double x)
+/* float32, exact mode: one branch-free formula for every element, in double, a vector at a
+ * time (GCC vector types: the same operations on every kernel path, so the same bits; the
+ * table lookups are two-register permutes on AVX-512).  With a = min(|x|, 14.5):
+ *   T = a Phi(-a) = a E R,  E = exp(-a^2/2),  R(a) = Phi(-a) exp(a^2/2) (smooth, in (0, 1/2]);
+ *   gelu(x) = x - T (x >= 0, T <= x/2: no cancellation), -T (x < 0, never 1 + erf).
+ *   Beyond 14.5, -T rounds to -0 (14.5 E R < 2^-151) and x - T is x.  NaN -> canonical NaN.
+ * E: z = a^2/2 is exact (a has 24 bits); -z = k ln2/16 + r, k = round(-z 16/ln2) (|k| <=
+ *   2425), kd L_hi exact (40-bit L_hi) and -z - kd L_hi exact (both are multiples of 2^-53 when
+ *   k != 0 and the difference is below 2^-5), r = that - kd L_lo: error < 2^-53 |r| + 2^-85;
+ *   exp(r) = 1 + p, p = r + r^2 (e2 + e3 r) + r^4 (e4 + e5 r) (method 2^-45.6, roundings
+ *   < 2^-58 since |r| < 2^-5.5); 2^(j/16) rounded (2^-53), times 2^(k >> 4) (exact: normal).
+ *   With a: A = a 2^(k/16) (2^-53), A + A p (2 * 2^-53): a E within 2^-45.3.
+ * R: 16 intervals, i = round(a al - 1/2 - a^2 be), a degree-9 polynomial in s = a - c_i each
+ *   (lt_tab_gelu32_r: method 2^-41.5 on the intervals widened by 1e-9, which covers the
+ *   rounding of the index).  Estrin's scheme: every term r_k s^k passes through at most 6
+ *   roundings and sum |r_k s^k| <= 1.44 R (the generator's condition number): < 2^-49.3.
+ * T = (a E) R: one more rounding; x - T or 0 - T: one more (T <= x/2, so relative to gelu).
+ * The double result is within 2^-41 (relative) of gelu(x), so the float32 result is within
+ * 0.5 + 2^-17 ulp (also where it is subnormal: the error is relative to a larger ulp). */
+#if LT_GELU32_DEG != 9
+#error "ltm_gelu32_vec evaluates R as a degree-9 polynomial (Estrin's scheme written out)"
+#endif
+/* Lanes per vector: 8 on AVX-512 (the lookups are permutes of two registers), 4 on AVX2 and
+ * 2 on the baseline (the lookups are loads; gcc lowers 8-lane permutes badly there). */
+#undef LTM_GW
+#if defined(__AVX512F__)
+#define LTM_GW 8
+#elif defined(__AVX2__)
+#define LTM_GW 4
+#else
+#define LTM_GW 2
+#endif
+typedef double ltm_gvd __attribute__((vector_size(8 * LTM_GW)));
+typedef int64_t ltm_gvl __attribute__((vector_size(8 * LTM_GW)));
+typedef uint64_t ltm_gvu __attribute__((vector_size(8 * LTM_GW)));
+typedef float ltm_gvf __attribute__((vector_size(4 * LTM_GW)));
+typedef int32_t ltm_gvi __attribute__((vector_size(4 * LTM_GW)));
+
+/* row[idx & 15] for the 16-entry rows */
+static inline __attribute__((always_inline)) ltm_gvd ltm_gelu32_pick(const double *row,
+                                                                     ltm_gvl idx)
 {
-    const double rs = lt_tab_erf_const[0];
-    double ax = __builtin_fabs(x), u = ax * rs, z = 0.5 * (x * x);
-    double eA = u * (lt_tab_erf_small[0] + z * ltm_erf_small_q(z));
-    double C = ltm_erf_sel(x < 0, 1.0 - eA, 1.0 + eA);
-    return 0.5 * x * C;
+#if LTM_GW == 8
+    ltm_gvd lo, hi;
+    memcpy(&lo, row, sizeof lo);
+    memcpy(&hi, row + 8, sizeof hi);
+    return __builtin_shuffle(lo, hi, idx);       /* indices taken modulo 16 */
+#else
+    ltm_gvd r;
+    for (int j = 0; j < LTM_GW; j++) r[j] = row[idx[j] & 15];
+    return r;
+#endif
 }
 
-static inline double ltm_gelu_d32_large(double x)
+static inline __attribute__((always_inline)) ltm_gvf ltm_gelu32_vec(ltm_gvf xf, ltm_gvi *ambiguous)
 {
-    const double rs = lt_tab_erf_const[0];
-    double ax = __builtin_fabs(x), u = ax * rs, z = 0.5 * (x * x);
-    double t = ltm_erf_sel(u < 12.0, u, 12.0);                 /* NaN -> 12 */
-    double zc = ltm_erf_sel(u < 12.0, z, 72.0);
-    double P = ltm_erf_exp_d(-zc) * ltm_erf_cx_d(t);
-    double C = ltm_erf_sel(x < 0, P, 2.0 - P);
-    double g = 0.5 * x * C;
-    g = ltm_erf_sel(x < -16.0, -0.0, ltm_erf_sel(x > 10.0, x, g));
-    return ltm_erf_sel(x != x, __builtin_nan(""), g);
+    const double *k = lt_tab_gelu32_const, *rt = lt_tab_gelu32_r;
+    const double al = k[0], be = k[1], inv_l = k[2], l_hi = k[3], l_lo = k[4];
+    const double shifter = 0x1.8p52;
+    const ltm_gvl shifter_bits = (ltm_gvl)((ltm_gvd){0} + shifter);
+    /* a = min(|x|, 14.5) (NaN -> 14.5; its lane is replaced at the end) */
+    ltm_gvd x = __builtin_convertvector(xf, ltm_gvd);
+    ltm_gvd a = (ltm_gvd)((ltm_gvl)x & 0x7FFFFFFFFFFFFFFF);
+    ltm_gvl inside = a < k[9];
+    a = (ltm_gvd)(((ltm_gvl)a & inside) | ((ltm_gvl)((ltm_gvd){0} + k[9]) & ~inside));
+    /* E = exp(-a^2/2); the chains are kept short (Estrin, products formed side by side):
+     * the loop is bound by their latency more than by its operation count */
+    ltm_gvd a2 = a * a, nz = -0.5 * a2;
+    ltm_gvd tk = nz * inv_l + shifter, kd = tk - shifter;
+    ltm_gvl kb = (ltm_gvl)tk - shifter_bits;
+    ltm_gvd r = (nz - kd * l_hi) - kd * l_lo;
+    ltm_gvd r2 = r * r;
+    ltm_gvd p = (r + r2 * (k[5] + r * k[6])) + (r2 * r2) * (k[7] + r * k[8]);
+    ltm_gvd scale = (ltm_gvd)(((kb + 1023 * 16) >> 4) << 52);
+    ltm_gvd at = a * (scale * ltm_gelu32_pick(lt_tab_gelu32_exp, kb));   /* a 2^(k/16) */
+    /* R(a) */
+    ltm_gvd g = (a * al - 0.5) - a2 * be;
+    ltm_gvl idx = (ltm_gvl)(g + shifter) - shifter_bits;
+    ltm_gvd s = a - ltm_gelu32_pick(rt + 16 * 10, idx);
+#define LTM_GELU32_C(j) ltm_gelu32_pick(rt + 16 * (j), idx)
+    ltm_gvd s2 = s * s, s4 = s2 * s2, s8 = s4 * s4;
+    ltm_gvd p01 = LTM_GELU32_C(0) + LTM_GELU32_C(1) * s, p23 = LTM_GELU32_C(2) + LTM_GELU32_C(3) * s;
+    ltm_gvd p45 = LTM_GELU32_C(4) + LTM_GELU32_C(5) * s, p67 = LTM_GELU32_C(6) + LTM_GELU32_C(7) * s;
+    ltm_gvd p89 = LTM_GELU32_C(8) + LTM_GELU32_C(9) * s;
+#undef LTM_GELU32_C
+    ltm_gvd poly = ((p01 + p23 * s2) + (p45 + p67 * s2) * s4) + p89 * s8;
+    /* T = a E R; gelu = x - T (x >= 0) or 0 - T (x < 0; T > 0 there, so the sign is -) */
+    ltm_gvd tt = (at + at * p) * poly;
+    ltm_gvd y = (ltm_gvd)((ltm_gvl)x & (ltm_gvl)(x >= 0.0)) - tt;
+    ltm_gvf yf = __builtin_convertvector(y, ltm_gvf);
+    ltm_gvi nan = xf != xf;
+    /* Ziv's test on the bits, with twice the proven bound (2^-40 |y| < 2^13 units of y's last
+     * place): a float32 rounding boundary (a midpoint: the 29 bits below float32 precision
+     * are 2^28) within the error of y?  A float32 subnormal result (0 < |y| < 2^-126) is
+     * always redone.  NaN lanes are not flagged. */
+    ltm_gvl yb = (ltm_gvl)y & 0x7FFFFFFFFFFFFFFF;
+    ltm_gvl near_mid = (ltm_gvu)((yb & 0x1FFFFFFF) - 0x10000000 + 0x2000) <= 0x4000;
+    ltm_gvl sub = (ltm_gvu)(yb - 1) < 0x380FFFFFFFFFFFFF;
+    *ambiguous = __builtin_convertvector(near_mid | sub, ltm_gvi) & ~nan;
+    return (ltm_gvf)(((ltm_gvi)yf & ~nan) | (0x7FC00000 & nan));
 }
 
-static inline int32_t ltm_gelu_is_large(double x)
+static inline double ltm_gelu_f64(double x);
+
+
+/* The chunk in vectors (the tail through a zero-padded vector); the rare elements that
+ * Ziv's test flags (about 1 in 10^5) are redone by the float64 Gelu (relative error below
+ * 2^-52.5) and rounded to float32, as the earlier double-only version did for every
+ * element: the results match the correctly rounded ones wherever that is checked. */
+static inline void ltm_gelu_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
 {
-    return !(__builtin_fabs(x) * lt_tab_erf_const[0] < 0.5);
+    int32_t amb[LT_CHUNK + LTM_GW];
+    ltm_gvi any = { 0 };
+    int64_t i = 0;
+    for (; i + LTM_GW <= n; i += LTM_GW) {
+        ltm_gvf v;
+        ltm_gvi m;
+        memcpy(&v, a + i, sizeof v);
+        v = ltm_gelu32_vec(v, &m);
+        memcpy(o + i, &v, sizeof v);
+        memcpy(amb + i, &m, sizeof m);
+        any |= m;
+    }
+    if (i < n) {
+        float t[LTM_GW] = { 0 };
+        memcpy(t, a + i, (size_t)(n - i) * sizeof(float));
+        ltm_gvf v;
+        ltm_gvi m;
+        memcpy(&v, t, sizeof v);
+        v = ltm_gelu32_vec(v, &m);
+        memcpy(t, &v, sizeof v);
+        memcpy(o + i, t, (size_t)(n - i) * sizeof(float));
+        memcpy(amb + i, &m, sizeof m);
+        any |= m;
+    }
+    int32_t flagged = 0;
+    for (int j = 0; j < LTM_GW; j++) flagged |= any[j];
+    if (flagged)
+        for (int64_t j = 0; j < n; j++)
+            if (amb[j]) o[j] = (float)ltm_gelu_f64((double)a[j]);
 }
 
 static inline float ltm_gelu_f32(float x)
 {
-    return (float)(ltm_gelu_is_large(x) ? ltm_gelu_d32_large(x) : ltm_gelu_d32_small(x));
-}
-
-/* as ltm_erf_f32_chunk: the large branch only on the elements that take it */
-static inline void ltm_gelu_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
-{
-    int32_t large[LT_CHUNK], at[LT_CHUNK], anylarge = 0;
-    double xl[LT_CHUNK];
-    for (int64_t i = 0; i < n; i++) {
-        o[i] = (float)ltm_gelu_d32_small(a[i]);
-        large[i] = ltm_gelu_is_large(a[i]);
-        anylarge |= large[i];
-    }
-    if (!anylarge) return;
-    const int64_t m = lt_gather_flagged(n, a, large, at, xl);
-    float yl[LT_CHUNK];
-    for (int64_t j = 0; j < m; j++) yl[j] = (float)ltm_gelu_d32_large(xl[j]);
-    for (int64_t j = 0; j < m; j++) o[at[j]] = yl[j];
+    float y;
+    ltm_gelu_f32_chunk(1, &y, &x);
+    return y;
 }
 
 /* float64: faithful.  T = x/sqrt(2) as a double-double (th + tl), u = |T|, z = x^2/2 exact.

@@ -24,6 +24,19 @@ Everything is derived here with mpmath (no coefficients copied from elsewhere):
 * lt_tab_erf_exp: 2^(j/64), j = 0..63, as double-double pairs (hi, lo), for the private
   exp of the erf family (exp(-t^2) in erfc(t) = exp(-t^2) * erfcx(t)).
 
+* lt_tab_gelu32_r, lt_tab_gelu32_exp, lt_tab_gelu32_const: the exact float32 Gelu, one formula
+  for every a = |x| in [0, 14.5]: T = a Phi(-a) = a exp(-a^2/2) R(a), R(a) = Phi(-a) exp(a^2/2).
+  R is cut into 16 intervals by i = round(g(a)), g(a) = al a - be a^2 - 1/2 (concave, so the
+  intervals widen with a, where R is smoother; al and be are doubles and define the intervals
+  exactly); on each, R(c + s) = sum_k r_k s^k of degree GDEG, the Chebyshev interpolant on the
+  interval widened by 1e-9 (g is rounded in the kernel).  Layout: GDEG + 1 rows of 16 (the
+  coefficient of s^k for the 16 intervals, so that one row is one table lookup), then the 16
+  centres.  exp(-a^2/2) takes 2^(j/16) (16 doubles) and a degree-5 polynomial
+  1 + r + r^2 (e2 + e3 r + e4 r^2 + e5 r^3) on |r| <= ln2/32, the Chebyshev interpolant of
+  (exp(r) - 1 - r)/r^2.  Constants: al, be, 16/ln2, ln2/16 as hi (40 bits, so k * hi is exact
+  for |k| < 2^13) + lo, e2 .. e5, the clamp 14.5.  The printed bounds are the method errors and
+  the Horner condition number (max sum |r_k s^k| / R) used in kernels_c/lt_erf.h.
+
 The printed errors are the relative errors of the double-coefficient polynomials (evaluated
 exactly) against the function, over a dense grid: the method errors used in the bounds of
 kernels_c/lt_erf.h.
@@ -44,6 +57,9 @@ QDEG_FAST = 4     # the same for the float32 fast functions (relative error ~2^-
 CXDEG_FAST = 5
 CXSTRIDE = 16
 NCX = 48          # intervals [0.5, 32), 8 per binade
+GDEG = 9          # degree of the float32 Gelu's R polynomials
+GTOP = 14.6       # the 16 intervals of R cover [0, GTOP]; the kernel clamps a to 14.5
+GWIDEN = 1.1      # g'(GTOP) = al (1 - 1/GWIDEN): how much the intervals widen along a
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "kernels_c", "lt_erf_data.h")
@@ -169,6 +185,50 @@ def gen_const():
     return [rs_h, rs_l, dbl(Lh), dbl(L - Lh), dbl(64 / mp.log(2))]
 
 
+def gelu_R(a):
+    a = mp.mpf(a)
+    return mp.erfc(a / mp.sqrt(2)) / 2 * mp.exp(a * a / 2)
+
+
+def gen_gelu32():
+    """The float32 Gelu's tables (see the module docstring); returns (r table, exp table,
+    constants, R's method error, Horner condition, exp's method error)."""
+    n, top = 16, mp.mpf(GTOP)
+    be = dbl(n / (top * top * (2 * mp.mpf(GWIDEN) - 1)))
+    al = dbl(2 * mp.mpf(be) * top * mp.mpf(GWIDEN))
+    A, B = mp.mpf(al), mp.mpf(be)
+    assert A * top - B * top * top - mp.mpf(1) / 2 < mp.mpf(n) - mp.mpf(1) / 2  # round(g) <= 15
+    bnd = [mp.mpf(0)] + [(A - mp.sqrt(A * A - 4 * B * i)) / (2 * B) for i in range(1, n)] + [top]
+    coef, centres, worst, cond = [], [], 0, 0
+    for i in range(n):
+        a, b = bnd[i] - mp.mpf(10) ** -9, bnd[i + 1] + mp.mpf(10) ** -9
+        co = [dbl(v) for v in cheb_fit(gelu_R, a, b, GDEG)]
+        c = dbl((a + b) / 2)
+        coef.append(co)
+        centres.append(c)
+        for k in range(161):
+            t = a + (b - a) * k / 160
+            s = t - mp.mpf(c)
+            terms = [mp.mpf(co[m]) * s ** m for m in range(GDEG + 1)]
+            r = gelu_R(t)
+            worst = max(worst, abs(sum(terms) / r - 1))
+            cond = max(cond, sum(abs(v) for v in terms) / r)
+    rtab = [coef[i][k] for k in range(GDEG + 1) for i in range(n)] + centres
+    etab = [dbl(mp.mpf(2) ** (mp.mpf(j) / 16)) for j in range(16)]
+    L = mp.log(2) / 16
+    Lh = mp.floor(L * 2 ** 44 + mp.mpf(1) / 2) / 2 ** 44      # 40 significant bits
+    h = L / 2 * (1 + mp.mpf(10) ** -6)
+    q = cheb_fit(lambda r: (mp.exp(r) - 1 - r) / (r * r) if r != 0 else mp.mpf(1) / 2, -h, h, 3)
+    e = [dbl(v) for v in q]
+    ew = 0
+    for k in range(201):
+        r = -h + 2 * h * k / 200
+        p = 1 + r + r * r * sum(mp.mpf(e[m]) * r ** m for m in range(4))
+        ew = max(ew, abs(p / mp.exp(r) - 1))
+    const = [al, be, dbl(16 / mp.log(2)), dbl(Lh), dbl(L - Lh)] + e + [14.5]
+    return rtab, etab, const, worst, cond, ew
+
+
 def fmt_array(name, vals, per_line=4, comment=None):
     lines = []
     if comment:
@@ -190,6 +250,11 @@ def main():
     print(f"fast erfcx polynomials: max relative error 2^{float(mp.log(wcf, 2)):.1f}", file=sys.stderr)
     print(f"small-|t| polynomial: max relative error 2^{float(mp.log(ws, 2)):.1f}", file=sys.stderr)
     print(f"erfcx interval polynomials: max relative error 2^{float(mp.log(wc, 2)):.1f}", file=sys.stderr)
+    grt, get, gct, gw, gcond, gew = gen_gelu32()
+    print(f"float32 gelu R polynomials: max relative error 2^{float(mp.log(gw, 2)):.1f}, "
+          f"Horner condition {float(gcond):.3f}", file=sys.stderr)
+    print(f"float32 gelu exp polynomial: max relative error 2^{float(mp.log(gew, 2)):.1f}",
+          file=sys.stderr)
     flat = [v for r in rows for v in r]
     text = [
         "/* Generated by tools/gen_erf_tables.py: do not edit.  Tables of the erf family",
@@ -217,6 +282,18 @@ def main():
             "1/sqrt(2) hi, lo; ln2/64 hi (36 bits), lo; 64/ln2")),
         "",
         fmt_array("lt_tab_erf_exp", ex, comment="2^(j/64), j = 0..63, as (hi, lo) pairs"),
+        "",
+        f"#define LT_GELU32_DEG {GDEG}",
+        fmt_array("lt_tab_gelu32_r", grt, comment=(
+            f"float32 gelu: R(a) on 16 intervals, rows of 16: r_0 .. r_{GDEG} (powers of s = a - c), "
+            f"then the centres c; relative error 2^{float(mp.log(gw, 2)):.1f}, Horner condition "
+            f"{float(gcond):.3f}")),
+        "",
+        fmt_array("lt_tab_gelu32_exp", get, comment="float32 gelu: 2^(j/16), j = 0..15"),
+        "",
+        fmt_array("lt_tab_gelu32_const", gct, comment=(
+            "float32 gelu: al, be, 16/ln2, ln2/16 hi (40 bits), lo, e2 .. e5 (exp's polynomial, "
+            f"relative error 2^{float(mp.log(gew, 2)):.1f}), clamp of |x|")),
         "",
         "#endif",
         "",
