@@ -846,11 +846,16 @@ static inline float ltm_f32_mul_lo(float a, float b, float p)
  * |s| = 104, where x sigmoid(s) ~ x e^s underflows.  e = exp(-|s|) = m 2^k;
  * s >= 0: x / (1 + e); s < 0: (x m / (1 + e)) 2^k, scaled last (rounded once when subnormal).
  * x > 10: x (e < 2^-27); x < -12: -0 (|s| > 140). */
-static inline float ltm_gelu_tanh_f32_fast(float x)
+/* The element with its clamp bounds (-12, 10) as arguments: the chunk form reads them through
+ * volatile, because with constant bounds gcc threads each clamped case through the whole
+ * formula (the exp polynomial then ran twice per vector, blended).  The sign choices are on
+ * bits for the same reason.  The same values as a plain ?: form. */
+static inline float ltm_gelu_tanh_f32_fast_e(float x, float lo, float hi)
 {
     const float c1h = 0x1.988454p+0f, c1l = -0x1.857936p-25f;
     const float c3h = 0x1.2444f2p-4f, c3l = 0x1.49b16ap-29f;
-    float xc = x < -12.0f ? -12.0f : (x > 10.0f ? 10.0f : x);
+    float xc = x < lo ? lo : x;
+    xc = xc > hi ? hi : xc;                                   /* NaN -> hi, replaced below */
     float xh = ltm_i32_as_f32(ltm_f32_as_i32(xc) & (int32_t)0xFFFFF000), xl = xc - xh;
     float zh = xh * xh, zl = xl * (xc + xh);
     float wh = c3h * zh;
@@ -859,16 +864,31 @@ static inline float ltm_gelu_tanh_f32_fast(float x)
     float al = ((c1h - (ah - bb)) + (wh - bb)) + (wl + c1l);
     float sh = xc * ah;
     float sl = LT_FMAF(xc, al, ltm_f32_mul_lo(xc, ah, sh));
-    int neg = sh < 0.0f;
+    int32_t negm = ltm_f32_as_i32(sh) >> 31;                  /* all ones when sh < 0 */
+    int32_t flip = ~negm & (int32_t)0x80000000;               /* sh >= 0: negate */
     int32_t k;
-    float r = ltm_expf_red(neg ? sh : -sh, &k);
-    float q = ltm_expf_q(r + (neg ? sl : -sl));              /* e = (1 + q) 2^k */
+    float r = ltm_expf_red(ltm_i32_as_f32(ltm_f32_as_i32(sh) ^ flip), &k);       /* -|sh| */
+    float q = ltm_expf_q(r + ltm_i32_as_f32(ltm_f32_as_i32(sl) ^ flip));        /* e = (1 + q) 2^k */
     float p2 = ltm_f32_pow2(k < -126 ? -126 : k);
     float d = LT_FMAF(p2, q, 1.0f + p2);                       /* 1 + e */
-    int32_t kn = neg ? k : 0, k1 = kn >> 1;
-    float g = ((neg ? LT_FMAF(xc, q, xc) : xc) / d * ltm_f32_pow2(k1)) * ltm_f32_pow2(kn - k1);
-    g = x > 10.0f ? x : (x < -12.0f ? -0.0f : g);
+    int32_t kn = k & negm, k1 = kn >> 1;
+    /* numerator x (1 + q) where sh < 0, x where not: q masked to 0 */
+    float qn = ltm_i32_as_f32(ltm_f32_as_i32(q) & negm);
+    float g = (LT_FMAF(xc, qn, xc) / d * ltm_f32_pow2(k1)) * ltm_f32_pow2(kn - k1);
+    g = x > hi ? x : g;
+    g = x < lo ? -0.0f : g;
     return x == x ? g : x;
+}
+static inline float ltm_gelu_tanh_f32_fast(float x)
+{
+    return ltm_gelu_tanh_f32_fast_e(x, -12.0f, 10.0f);
+}
+static inline void ltm_gelu_tanh_f32_fast_chunk(int64_t n, float *restrict o,
+                                                const float *restrict a)
+{
+    volatile float lov = -12.0f, hiv = 10.0f;
+    const float lo = lov, hi = hiv;
+    for (int64_t i = 0; i < n; i++) o[i] = ltm_gelu_tanh_f32_fast_e(a[i], lo, hi);
 }
 
 /* float64 fast: T as hi + lo folded in with an FMA, degree-6 polynomial, no compensation
