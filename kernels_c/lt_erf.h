@@ -407,8 +407,8 @@ static __attribute__((flatten)) void ltm_erf_f64_chunk(int64_t n, double *restri
 #if LT_GELU32_DEG != 9
 #error "ltm_gelu32_vec evaluates R as a degree-9 polynomial (Estrin's scheme written out)"
 #endif
-/* Lanes per vector: 8 on AVX-512 (the lookups are permutes of two registers), 4 on AVX2 and
- * 2 on the baseline (the lookups are loads; gcc lowers 8-lane permutes badly there). */
+/* Lanes per vector: 8 on AVX-512 (the 16-entry lookups are permutes of two registers), 4 on
+ * AVX2 and 2 on the baseline (the lookups are loads; gcc lowers 8-lane permutes badly there). */
 #undef LTM_GW
 #if defined(__AVX512F__)
 #define LTM_GW 8
@@ -424,8 +424,7 @@ typedef float ltm_gvf __attribute__((vector_size(4 * LTM_GW)));
 typedef int32_t ltm_gvi __attribute__((vector_size(4 * LTM_GW)));
 
 /* row[idx & 15] for the 16-entry rows */
-static inline __attribute__((always_inline)) ltm_gvd ltm_gelu32_pick(const double *row,
-                                                                     ltm_gvl idx)
+static inline __attribute__((always_inline)) ltm_gvd ltm_vpick16(const double *row, ltm_gvl idx)
 {
 #if LTM_GW == 8
     ltm_gvd lo, hi;
@@ -441,15 +440,16 @@ static inline __attribute__((always_inline)) ltm_gvd ltm_gelu32_pick(const doubl
 
 static inline __attribute__((always_inline)) ltm_gvf ltm_gelu32_vec(ltm_gvf xf, ltm_gvi *ambiguous)
 {
-    const double *k = lt_tab_gelu32_const, *rt = lt_tab_gelu32_r;
-    const double al = k[0], be = k[1], inv_l = k[2], l_hi = k[3], l_lo = k[4];
+    const double *k = lt_tab_exp16_const, *rt = lt_tab_gelu32_r;
+    const double al = lt_tab_gelu32_const[0], be = lt_tab_gelu32_const[1], clamp = lt_tab_gelu32_const[2];
+    const double inv_l = k[0], l_hi = k[1], l_lo = k[2];
     const double shifter = 0x1.8p52;
     const ltm_gvl shifter_bits = (ltm_gvl)((ltm_gvd){0} + shifter);
     /* a = min(|x|, 14.5) (NaN -> 14.5; its lane is replaced at the end) */
     ltm_gvd x = __builtin_convertvector(xf, ltm_gvd);
     ltm_gvd a = (ltm_gvd)((ltm_gvl)x & 0x7FFFFFFFFFFFFFFF);
-    ltm_gvl inside = a < k[9];
-    a = (ltm_gvd)(((ltm_gvl)a & inside) | ((ltm_gvl)((ltm_gvd){0} + k[9]) & ~inside));
+    ltm_gvl inside = a < clamp;
+    a = (ltm_gvd)(((ltm_gvl)a & inside) | ((ltm_gvl)((ltm_gvd){0} + clamp) & ~inside));
     /* E = exp(-a^2/2); the chains are kept short (Estrin, products formed side by side):
      * the loop is bound by their latency more than by its operation count */
     ltm_gvd a2 = a * a, nz = -0.5 * a2;
@@ -457,14 +457,14 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_gelu32_vec(ltm_gvf xf, 
     ltm_gvl kb = (ltm_gvl)tk - shifter_bits;
     ltm_gvd r = (nz - kd * l_hi) - kd * l_lo;
     ltm_gvd r2 = r * r;
-    ltm_gvd p = (r + r2 * (k[5] + r * k[6])) + (r2 * r2) * (k[7] + r * k[8]);
+    ltm_gvd p = (r + r2 * (k[3] + r * k[4])) + (r2 * r2) * (k[5] + r * k[6]);
     ltm_gvd scale = (ltm_gvd)(((kb + 1023 * 16) >> 4) << 52);
-    ltm_gvd at = a * (scale * ltm_gelu32_pick(lt_tab_gelu32_exp, kb));   /* a 2^(k/16) */
+    ltm_gvd at = a * (scale * ltm_vpick16(lt_tab_exp16, kb));   /* a 2^(k/16) */
     /* R(a) */
     ltm_gvd g = (a * al - 0.5) - a2 * be;
     ltm_gvl idx = (ltm_gvl)(g + shifter) - shifter_bits;
-    ltm_gvd s = a - ltm_gelu32_pick(rt + 16 * 10, idx);
-#define LTM_GELU32_C(j) ltm_gelu32_pick(rt + 16 * (j), idx)
+    ltm_gvd s = a - ltm_vpick16(rt + 16 * 10, idx);
+#define LTM_GELU32_C(j) ltm_vpick16(rt + 16 * (j), idx)
     ltm_gvd s2 = s * s, s4 = s2 * s2, s8 = s4 * s4;
     ltm_gvd p01 = LTM_GELU32_C(0) + LTM_GELU32_C(1) * s, p23 = LTM_GELU32_C(2) + LTM_GELU32_C(3) * s;
     ltm_gvd p45 = LTM_GELU32_C(4) + LTM_GELU32_C(5) * s, p67 = LTM_GELU32_C(6) + LTM_GELU32_C(7) * s;
@@ -489,11 +489,30 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_gelu32_vec(ltm_gvf xf, 
 
 static inline double ltm_gelu_f64(double x);
 
+/* The accurate path of the float32 Gelu.  |x| < 2^-100: gelu(x) = x/2 + x^2/sqrt(2 pi) (next
+ * term below 2^-200 |x|), and x/2 (exact in double) is a float32 midpoint when x is a
+ * subnormal with an odd last bit: the positive x^2 term then decides, towards +inf (both
+ * signs).  Elsewhere the float64 Gelu (relative error below 2^-52.5), rounded. */
+static inline float ltm_gelu32_accurate(float x)
+{
+    if (__builtin_fabsf(x) < 0x1p-100f) {
+        double h = 0.5 * (double)x;
+        float y = (float)h;
+        if ((double)y < h) {                      /* rounded down from a midpoint: step up */
+            int32_t b;
+            memcpy(&b, &y, 4);
+            b += y > 0.0f || (y == 0.0f && b == 0) ? 1 : -1;   /* +0 -> the least subnormal */
+            memcpy(&y, &b, 4);
+        }
+        return y;
+    }
+    return (float)ltm_gelu_f64((double)x);
+}
+
 
 /* The chunk in vectors (the tail through a zero-padded vector); the rare elements that
- * Ziv's test flags (about 1 in 10^5) are redone by the float64 Gelu (relative error below
- * 2^-52.5) and rounded to float32, as the earlier double-only version did for every
- * element: the results match the correctly rounded ones wherever that is checked. */
+ * Ziv's test flags (about 1 in 10^5, and the float32-subnormal results) are redone by
+ * ltm_gelu32_accurate. */
 static inline void ltm_gelu_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
 {
     int32_t amb[LT_CHUNK + LTM_GW];
@@ -524,7 +543,7 @@ static inline void ltm_gelu_f32_chunk(int64_t n, float *restrict o, const float 
     for (int j = 0; j < LTM_GW; j++) flagged |= any[j];
     if (flagged)
         for (int64_t j = 0; j < n; j++)
-            if (amb[j]) o[j] = (float)ltm_gelu_f64((double)a[j]);
+            if (amb[j]) o[j] = ltm_gelu32_accurate(a[j]);
 }
 
 static inline float ltm_gelu_f32(float x)

@@ -355,7 +355,7 @@ static const double lt_tab_erf_exp[128] = {
 };
 
 #define LT_GELU32_DEG 9
-/* float32 gelu: R(a) on 16 intervals, rows of 16: r_0 .. r_9 (powers of s = a - c), then the centres c; relative error 2^-41.5, Horner condition 1.435 */
+/* float32 gelu: R(a) on 16 intervals, rows of 16: r_0 .. r_9 (powers of s = a - c), then the centres c; relative error 2^-41.5, condition 1.435 */
 static const double lt_tab_gelu32_r[176] = {
     0x1.a71c1b7bd92b0p-2, 0x1.306e99e10ad2ep-2, 0x1.cdb3666965376p-3, 0x1.6c67d2b06bd2cp-3,
     0x1.288d671397a84p-3, 0x1.ee2aefa8e394bp-4, 0x1.a34e98ba46656p-4, 0x1.68d9f81916d68p-4,
@@ -403,19 +403,9 @@ static const double lt_tab_gelu32_r[176] = {
     0x1.0e9d7f41695dbp+3, 0x1.333cfa94338bdp+3, 0x1.605fde0b30e4dp+3, 0x1.a67458ec7892ep+3,
 };
 
-/* float32 gelu: 2^(j/16), j = 0..15 */
-static const double lt_tab_gelu32_exp[16] = {
-    0x1.0000000000000p+0, 0x1.0b5586cf9890fp+0, 0x1.172b83c7d517bp+0, 0x1.2387a6e756238p+0,
-    0x1.306fe0a31b715p+0, 0x1.3dea64c123422p+0, 0x1.4bfdad5362a27p+0, 0x1.5ab07dd485429p+0,
-    0x1.6a09e667f3bcdp+0, 0x1.7a11473eb0187p+0, 0x1.8ace5422aa0dbp+0, 0x1.9c49182a3f090p+0,
-    0x1.ae89f995ad3adp+0, 0x1.c199bdd85529cp+0, 0x1.d5818dcfba487p+0, 0x1.ea4afa2a490dap+0,
-};
-
-/* float32 gelu: al, be, 16/ln2, ln2/16 hi (40 bits), lo, e2 .. e5 (exp's polynomial, relative error 2^-45.6), clamp of |x| */
-static const double lt_tab_gelu32_const[10] = {
-    0x1.012b404ad012bp+1, 0x1.00354a929545fp-4, 0x1.71547652b82fep+4, 0x1.62e42fefa4000p-5,
-    -0x1.8432a1b0e2634p-47, 0x1.ffffffff57e8bp-2, 0x1.55555555254ebp-3, 0x1.5556b3311a311p-5,
-    0x1.1111d8fc47a41p-7, 0x1.d000000000000p+3,
+/* float32 gelu: al, be, clamp of |x| */
+static const double lt_tab_gelu32_const[3] = {
+    0x1.012b404ad012bp+1, 0x1.00354a929545fp-4, 0x1.d000000000000p+3,
 };
 
 #endif

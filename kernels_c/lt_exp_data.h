@@ -93,3 +93,14 @@ static const double lt_tab_exp_fact[26] = {
 static const double lt_tab_exp_gelu[5] = {
     0x1.9884533d43651p+0, -0x1.cbc0d30ebfd15p-54, 0x1.6e4e26d4801f7p-5, 0x1.441355475a31ap-59, 0x1.2444f2a4d8b4bp-4,
 };
+/* 2^(j/16), j = 0..15, rounded */
+static const double lt_tab_exp16[16] = {
+    0x1.0000000000000p+0, 0x1.0b5586cf9890fp+0, 0x1.172b83c7d517bp+0, 0x1.2387a6e756238p+0,
+    0x1.306fe0a31b715p+0, 0x1.3dea64c123422p+0, 0x1.4bfdad5362a27p+0, 0x1.5ab07dd485429p+0,
+    0x1.6a09e667f3bcdp+0, 0x1.7a11473eb0187p+0, 0x1.8ace5422aa0dbp+0, 0x1.9c49182a3f090p+0,
+    0x1.ae89f995ad3adp+0, 0x1.c199bdd85529cp+0, 0x1.d5818dcfba487p+0, 0x1.ea4afa2a490dap+0,
+};
+/* 16/ln2, ln2/16 hi (40 bits), lo, e2 .. e5 (exp(r) on |r| <= ln2/32: relative error 2^-45.6) */
+static const double lt_tab_exp16_const[7] = {
+    0x1.71547652b82fep+4, 0x1.62e42fefa4000p-5, -0x1.8432a1b0e2634p-47, 0x1.ffffffff57e8bp-2, 0x1.55555555254ebp-3, 0x1.5556b3311a311p-5, 0x1.1111d8fc47a41p-7,
+};

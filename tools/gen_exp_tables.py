@@ -9,12 +9,20 @@ Everything is derived here with mpmath at 300 bits, nothing is copied:
   * 1/n! for the Taylor series of exp(r) - 1 on |r| <= ln2/256 (degree 6 in double: the
     truncation r^7/7! is below 2^-71 relative to r; degree 11 in double-double for the
     accurate paths: r^12/12! < 2^-128 relative to r), as double-double,
-  * the gelu_tanh constants sqrt(2/pi) and the decimal 0.044715 as double-double.
+  * the gelu_tanh constants sqrt(2/pi) and the decimal 0.044715 as double-double,
+  * for the float32 exact Gelu's exp(-a^2/2) (lt_erf.h, a vector formula with 16-entry
+    lookups): 2^(j/16), j = 0..15, rounded to double; 16/ln2; ln2/16 as hi (40 significant
+    bits, so k*hi is exact for |k| < 2^13) + lo; and e2..e5 of
+    exp(r) = 1 + r + r^2 (e2 + e3 r) + r^4 (e4 + e5 r) on |r| <= ln2/32 (widened by 1e-6), the
+    Chebyshev interpolant of (exp(r) - 1 - r)/r^2 (its relative error is printed in the table's
+    comment).
 Taylor coefficients are adequate on this tiny interval (the brief allows Taylor where
 adequate); a minimax fit would only save a term.
 """
 
 import mpmath as mp
+
+from gen_erf_tables import cheb_fit
 
 mp.mp.prec = 300
 
@@ -80,6 +88,27 @@ def main():
     w("static const double lt_tab_exp_gelu[5] = {")
     w("    %s, %s, %s, %s, %s," % (hexd(a[0]), hexd(a[1]), hexd(b[0]), hexd(b[1]),
                                      hexd(2 * s2pi * c044)))
+    w("};")
+    t16 = [float(mp.power(2, mp.mpf(j) / 16)) for j in range(16)]
+    w("/* 2^(j/16), j = 0..15, rounded */")
+    w("static const double lt_tab_exp16[16] = {")
+    for i in range(0, 16, 4):
+        w("    " + ", ".join(hexd(v) for v in t16[i:i + 4]) + ",")
+    w("};")
+    L = mp.log(2) / 16
+    L_hi = top_bits(L, 40)
+    h = L / 2 * (1 + mp.mpf(10) ** -6)
+    q = cheb_fit(lambda r: (mp.exp(r) - 1 - r) / (r * r) if r != 0 else mp.mpf(1) / 2, -h, h, 3)
+    e = [float(v) for v in q]
+    worst = 0
+    for i in range(201):
+        r = -h + 2 * h * i / 200
+        p = 1 + r + r * r * sum(mp.mpf(e[m]) * r ** m for m in range(4))
+        worst = max(worst, abs(p / mp.exp(r) - 1))
+    w("/* 16/ln2, ln2/16 hi (40 bits), lo, e2 .. e5 (exp(r) on |r| <= ln2/32: relative error "
+      f"2^{float(mp.log(worst, 2)):.1f}) */")
+    w("static const double lt_tab_exp16_const[7] = {")
+    w("    " + ", ".join(hexd(v) for v in [float(16 / mp.log(2)), float(L_hi), float(L - L_hi)] + e) + ",")
     w("};")
     print("\n".join(out))
 
