@@ -24,7 +24,7 @@ Everything is derived here with mpmath (no coefficients copied from elsewhere):
 * lt_tab_erf_exp: 2^(j/64), j = 0..63, as double-double pairs (hi, lo), for the private
   exp of the erf family (exp(-t^2) in erfc(t) = exp(-t^2) * erfcx(t)).
 
-* lt_tab_gelu32_r, lt_tab_gelu32_exp, lt_tab_gelu32_const: the exact float32 Gelu, one formula
+* lt_tab_gelu32_r, lt_tab_gelu32_const: the exact float32 Gelu, one formula
   for every a = |x| in [0, 14.5]: T = a Phi(-a) = a exp(-a^2/2) R(a), R(a) = Phi(-a) exp(a^2/2).
   R is cut into 16 intervals by i = round(g(a)), g(a) = al a - be a^2 - 1/2 (concave, so the
   intervals widen with a, where R is smoother; al and be are doubles and define the intervals
