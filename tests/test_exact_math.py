@@ -191,3 +191,23 @@ def test_exact_nan_results_are_canonical(name):
             got = _call(name, *args)
         u = got.view(np.uint32 if dt == np.float32 else np.uint64)
         assert (u == canon).all(), f"{name}: NaN results {[hex(v) for v in u]}"
+
+
+
+def test_float32_gelu_tiny_midpoints_round_to_nearest():
+    """For |x| < 2^-124, x/2 is a float32 midpoint when x has an odd last bit, and only the
+    x^2/sqrt(2 pi) term of gelu(x) decides the rounding.  Every path must give the float32
+    nearest to the true value (MPFR, rounded once straight to float32), not the tie rounded
+    to even."""
+    ref_mp = REFS["gelu"][1]
+    rng = np.random.default_rng(21)
+    bits = np.concatenate([np.arange(1, 64), rng.integers(1, 0x02000000, 1000),
+                           0x00800000 + np.arange(-3, 4)]).astype(np.uint32)
+    x = np.concatenate([bits, bits | 0x80000000]).view(np.float32)
+    want = np.array([ref_mp(v) for v in x], np.float32)
+    assert np.any(want != (x.astype(np.float64) / 2).astype(np.float32))  # ties occur here
+    for path in lt.kernel_paths():
+        with lt.config(kernel_path=path, mode="exact"):
+            got = np.asarray(lt.nn.gelu(lt.asarray(x)))
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32),
+                                      err_msg=f"gelu of tiny float32 on {path}")
