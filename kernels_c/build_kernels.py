@@ -120,10 +120,10 @@ MATH_DATA_HEADERS, MATH_TEXT = _math_headers()
 def _math_defined(name: str) -> bool:
     if re.search(rf"\b{name}\s*\(", MATH_TEXT):
         return True
-    # LT_F32_TWO_PASS(base, ...) (lt_dd.h) and ltm_exp_two_pass(base, ...) (lt_exp.h)
-    # define base_f32 and base_f32_chunk
+    # LT_F32_TWO_PASS(base, ...) (lt_dd.h), ltm_exp_two_pass(base, ...) and
+    # LTM_VEC_TWO_PASS(base, ...) (lt_exp.h) define base_f32 and base_f32_chunk
     m = re.fullmatch(r"(ltm_\w+)_f32(_chunk)?", name)
-    return bool(m) and re.search(rf"\b(LT_F32_TWO_PASS|ltm_exp_two_pass)\(\s*{m.group(1)}\s*,",
+    return bool(m) and re.search(rf"\b(LT_F32_TWO_PASS|ltm_exp_two_pass|LTM_VEC_TWO_PASS)\(\s*{m.group(1)}\s*,",
                                  MATH_TEXT) is not None
 
 

@@ -407,38 +407,7 @@ static __attribute__((flatten)) void ltm_erf_f64_chunk(int64_t n, double *restri
 #if LT_GELU32_DEG != 9
 #error "ltm_gelu32_vec evaluates R as a degree-9 polynomial (Estrin's scheme written out)"
 #endif
-/* Lanes per vector: 8 on AVX-512 (the 16-entry lookups are permutes of two registers), 4 on
- * AVX2 and 2 on the baseline (the lookups are loads; gcc lowers 8-lane permutes badly there). */
-#undef LTM_GW
-#if defined(__AVX512F__)
-#define LTM_GW 8
-#elif defined(__AVX2__)
-#define LTM_GW 4
-#else
-#define LTM_GW 2
-#endif
-typedef double ltm_gvd __attribute__((vector_size(8 * LTM_GW)));
-typedef int64_t ltm_gvl __attribute__((vector_size(8 * LTM_GW)));
-typedef uint64_t ltm_gvu __attribute__((vector_size(8 * LTM_GW)));
-typedef float ltm_gvf __attribute__((vector_size(4 * LTM_GW)));
-typedef int32_t ltm_gvi __attribute__((vector_size(4 * LTM_GW)));
-
-/* row[idx & 15] for the 16-entry rows */
-static inline __attribute__((always_inline)) ltm_gvd ltm_vpick16(const double *row, ltm_gvl idx)
-{
-#if LTM_GW == 8
-    ltm_gvd lo, hi;
-    memcpy(&lo, row, sizeof lo);
-    memcpy(&hi, row + 8, sizeof hi);
-    return __builtin_shuffle(lo, hi, idx);       /* indices taken modulo 16 */
-#else
-    ltm_gvd r;
-    for (int j = 0; j < LTM_GW; j++) r[j] = row[idx[j] & 15];
-    return r;
-#endif
-}
-
-static inline __attribute__((always_inline)) ltm_gvf ltm_gelu32_vec(ltm_gvf xf, ltm_gvi *ambiguous)
+static inline __attribute__((always_inline)) ltm_gvf ltm_gelu32_vec(ltm_gvf xf, ltm_gvl *ambiguous)
 {
     const double *k = lt_tab_exp16_const, *rt = lt_tab_gelu32_r;
     const double al = lt_tab_gelu32_const[0], be = lt_tab_gelu32_const[1], clamp = lt_tab_gelu32_const[2];
@@ -446,7 +415,7 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_gelu32_vec(ltm_gvf xf, 
     const double shifter = 0x1.8p52;
     const ltm_gvl shifter_bits = (ltm_gvl)((ltm_gvd){0} + shifter);
     /* a = min(|x|, 14.5) (NaN -> 14.5; its lane is replaced at the end) */
-    ltm_gvd x = __builtin_convertvector(xf, ltm_gvd);
+    ltm_gvd x = ltm_vwiden(xf);
     ltm_gvd a = (ltm_gvd)((ltm_gvl)x & 0x7FFFFFFFFFFFFFFF);
     ltm_gvl inside = a < clamp;
     a = (ltm_gvd)(((ltm_gvl)a & inside) | ((ltm_gvl)((ltm_gvd){0} + clamp) & ~inside));
@@ -476,14 +445,9 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_gelu32_vec(ltm_gvf xf, 
     ltm_gvd y = (ltm_gvd)((ltm_gvl)x & (ltm_gvl)(x >= 0.0)) - tt;
     ltm_gvf yf = __builtin_convertvector(y, ltm_gvf);
     ltm_gvi nan = xf != xf;
-    /* Ziv's test on the bits, with twice the proven bound (2^-40 |y| < 2^13 units of y's last
-     * place): a float32 rounding boundary (a midpoint: the 29 bits below float32 precision
-     * are 2^28) within the error of y?  A float32 subnormal result (0 < |y| < 2^-126) is
-     * always redone.  NaN lanes are not flagged. */
-    ltm_gvl yb = (ltm_gvl)y & 0x7FFFFFFFFFFFFFFF;
-    ltm_gvl near_mid = (ltm_gvu)((yb & 0x1FFFFFFF) - 0x10000000 + 0x2000) <= 0x4000;
-    ltm_gvl sub = (ltm_gvu)(yb - 1) < 0x380FFFFFFFFFFFFF;
-    *ambiguous = __builtin_convertvector(near_mid | sub, ltm_gvi) & ~nan;
+    /* Ziv's test with twice the proven bound (2^-40 |y| < 2^13 units of y's last place);
+     * NaN lanes are not flagged */
+    *ambiguous = ltm_vziv(y, 0x2000) & (x == x);
     return (ltm_gvf)(((ltm_gvi)yf & ~nan) | (0x7FC00000 & nan));
 }
 
@@ -510,48 +474,9 @@ static inline float ltm_gelu32_accurate(float x)
 }
 
 
-/* The chunk in vectors (the tail through a zero-padded vector); the rare elements that
- * Ziv's test flags (about 1 in 10^5, and the float32-subnormal results) are redone by
- * ltm_gelu32_accurate. */
-static inline void ltm_gelu_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
-{
-    int32_t amb[LT_CHUNK + LTM_GW];
-    ltm_gvi any = { 0 };
-    int64_t i = 0;
-    for (; i + LTM_GW <= n; i += LTM_GW) {
-        ltm_gvf v;
-        ltm_gvi m;
-        memcpy(&v, a + i, sizeof v);
-        v = ltm_gelu32_vec(v, &m);
-        memcpy(o + i, &v, sizeof v);
-        memcpy(amb + i, &m, sizeof m);
-        any |= m;
-    }
-    if (i < n) {
-        float t[LTM_GW] = { 0 };
-        memcpy(t, a + i, (size_t)(n - i) * sizeof(float));
-        ltm_gvf v;
-        ltm_gvi m;
-        memcpy(&v, t, sizeof v);
-        v = ltm_gelu32_vec(v, &m);
-        memcpy(t, &v, sizeof v);
-        memcpy(o + i, t, (size_t)(n - i) * sizeof(float));
-        memcpy(amb + i, &m, sizeof m);
-        any |= m;
-    }
-    int32_t flagged = 0;
-    for (int j = 0; j < LTM_GW; j++) flagged |= any[j];
-    if (flagged)
-        for (int64_t j = 0; j < n; j++)
-            if (amb[j]) o[j] = ltm_gelu32_accurate(a[j]);
-}
-
-static inline float ltm_gelu_f32(float x)
-{
-    float y;
-    ltm_gelu_f32_chunk(1, &y, &x);
-    return y;
-}
+/* The rare elements that Ziv's test flags (about 1 in 10^5, and the float32-subnormal
+ * results) are redone by ltm_gelu32_accurate. */
+LTM_VEC_TWO_PASS(ltm_gelu, ltm_gelu32_vec, ltm_gelu32_accurate)
 
 /* float64: faithful.  T = x/sqrt(2) as a double-double (th + tl), u = |T|, z = x^2/2 exact.
  *   u < 0.5: erf(u) in double-double (relative 0.3 * 2^-53), C = 1 -+ erf(u) in double-double

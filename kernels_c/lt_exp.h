@@ -33,6 +33,108 @@ static inline float ltm_f32_clamp(float x, float lo, float hi)
 }
 
 
+/* ------------------------------------------------------------------ vector first passes */
+/* GCC vector types for the vectorised first passes (the float32 Gelu, log and log1p): one
+ * source, the same operations on every kernel path.  Lanes per vector: 8 on AVX-512 (the
+ * 16-entry lookups are permutes of two registers), 4 on AVX2 and 2 on the baseline (the
+ * lookups are loads; gcc lowers 8-lane permutes badly there). */
+#undef LTM_GW
+#if defined(__AVX512F__)
+#define LTM_GW 8
+#elif defined(__AVX2__)
+#define LTM_GW 4
+#else
+#define LTM_GW 2
+#endif
+typedef double ltm_gvd __attribute__((vector_size(8 * LTM_GW)));
+typedef int64_t ltm_gvl __attribute__((vector_size(8 * LTM_GW)));
+typedef uint64_t ltm_gvu __attribute__((vector_size(8 * LTM_GW)));
+typedef float ltm_gvf __attribute__((vector_size(4 * LTM_GW)));
+typedef int32_t ltm_gvi __attribute__((vector_size(4 * LTM_GW)));
+
+/* row[idx & 15] for the 16-entry rows */
+static inline __attribute__((always_inline)) ltm_gvd ltm_vpick16(const double *row, ltm_gvl idx)
+{
+#if LTM_GW == 8
+    ltm_gvd lo, hi;
+    memcpy(&lo, row, sizeof lo);
+    memcpy(&hi, row + 8, sizeof hi);
+    return __builtin_shuffle(lo, hi, idx);       /* indices taken modulo 16 */
+#else
+    ltm_gvd r;
+    for (int j = 0; j < LTM_GW; j++) r[j] = row[idx[j] & 15];
+    return r;
+#endif
+}
+
+/* float32 lanes widened to double: one vcvtps2pd on AVX-512 (gcc 12 lowers the generic
+ * conversion of 8 lanes through two halves, five instructions) */
+static inline __attribute__((always_inline)) ltm_gvd ltm_vwiden(ltm_gvf xf)
+{
+#if LTM_GW == 8
+    return (ltm_gvd)_mm512_cvtps_pd((__m256)xf);
+#else
+    return __builtin_convertvector(xf, ltm_gvd);
+#endif
+}
+
+/* Ziv's test on the bits of a first pass's double result y whose error is below `units`
+ * units of y's last place: is a float32 rounding boundary (a midpoint: the 29 bits below
+ * float32 precision are 2^28) that close?  A float32-subnormal result (0 < |y| < 2^-126) is
+ * always flagged: its rounding boundaries are elsewhere. */
+static inline __attribute__((always_inline)) ltm_gvl ltm_vziv(ltm_gvd y, int64_t units)
+{
+    ltm_gvl yb = (ltm_gvl)y & 0x7FFFFFFFFFFFFFFF;
+    ltm_gvl near_mid = (ltm_gvu)((yb & 0x1FFFFFFF) - 0x10000000 + units) <= (uint64_t)(2 * units);
+    ltm_gvl sub = (ltm_gvu)(yb - 1) < 0x380FFFFFFFFFFFFF;
+    return near_mid | sub;
+}
+
+/* NAME_f32_chunk and NAME_f32 of a vectorised first pass VEC (ltm_gvf VEC(ltm_gvf x,
+ * ltm_gvl *ambiguous)): the chunk in vectors (the tail through a zero-padded vector), then
+ * the rare flagged elements redone by ACC (float ACC(float)).  The flags stay 64-bit lanes:
+ * on AVX-512 every 512-bit operation counts (two ports), and narrowing them costs two. */
+#define LTM_VEC_TWO_PASS(NAME, VEC, ACC)                                                     \
+    static inline void NAME##_f32_chunk(int64_t n, float *restrict o,                       \
+                                        const float *restrict a)                             \
+    {                                                                                        \
+        int64_t amb[LT_CHUNK + LTM_GW];                                                      \
+        ltm_gvl any = { 0 };                                                                 \
+        int64_t i = 0;                                                                       \
+        for (; i + LTM_GW <= n; i += LTM_GW) {                                               \
+            ltm_gvf v;                                                                       \
+            ltm_gvl m;                                                                       \
+            memcpy(&v, a + i, sizeof v);                                                     \
+            v = VEC(v, &m);                                                                  \
+            memcpy(o + i, &v, sizeof v);                                                     \
+            memcpy(amb + i, &m, sizeof m);                                                   \
+            any |= m;                                                                        \
+        }                                                                                    \
+        if (i < n) {                                                                         \
+            float t[LTM_GW] = { 0 };                                                         \
+            memcpy(t, a + i, (size_t)(n - i) * sizeof(float));                              \
+            ltm_gvf v;                                                                       \
+            ltm_gvl m;                                                                       \
+            memcpy(&v, t, sizeof v);                                                         \
+            v = VEC(v, &m);                                                                  \
+            memcpy(t, &v, sizeof v);                                                         \
+            memcpy(o + i, t, (size_t)(n - i) * sizeof(float));                               \
+            memcpy(amb + i, &m, sizeof m);                                                   \
+            any |= m;                                                                        \
+        }                                                                                    \
+        int64_t flagged = 0;                                                                 \
+        for (int j = 0; j < LTM_GW; j++) flagged |= any[j];                                  \
+        if (flagged)                                                                         \
+            for (int64_t j = 0; j < n; j++)                                                  \
+                if (amb[j]) o[j] = ACC(a[j]);                                                \
+    }                                                                                        \
+    static inline float NAME##_f32(float x)                                                  \
+    {                                                                                        \
+        float y;                                                                             \
+        NAME##_f32_chunk(1, &y, &x);                                                         \
+        return y;                                                                            \
+    }
+
 /* ------------------------------------------------------------------ reduction */
 /* x finite, |x| < 1400.  Returns k; r + *rlo == rh + t exactly (two_sum), which is
  * x - k*ln2/128 within 2^-79 (t's rounding) + |k| 2^-98 (c_lo dropped) < 2^-78. */
