@@ -29,9 +29,11 @@
  * neglected cl is < 2^-96 absolute.  So A + B = ln(m) (1 + e), |e| < 2^-59 (measured max
  * 2^-60.7 over 10^5 random double-double inputs, tools: scratch tdd.py).
  *
- * float32 exact functions compute a double y with a proven error bound (see each pass-1
- * function), then Ziv's test; ambiguous elements (about 1 in 2^24 inputs or fewer) are
- * recomputed in double-double (ltm_log_dd / ltm_log1p_dd, error < 2^-98) and rounded to float32 through round-to-odd.
+ * float32 exact functions compute a double y with a proven error bound, then Ziv's test;
+ * ambiguous elements are recomputed in double-double (ltm_log_dd / ltm_log1p_dd, error
+ * < 2^-98) and rounded to float32 through round-to-odd.  log, log1p, log2 and log10 do their
+ * first pass on vectors with a coarser reduction of their own (ltm_log16_vec: 16 buckets,
+ * one permute per lookup on AVX-512; see there); asinh, acosh and atanh use the cores above.
  */
 
 /* ------------------------------------------------------------------ helpers */
@@ -221,34 +223,110 @@ static inline double ltm_log_fcore_m(double h, double *ko)
  * (double-double recomputation); ltm_NAME_f32 and ltm_NAME_f32_chunk both use exactly these,
  * so they agree bit for bit. */
 
-/* log: y = ltm_log_ln_d(x), |y - ln x| <= 2^-53 |y| (1 + 2^-5), tested with 2^-51 |y|. */
-static inline float ltm_log_p1(float xf, int64_t *amb)
+/* log and log1p: one vectorised first pass (ltm_log16_vec, GCC vector types as the Gelu's)
+ * and the double-double recomputation of the flagged elements.
+ *
+ * ltm_log16_vec(u), u > 0 a finite double: u = 2^k m, m in [OFF16, 2 OFF16) = [0.765625,
+ * 1.53125), bucket i = 0..15 of lt_tab_log16 (rows r_i, hi_i, lo_i: -log r_i = hi_i + lo_i,
+ * hi_i a multiple of 2^-42; the bucket of 1.0 has r = 1 and -log r = 0), z = m r_i - 1,
+ *   log u = (k LN2_HI + hi_i) + (z + (z^2 Q(z) + (k LN2_MID + lo_i))).
+ * Error, relative to y = log u:
+ *   - z: |z| <= 2^-5 (the generator prints the range); m r_i is exact when m has at most 29
+ *     bits (a float32 argument), else within 2^-53, and the subtraction is exact (Sterbenz);
+ *   - z + z^2 Q(z) against log1p(z): method 2^-50.1 (lt_log_data.h); roundings of z^2 Q and
+ *     the small sum below 2^-56 |log1p z|; of z + (...) 2^-53 |log1p z|;
+ *   - k LN2_HI + hi_i is exact (|k| < 2^11, both multiples of 2^-42 below 2^11); the last sum
+ *     rounds once (2^-53 |y|); k LN2_MID + lo_i errs below 2^-88;
+ *   - |log1p z| <= 2 |y|: outside the bucket of 1 (k = 0) |y| >= log(1 + 1/32) > 2^-6 while
+ *     |log1p z| < 2^-5; for k != 0, |y| > 0.26.  The 2^-53 of an inexact m r_i is then
+ *     below 2^-47 |y|.
+ *   Total below 2^-46.6 |y|: the float32 result is within 0.5 + 2^-22 ulp, and Ziv's test
+ *   with 2^9 units of y's last place (at least 2^-44 |y|, over four times the bound) finds
+ *   every element that could round otherwise. */
+#if LT_LOG16_QDEG != 6
+#error "ltm_log16_vec evaluates Q as a degree-6 polynomial (Estrin's scheme written out)"
+#endif
+static inline __attribute__((always_inline)) ltm_gvd ltm_log16_vec(ltm_gvd u)
 {
-    double x = (double)xf;
-    int64_t ok = (x > 0.0) & (x < __builtin_inf());
-    double y = ltm_log_ln_d(ltm_log_sel(ok, x, 1.0), 0.0, 0.0);
-    double err = __builtin_fabs(y) * 0x1p-51;
-    double sp = x == 0.0 ? -__builtin_inf() : (x > 0.0 ? __builtin_inf() : ltm_log_qnan());
-    *amb = ok & lt_f32_ambiguous(y, err);
-    return (float)ltm_log_sel(ok, y, sp);
+    const double *t = lt_tab_log16, *q = lt_tab_log16_q;
+    ltm_gvl b = (ltm_gvl)u;
+    ltm_gvl tmp = b - (int64_t)LT_LOG16_OFF;
+    ltm_gvl i = tmp >> 48;                        /* the lookups use its low 4 bits */
+    ltm_gvd m = (ltm_gvd)(b - (tmp & (int64_t)0xFFF0000000000000ull));
+#if defined(__AVX512DQ__)
+    ltm_gvd kd = __builtin_convertvector(tmp >> 52, ltm_gvd);
+#else
+    /* k as a double from its 12 bits plus 2048 (AVX2 has no int64 -> double conversion) */
+    ltm_gvl kf = (ltm_gvl)((ltm_gvu)tmp >> 52) ^ 2048;
+    ltm_gvd kd = (ltm_gvd)(kf | 0x4330000000000000) - 0x1.00000000008p52;
+#endif
+    ltm_gvd z = m * ltm_vpick16(t, i) - 1.0;
+    ltm_gvd z2 = z * z, z4 = z2 * z2;
+    ltm_gvd qz = ((q[0] + q[1] * z) + (q[2] + q[3] * z) * z2) + ((q[4] + q[5] * z) + q[6] * z2) * z4;
+    ltm_gvd small = z2 * qz + (kd * lt_tab_log_k[1] + ltm_vpick16(t + 32, i));
+    return (kd * lt_tab_log_k[0] + ltm_vpick16(t + 16, i)) + (z + small);
+}
+
+/* Ziv's test for ltm_log16_vec's results, in units of y's last place (see above) */
+#define LTM_LOG16_ZIV_UNITS 0x200
+
+/* log x times `scale` (1 for log, folded away; 1/ln2 for log2, 1/ln10 for log10: one more
+ * rounding of the product and of the constant, 2^-52 |y|, still well within the test).
+ * Lanes with x <= 0, +inf or NaN take -inf (x = +-0), +inf or NaN; none is flagged.  Exact
+ * powers of 2 (log2) and of 10 (log10) come out within 2^-46 of an integer, which is a float32
+ * value far from any rounding boundary, so they round to it. */
+static inline __attribute__((always_inline)) ltm_gvf ltm_log_scaled32_vec(ltm_gvf xf, ltm_gvl *ambiguous,
+                                                                         double scale)
+{
+    ltm_gvd x = ltm_vwiden(xf);
+    ltm_gvl ok = (x > 0.0) & (x < __builtin_inf());
+    ltm_gvd y = ltm_log16_vec((ltm_gvd)(((ltm_gvl)x & ok) | ((ltm_gvl)((ltm_gvd){0} + 1.0) & ~ok)));
+    y = y * scale;
+    *ambiguous = ltm_vziv(y, LTM_LOG16_ZIV_UNITS) & ok;
+    /* special lanes: x = +-0 -> -inf, +inf -> +inf, below 0 or NaN -> NaN */
+    ltm_gvi oki = (xf > 0.0f) & (xf < __builtin_inff());
+    ltm_gvi sp = (xf == 0.0f) & (int32_t)0xFF800000;                     /* -inf */
+    sp |= (xf == __builtin_inff()) & 0x7F800000;
+    sp |= ((xf < 0.0f) | (xf != xf)) & 0x7FC00000;
+    return (ltm_gvf)(((ltm_gvi)__builtin_convertvector(y, ltm_gvf) & oki) | (sp & ~oki));
+}
+static inline __attribute__((always_inline)) ltm_gvf ltm_log32_vec(ltm_gvf xf, ltm_gvl *ambiguous)
+{
+    return ltm_log_scaled32_vec(xf, ambiguous, 1.0);
+}
+static inline __attribute__((always_inline)) ltm_gvf ltm_log2_32_vec(ltm_gvf xf, ltm_gvl *ambiguous)
+{
+    return ltm_log_scaled32_vec(xf, ambiguous, lt_tab_log_k[3]);
+}
+static inline __attribute__((always_inline)) ltm_gvf ltm_log10_32_vec(ltm_gvf xf, ltm_gvl *ambiguous)
+{
+    return ltm_log_scaled32_vec(xf, ambiguous, lt_tab_log_k[5]);
 }
 static inline float ltm_log_acc(float x)
 {
     return lt_dd_to_f32(ltm_log_dd((double)x, 0.0));
 }
 
-/* log1p: (hi, lo) = 1 + x exactly, y = ltm_log_ln_d(hi, lo), same bound as log (t2 = lo
- * exactly when the result is small). */
-static inline float ltm_log1p_p1(float xf, int64_t *amb)
+/* log1p x: u = 1 + x is exact for 2^-28 <= |x| < 2^53 (a float32 x has 24 bits), and its
+ * rounding above 2^53 errs by 2^-53 where |y| > 36; for |x| < 2^-28, y = x + (-x/2) x
+ * (error below 2^-53 |y| + x^2/3 < 2^-56 |y|; float32-subnormal results are flagged).
+ * Lanes with x <= -1, +inf or NaN take -inf (x = -1), +inf or NaN; none is flagged. */
+static inline __attribute__((always_inline)) ltm_gvf ltm_log1p32_vec(ltm_gvf xf, ltm_gvl *ambiguous)
 {
-    double x = (double)xf;
-    int64_t ok = (x > -1.0) & (x < __builtin_inf());
-    lt_dd h = lt_two_sum(1.0, ltm_log_sel(ok, x, 0.0));
-    double y = ltm_log_ln_d(h.hi, h.lo, 0.0);
-    double err = __builtin_fabs(y) * 0x1p-51;
-    double sp = x == -1.0 ? -__builtin_inf() : (x > 0.0 ? __builtin_inf() : ltm_log_qnan());
-    *amb = ok & lt_f32_ambiguous(y, err);
-    return (float)ltm_log_sel(ok, ltm_log_sel(x == 0.0, x, y), sp);
+    ltm_gvd x = ltm_vwiden(xf);
+    ltm_gvl ok = (x > -1.0) & (x < __builtin_inf());
+    ltm_gvd u = 1.0 + (ltm_gvd)((ltm_gvl)x & ok);
+    ltm_gvd y = ltm_log16_vec(u);
+    ltm_gvl tiny = (ltm_gvd)((ltm_gvl)x & 0x7FFFFFFFFFFFFFFF) < 0x1p-28;
+    ltm_gvd yt = x + (-0.5 * x) * x;
+    y = (ltm_gvd)(((ltm_gvl)y & ~tiny) | ((ltm_gvl)yt & tiny));
+    *ambiguous = ltm_vziv(y, LTM_LOG16_ZIV_UNITS) & ok;
+    /* special lanes: x = -1 -> -inf, +inf -> +inf, below -1 or NaN -> NaN */
+    ltm_gvi oki = (xf > -1.0f) & (xf < __builtin_inff());
+    ltm_gvi sp = (xf == -1.0f) & (int32_t)0xFF800000;                    /* -inf */
+    sp |= (xf == __builtin_inff()) & 0x7F800000;
+    sp |= ((xf < -1.0f) | (xf != xf)) & 0x7FC00000;
+    return (ltm_gvf)(((ltm_gvi)__builtin_convertvector(y, ltm_gvf) & oki) | (sp & ~oki));
 }
 static inline float ltm_log1p_acc(float x)
 {
@@ -256,43 +334,12 @@ static inline float ltm_log1p_acc(float x)
     return lt_dd_to_f32(ltm_log1p_dd(lt_dd_make((double)x, 0.0)));
 }
 
-/* log2: y = k + P, P = (A + B)/ln2 with relative error <= 1.5*2^-53 (two roundings + core);
- * if k != 0 then |y| >= 0.49 and |P| <= 0.51, so |y - log2 x| <= 2.6*2^-53 |y| < 2^-51 |y|;
- * tested with 2^-50 |y|.  Powers of two: A = B = 0, y = k exactly. */
-static inline float ltm_log2_p1(float xf, int64_t *amb)
-{
-    double x = (double)xf;
-    int64_t ok = (x > 0.0) & (x < __builtin_inf());
-    double B, k;
-    double A = ltm_log_core(ltm_log_sel(ok, x, 1.0), 0.0, &B, &k);
-    double P = A * lt_tab_log_k[3] + (A * lt_tab_log_k[4] + B * lt_tab_log_k[3]);
-    double y = k + P;
-    double err = __builtin_fabs(y) * 0x1p-50;
-    double sp = x == 0.0 ? -__builtin_inf() : (x > 0.0 ? __builtin_inf() : ltm_log_qnan());
-    *amb = ok & lt_f32_ambiguous(y, err);
-    return (float)ltm_log_sel(ok, y, sp);
-}
 static inline float ltm_log2_acc(float x)
 {
     lt_dd l = ltm_log_dd((double)x, 0.0);
     return lt_dd_to_f32(lt_dd_mul(l, lt_dd_make(lt_tab_log_k[3], lt_tab_log_k[4])));
 }
 
-/* log10: y = k*LG2_HI (exact) + (P + k*LG2_MID), P = (A + B)/ln10; if k != 0, |y| >= 0.15,
- * |P| <= 0.152: |y - log10 x| <= 3.1*2^-53 |y|; tested with 2^-50 |y|. */
-static inline float ltm_log10_p1(float xf, int64_t *amb)
-{
-    double x = (double)xf;
-    int64_t ok = (x > 0.0) & (x < __builtin_inf());
-    double B, k;
-    double A = ltm_log_core(ltm_log_sel(ok, x, 1.0), 0.0, &B, &k);
-    double P = A * lt_tab_log_k[5] + (A * lt_tab_log_k[6] + B * lt_tab_log_k[5]);
-    double y = k * lt_tab_log_k[7] + (P + k * lt_tab_log_k[8]);
-    double err = __builtin_fabs(y) * 0x1p-50;
-    double sp = x == 0.0 ? -__builtin_inf() : (x > 0.0 ? __builtin_inf() : ltm_log_qnan());
-    *amb = ok & lt_f32_ambiguous(y, err);
-    return (float)ltm_log_sel(ok, y, sp);
-}
 static inline float ltm_log10_acc(float x)
 {
     lt_dd l = ltm_log_dd((double)x, 0.0);
@@ -375,13 +422,13 @@ static inline float ltm_acosh_acc(float xf)
     return lt_dd_to_f32(ltm_log1p_dd(lt_dd_add(d, q)));
 }
 
-LT_F32_TWO_PASS(ltm_log, ltm_log_p1, ltm_log_acc)
+LTM_VEC_TWO_PASS(ltm_log, ltm_log32_vec, ltm_log_acc)
 
-LT_F32_TWO_PASS(ltm_log1p, ltm_log1p_p1, ltm_log1p_acc)
+LTM_VEC_TWO_PASS(ltm_log1p, ltm_log1p32_vec, ltm_log1p_acc)
 
-LT_F32_TWO_PASS(ltm_log2, ltm_log2_p1, ltm_log2_acc)
+LTM_VEC_TWO_PASS(ltm_log2, ltm_log2_32_vec, ltm_log2_acc)
 
-LT_F32_TWO_PASS(ltm_log10, ltm_log10_p1, ltm_log10_acc)
+LTM_VEC_TWO_PASS(ltm_log10, ltm_log10_32_vec, ltm_log10_acc)
 
 LT_F32_TWO_PASS(ltm_asinh, ltm_asinh_p1, ltm_asinh_acc)
 

@@ -167,6 +167,29 @@ static const double lt_tab_log_taylor[28] = {
     0x1.3b13b13b13b14p-4, -0x1.3b13b13b13b14p-58,
     -0x1.2492492492492p-4, -0x1.2492492492492p-58,
 };
+/* The vectorised first pass (ltm_log16_vec): 16 buckets from OFF16 = 0x3fe8800000000000 (0.765625),
+ * z = m*r - 1 in [-0.029411761, 0.03125]; -log(r) = hi + lo (hi a multiple of 2^-42); rows: r, hi, lo.
+ * Q16 (degree 6) max rel error of z + z^2*Q16(z) vs log1p(z): 8.032e-16 (2^-50.15) */
+#define LT_LOG16_OFF 0x3fe8800000000000ull
+#define LT_LOG16_QDEG 6
+static const double lt_tab_log16[48] = {
+    0x1.47ae140000000p+0, 0x1.3b13b20000000p+0, 0x1.2f684c0000000p+0, 0x1.24924a0000000p+0,
+    0x1.1a7b960000000p+0, 0x1.1111120000000p+0, 0x1.0842100000000p+0, 0x1.0000000000000p+0,
+    0x1.e1e1e20000000p-1, 0x1.c71c720000000p-1, 0x1.af286c0000000p-1, 0x1.99999a0000000p-1,
+    0x1.8618620000000p-1, 0x1.745d180000000p-1, 0x1.642c860000000p-1, 0x1.5555560000000p-1,
+    -0x1.f991c3cb3c000p-3, -0x1.a93ed8c8ae000p-3, -0x1.5bf407b544000p-3, -0x1.1178ee227e000p-3,
+    -0x1.9335e4d594000p-4, -0x1.08599959e4000p-4, -0x1.0415c89e78000p-5, 0x0.0p+0,
+    0x1.f0a30a0118000p-5, 0x1.e27074e2b0000p-4, 0x1.5ff3060a7a000p-3, 0x1.c8ff7a79aa000p-3,
+    0x1.1675c97aba000p-2, 0x1.4618ba21c6000p-2, 0x1.739d7e2bbd000p-2, 0x1.9f323ccbfa000p-2,
+    0x1.91f04cd814834p-44, 0x1.8d643502c76bep-45, 0x1.27823eb67ed71p-46, -0x1.15f78ce7507f2p-45,
+    -0x1.3105c3abd3d2fp-45, 0x1.96ddd6f24e582p-46, 0x1.dfdc7f46c6fc0p-44, 0x0.0p+0,
+    -0x1.d589e8336993cp-45, -0x1.a302c2af05591p-45, -0x1.8566f183c169cp-44, -0x1.7694f68a22edfp-45,
+    0x1.8448e731cbb19p-44, -0x1.3582f48772f77p-46, 0x1.379c4975aa053p-51, -0x1.eb03525d4d0eep-44,
+};
+static const double lt_tab_log16_q[7] = {
+    -0x1.0000000000175p-1, 0x1.555555559a48ap-2, -0x1.fffffff0d0537p-3, 0x1.99998bc3ea19ep-3,
+    -0x1.5555ea60aff23p-3, 0x1.24f828a479e9dp-3, -0x1.fd1bbe2cfa361p-4,
+};
 /* constants: [0] LN2_HI (multiple of 2^-42); [1] LN2_MID; [2] LN2_LO; [3] 1/ln2 hi; [4] 1/ln2 lo; [5] 1/ln10 hi; [6] 1/ln10 lo; [7] log10(2) hi (multiple of 2^-42); [8] log10(2) mid; [9] log10(2) lo; [10] ln2 as plain double */
 static const double lt_tab_log_k[11] = {
     0x1.62e42fefa3800p-1, 0x1.ef35793c76730p-45, 0x1.f97b57a079a19p-103,

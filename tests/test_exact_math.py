@@ -211,3 +211,47 @@ def test_float32_gelu_tiny_midpoints_round_to_nearest():
             got = np.asarray(lt.nn.gelu(lt.asarray(x)))
         np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32),
                                       err_msg=f"gelu of tiny float32 on {path}")
+
+
+def _log_family_edges():
+    """float32 inputs at the edges of the log family's vectorised first pass: both sides of
+    each of its 16 bucket boundaries (2^k m, m = 0.765625 + j/32 below 1, 1 + (j - 7.5)/16
+    above) over several binades, around 1 (the bucket where the reduction is exact), around
+    log1p's switch to its tiny-x form (|x| = 2^-28, and the binades about it) and around 2^24 and 2^53 (where 1 + x
+    stops being exact), and near -1."""
+    m = np.concatenate([0.765625 + np.arange(8) / 32, 1 + (np.arange(8, 17) - 7.5) / 16])
+    ks = np.array([-126, -60, -2, -1, 0, 1, 2, 30, 126], np.float64)
+    pts = (m[None, :] * 2.0 ** ks[:, None]).ravel()
+    pts = np.concatenate([pts, [1.0, 2.0 ** 24, 2.0 ** 53, 1 - 2.0 ** -24],
+                          2.0 ** -np.arange(20.0, 40.0)])
+    base = _ordered(pts.astype(np.float32))
+    x = _from_ordered((base[:, None] + np.arange(-40, 41)[None, :]).ravel())
+    near_minus_one = _from_ordered(_ordered(np.float32(-1.0)) - np.arange(1, 200))
+    x = np.concatenate([x, -x[x < 2.0 ** -20], near_minus_one])
+    return x[np.isfinite(x)]
+
+
+@pytest.mark.parametrize("name", ["log", "log1p", "log2", "log10"])
+def test_float32_log_family_edges_every_path(name):
+    """The float32 log family at the edges of its first pass's reduction, on every kernel
+    path, bit for bit against MPFR rounded once to float32; exact powers of two (log2) and
+    of ten (log10) give their integer."""
+    ref_mp = REFS[name][1]
+    x = _log_family_edges()
+    with np.errstate(all="ignore"):
+        want = np.array([ref_mp(v) for v in x], np.float32)
+    for path in lt.kernel_paths():
+        with lt.config(kernel_path=path, mode="exact"):
+            got = _call(name, x)
+        same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
+        assert same.all(), (f"{name} on {path}: {np.count_nonzero(~same)} of {x.size} differ, "
+                            f"first x = {x[~same][:3]}, got {got[~same][:3]}, "
+                            f"want {want[~same][:3]}")
+    powers = {"log2": (2.0, np.arange(-149, 128)), "log10": (10.0, np.arange(0, 11))}
+    if name in powers:
+        b, k = powers[name]
+        x = (b ** k.astype(np.float64)).astype(np.float32)
+        for path in lt.kernel_paths():
+            with lt.config(kernel_path=path, mode="exact"):
+                got = _call(name, x)
+            np.testing.assert_array_equal(got, k.astype(np.float32), err_msg=f"{name} {path}")

@@ -18,6 +18,13 @@ Polynomials (all coefficients derived here, with mpmath):
     rounded to double; the script prints the max error of z + z^2 * Q(z) relative to log1p(z).
   * Q2: degree-2 fit of the same, for the fast float32 variants.
   * Taylor coefficients (-1)^(j+1)/j, j = 1..14, as double-double pairs, for the accurate path.
+
+The vectorised first pass of float32 log and log1p (ltm_log16_vec) uses a coarser reduction,
+16 buckets, whose per-bucket values fit one 16-entry lookup (a permute on AVX-512): OFF16 is
+the bit pattern of 0.765625, i = (tmp >> 48) & 15, 1.0 in the middle of bucket 7 (r = 1,
+log c = 0); r16 rounded to 24 bits (so m*r is exact for the 24-bit m of a float32 input),
+-log(r16) = hi (a multiple of 2^-42) + lo, and Q16: a degree-7 fit of (log1p(z) - z)/z^2 on
+that wider z range (its max error relative to log1p(z) printed).
 """
 
 from __future__ import annotations
@@ -34,6 +41,9 @@ OUT = os.path.join(os.path.dirname(HERE), "kernels_c", "lt_log_data.h")
 
 N = 7                                # index bits
 OFF = 0x3FE0000000000000 + int(51.5 * 2 ** 45)
+N16 = 4                              # index bits of the vectorised first pass
+OFF16 = 0x3FF0000000000000 - int(7.5 * 2 ** 48)
+Q16_DEG = 6
 
 
 def bits2d(b):
@@ -103,32 +113,45 @@ def poly_err(c, lo, hi, npts=4000):
     return worst
 
 
-def main():
-    rs, chs, cms, cls = [], [], [], []
+def buckets(nbits, off, rbits):
+    """The reduction that cuts [OFF, 2*OFF) into 2^nbits buckets, contiguous in bit order:
+    per bucket r (rbits significant bits; 1 for the bucket of 1.0) and -log r (mpf), and the
+    range [zmin, zmax] of z = m*r - 1."""
+    shift = 52 - nbits
+    rs, vs = [], []
     zmin, zmax = mp.mpf(0), mp.mpf(0)
-    for i in range(1 << N):
-        b0 = OFF + (i << 45)
-        b1 = OFF + ((i + 1) << 45)
-        m0 = mp.mpf(bits2d(b0))
-        m1 = mp.mpf(bits2d(b1))          # exclusive
-        if m0 <= 1 < m1:
-            assert i == 76
-            r = 1.0
-        else:
-            r = rnd(2 / (m0 + m1), 20)
+    for i in range(1 << nbits):
+        m0 = mp.mpf(bits2d(off + (i << shift)))
+        m1 = mp.mpf(bits2d(off + ((i + 1) << shift)))     # exclusive
+        r = 1.0 if m0 <= 1 < m1 else rnd(2 / (m0 + m1), rbits)
         rm = mp.mpf(r)
         zmin = min(zmin, m0 * rm - 1)
         zmax = max(zmax, m1 * rm - 1)
-        v = -mp.log(rm)
-        h, md, l = split3(v) if r != 1.0 else (0.0, 0.0, 0.0)
         rs.append(r)
-        chs.append(h)
-        cms.append(md)
-        cls.append(l)
+        vs.append(-mp.log(rm))
+    return rs, vs, zmin, zmax
+
+
+def buckets16():
+    """(r, -log r hi, lo) of the 16 buckets of the vectorised pass, and the z range"""
+    rs, vs, zmin, zmax = buckets(N16, OFF16, 24)
+    assert rs[7] == 1.0
+    his = [rnd_quantum(v, mp.mpf(2) ** -42) for v in vs]
+    return rs, his, [float(v - h) for v, h in zip(vs, his)], zmin, zmax
+
+
+def main():
+    rs, vs, zmin, zmax = buckets(N, OFF, 20)
+    assert rs[76] == 1.0
+    chs, cms, cls = zip(*(split3(v) if r != 1.0 else (0.0, 0.0, 0.0) for r, v in zip(rs, vs)))
+    chs, cms, cls = list(chs), list(cms), list(cls)
     q6 = fit(6, zmin, zmax)
     q2 = fit(2, zmin, zmax)
     e6 = poly_err(q6, zmin, zmax)
     e2 = poly_err(q2, zmin, zmax)
+    r16, hi16, lo16, zmin16, zmax16 = buckets16()
+    q16 = fit(Q16_DEG, zmin16, zmax16)
+    e16 = poly_err(q16, zmin16, zmax16)
 
     ln2 = mp.log(2)
     l2 = split3(ln2)
@@ -172,6 +195,15 @@ def main():
     out.append("/* Q2: (log1p(z) - z)/z^2 ~ sum q2[j] z^j, j = 0..2 (fast float32) */\n" + arr("lt_tab_log_q2", q2))
     out.append("/* Taylor coefficients of log1p, (-1)^(j+1)/j for j = 1..14, as (hi, lo) pairs */\n"
                + arr("lt_tab_log_taylor", taylor, per=2))
+    out.append("/* The vectorised first pass (ltm_log16_vec): 16 buckets from OFF16 = "
+               f"{OFF16:#x} (0.765625),\n"
+               f" * z = m*r - 1 in [{mp.nstr(zmin16, 8)}, {mp.nstr(zmax16, 8)}]; -log(r) = hi + lo "
+               "(hi a multiple of 2^-42); rows: r, hi, lo.\n"
+               f" * Q16 (degree {Q16_DEG}) max rel error of z + z^2*Q16(z) vs log1p(z): "
+               f"{mp.nstr(e16, 4)} (2^{mp.nstr(mp.log(e16, 2), 4)}) */\n"
+               f"#define LT_LOG16_OFF {OFF16:#x}ull\n#define LT_LOG16_QDEG {Q16_DEG}\n"
+               + arr("lt_tab_log16", r16 + hi16 + lo16)
+               + arr("lt_tab_log16_q", q16))
     out.append("/* constants: " + "; ".join(f"[{j}] {n}" for j, (n, _) in enumerate(consts)) + " */\n"
                + arr("lt_tab_log_k", [v for _, v in consts], per=3))
     text = "".join(out)
@@ -179,6 +211,8 @@ def main():
         f.write(text)
     print(text[:600])
     print("zmin", mp.nstr(zmin, 10), "zmax", mp.nstr(zmax, 10), "e6", mp.nstr(e6, 5), "e2", mp.nstr(e2, 5))
+    print("log16: z in", mp.nstr(zmin16, 10), mp.nstr(zmax16, 10), "Q16 error",
+          mp.nstr(e16, 5), "= 2^" + mp.nstr(mp.log(e16, 2), 5))
 
 
 if __name__ == "__main__":
