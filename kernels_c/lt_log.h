@@ -237,8 +237,8 @@ static inline double ltm_log_fcore_m(double h, double *ko)
  *     the small sum below 2^-56 |log1p z|; of z + (...) 2^-53 |log1p z|;
  *   - k LN2_HI + hi_i is exact (|k| < 2^11, both multiples of 2^-42 below 2^11); the last sum
  *     rounds once (2^-53 |y|); k LN2_MID + lo_i errs below 2^-88;
- *   - |log1p z| <= 2 |y|: outside the bucket of 1 (k = 0) |y| >= log(1 + 1/32) > 2^-6 while
- *     |log1p z| < 2^-5; for k != 0, |y| > 0.26.  The 2^-53 of an inexact m r_i is then
+ *   - |log1p z| <= 2 |y|: the bucket of 1 is [1 - 1/64, 1 + 1/32), so outside it (k = 0)
+ *     |y| >= -log(1 - 1/64) > 2^-6 while |log1p z| < 2^-5; for k != 0, |y| > 0.26.  The 2^-53 of an inexact m r_i is then
  *     below 2^-47 |y|.
  *   Total below 2^-46.6 |y|: the float32 result is within 0.5 + 2^-22 ulp, and Ziv's test
  *   with 2^9 units of y's last place (at least 2^-44 |y|, over four times the bound) finds
