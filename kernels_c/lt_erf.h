@@ -453,23 +453,11 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_gelu32_vec(ltm_gvf xf, 
 
 static inline double ltm_gelu_f64(double x);
 
-/* The accurate path of the float32 Gelu.  |x| < 2^-100: gelu(x) = x/2 + x^2/sqrt(2 pi) (next
- * term below 2^-200 |x|), and x/2 (exact in double) is a float32 midpoint when x is a
- * subnormal with an odd last bit: the positive x^2 term then decides, towards +inf (both
- * signs).  Elsewhere the float64 Gelu (relative error below 2^-52.5), rounded. */
+/* The accurate path of the float32 Gelu: |x| < 2^-100 by ltm_gelu32_tiny (lt_exp.h);
+ * elsewhere the float64 Gelu (relative error below 2^-52.5), rounded. */
 static inline float ltm_gelu32_accurate(float x)
 {
-    if (__builtin_fabsf(x) < 0x1p-100f) {
-        double h = 0.5 * (double)x;
-        float y = (float)h;
-        if ((double)y < h) {                      /* rounded down from a midpoint: step up */
-            int32_t b;
-            memcpy(&b, &y, 4);
-            b += y > 0.0f || (y == 0.0f && b == 0) ? 1 : -1;   /* +0 -> the least subnormal */
-            memcpy(&y, &b, 4);
-        }
-        return y;
-    }
+    if (__builtin_fabsf(x) < 0x1p-100f) return ltm_gelu32_tiny(x);
     return (float)ltm_gelu_f64((double)x);
 }
 

@@ -446,7 +446,8 @@ ltm_exp_two_pass(ltm_cosh, 0.0, 90.0, ltm_cosh_acc_f32(__builtin_fabs((double)x)
  * changes exp(v) by a factor within |v| 2^-51 <= 2^-43.3 (|v| clamped to 200: below it
  * |g| < 3.4e38 e^-200 < 2^-150 already rounds to zero); exp 2^-51.9, the division and the
  * product 2^-52: total < 2^-43 relative, so the float32 result is within 0.5 + 2^-19 ulp
- * (faithful, usually correctly rounded).  Same code on every path: bit-reproducible. */
+ * (faithful, usually correctly rounded; for |x| < 2^-100 the nearest float32, see below).
+ * Same code on every path: bit-reproducible. */
 static inline float ltm_gelu_tanh_e32(float xf, double hi)      /* hi = 200 */
 {
     double x = xf;
@@ -460,12 +461,44 @@ static inline float ltm_gelu_tanh_e32(float xf, double hi)      /* hi = 200 */
     g = x == -__builtin_inf() ? -0.0 : g;
     return x == x ? (float)g : ltm_exp_nanf();
 }
-static inline float ltm_gelu_tanh_f32(float x) { return ltm_gelu_tanh_e32(x, 200.0); }
+/* Both Gelus for |x| < 2^-100: gelu(x) = x/2 + x^2/sqrt(2 pi) (the erf form; the tanh form
+ * has the same two terms), the next term below 2^-200 |x|.  x/2 is exact in double and is a
+ * float32 midpoint when x is a subnormal, or in [2^-126, 2^-125), with an odd last bit: the
+ * positive x^2 term then decides, towards +inf (both signs).  Elsewhere x/2 is the nearest
+ * float32. */
+static inline float ltm_gelu32_tiny(float x)
+{
+    double h = 0.5 * (double)x;
+    float y = (float)h;
+    if ((double)y < h) {                      /* rounded down from a midpoint: step up */
+        int32_t b;
+        memcpy(&b, &y, 4);
+        b += y > 0.0f || (y == 0.0f && b == 0) ? 1 : -1;   /* +0 -> the least subnormal */
+        memcpy(&y, &b, 4);
+    }
+    return y;
+}
+
+/* The formula above rounds those midpoints to even; a second loop, run only when the chunk
+ * has an element below 2^-100, gives them the nearest float32. */
 static inline void ltm_gelu_tanh_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
 {
     volatile double hiv = 200.0;      /* opaque bound, see the pass-1 comment above */
     double hi = hiv;
-    for (int64_t i = 0; i < n; i++) o[i] = ltm_gelu_tanh_e32(a[i], hi);
+    int32_t tiny = 0;
+    for (int64_t i = 0; i < n; i++) {
+        o[i] = ltm_gelu_tanh_e32(a[i], hi);
+        tiny |= __builtin_fabsf(a[i]) < 0x1p-100f;
+    }
+    if (tiny)
+        for (int64_t i = 0; i < n; i++)
+            if (__builtin_fabsf(a[i]) < 0x1p-100f) o[i] = ltm_gelu32_tiny(a[i]);
+}
+static inline float ltm_gelu_tanh_f32(float x)
+{
+    float y;
+    ltm_gelu_tanh_f32_chunk(1, &y, &x);
+    return y;
 }
 
 /* ------------------------------------------------------------------ float64 exact */

@@ -194,12 +194,13 @@ def test_exact_nan_results_are_canonical(name):
 
 
 
-def test_float32_gelu_tiny_midpoints_round_to_nearest():
+@pytest.mark.parametrize("name", ["gelu", "gelu_tanh"])
+def test_float32_gelu_tiny_midpoints_round_to_nearest(name):
     """For |x| < 2^-124, x/2 is a float32 midpoint when x has an odd last bit, and only the
-    x^2/sqrt(2 pi) term of gelu(x) decides the rounding.  Every path must give the float32
-    nearest to the true value (MPFR, rounded once straight to float32), not the tie rounded
-    to even."""
-    ref_mp = REFS["gelu"][1]
+    x^2/sqrt(2 pi) term of gelu(x) (both forms) decides the rounding.  Every path must give
+    the float32 nearest to the true value (MPFR, rounded once straight to float32), not the
+    tie rounded to even."""
+    ref_mp = REFS[name][1]
     rng = np.random.default_rng(21)
     bits = np.concatenate([np.arange(1, 64), rng.integers(1, 0x02000000, 1000),
                            0x00800000 + np.arange(-3, 4)]).astype(np.uint32)
@@ -208,9 +209,9 @@ def test_float32_gelu_tiny_midpoints_round_to_nearest():
     assert np.any(want != (x.astype(np.float64) / 2).astype(np.float32))  # ties occur here
     for path in lt.kernel_paths():
         with lt.config(kernel_path=path, mode="exact"):
-            got = np.asarray(lt.nn.gelu(lt.asarray(x)))
+            got = _call(name, x)
         np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32),
-                                      err_msg=f"gelu of tiny float32 on {path}")
+                                      err_msg=f"{name} of tiny float32 on {path}")
 
 
 def _log_family_edges():
