@@ -270,6 +270,18 @@ static inline __attribute__((always_inline)) ltm_gvd ltm_log16_vec(ltm_gvd u)
 /* Ziv's test for ltm_log16_vec's results, in units of y's last place (see above) */
 #define LTM_LOG16_ZIV_UNITS 0x200
 
+/* The float32 result of log (pole = 0) or log1p (pole = -1) from the double y of the lanes
+ * with pole < x < +inf; the other lanes: x = pole -> -inf, +inf -> +inf, below the pole or
+ * NaN -> NaN. */
+static inline __attribute__((always_inline)) ltm_gvf ltm_log_result32(ltm_gvf xf, ltm_gvd y, float pole)
+{
+    ltm_gvi ok = (xf > pole) & (xf < __builtin_inff());
+    ltm_gvi sp = (xf == pole) & (int32_t)0xFF800000;                     /* -inf */
+    sp |= (xf == __builtin_inff()) & 0x7F800000;
+    sp |= ((xf < pole) | (xf != xf)) & 0x7FC00000;
+    return (ltm_gvf)(((ltm_gvi)__builtin_convertvector(y, ltm_gvf) & ok) | (sp & ~ok));
+}
+
 /* log x times `scale` (1 for log, folded away; 1/ln2 for log2, 1/ln10 for log10: one more
  * rounding of the product and of the constant, 2^-52 |y|, still well within the test).
  * Lanes with x <= 0, +inf or NaN take -inf (x = +-0), +inf or NaN; none is flagged.  Exact
@@ -283,12 +295,7 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_log_scaled32_vec(ltm_gv
     ltm_gvd y = ltm_log16_vec((ltm_gvd)(((ltm_gvl)x & ok) | ((ltm_gvl)((ltm_gvd){0} + 1.0) & ~ok)));
     y = y * scale;
     *ambiguous = ltm_vziv(y, LTM_LOG16_ZIV_UNITS) & ok;
-    /* special lanes: x = +-0 -> -inf, +inf -> +inf, below 0 or NaN -> NaN */
-    ltm_gvi oki = (xf > 0.0f) & (xf < __builtin_inff());
-    ltm_gvi sp = (xf == 0.0f) & (int32_t)0xFF800000;                     /* -inf */
-    sp |= (xf == __builtin_inff()) & 0x7F800000;
-    sp |= ((xf < 0.0f) | (xf != xf)) & 0x7FC00000;
-    return (ltm_gvf)(((ltm_gvi)__builtin_convertvector(y, ltm_gvf) & oki) | (sp & ~oki));
+    return ltm_log_result32(xf, y, 0.0f);
 }
 static inline __attribute__((always_inline)) ltm_gvf ltm_log32_vec(ltm_gvf xf, ltm_gvl *ambiguous)
 {
@@ -321,12 +328,7 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_log1p32_vec(ltm_gvf xf,
     ltm_gvd yt = x + (-0.5 * x) * x;
     y = (ltm_gvd)(((ltm_gvl)y & ~tiny) | ((ltm_gvl)yt & tiny));
     *ambiguous = ltm_vziv(y, LTM_LOG16_ZIV_UNITS) & ok;
-    /* special lanes: x = -1 -> -inf, +inf -> +inf, below -1 or NaN -> NaN */
-    ltm_gvi oki = (xf > -1.0f) & (xf < __builtin_inff());
-    ltm_gvi sp = (xf == -1.0f) & (int32_t)0xFF800000;                    /* -inf */
-    sp |= (xf == __builtin_inff()) & 0x7F800000;
-    sp |= ((xf < -1.0f) | (xf != xf)) & 0x7FC00000;
-    return (ltm_gvf)(((ltm_gvi)__builtin_convertvector(y, ltm_gvf) & oki) | (sp & ~oki));
+    return ltm_log_result32(xf, y, -1.0f);
 }
 static inline float ltm_log1p_acc(float x)
 {
