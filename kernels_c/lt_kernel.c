@@ -462,15 +462,15 @@ static void lt_stream_copy(char *dst, const char *src, int64_t bytes)
 }
 
 /* the copy of one chunk of a streamed output: 64-byte stores on the AVX-512 path */
-static void lt_stream_out(const lt_program *p, char *dst, const char *src, int64_t bytes)
+static void lt_stream_out(int32_t path, char *dst, const char *src, int64_t bytes)
 {
 #ifdef LT_STREAM_LINES
-    if (p->path == LT_PATH_AVX512) {
+    if (path == LT_PATH_AVX512) {
         lt_stream_copy_lines(dst, src, bytes);
         return;
     }
 #endif
-    (void)p;
+    (void)path;
     lt_stream_copy(dst, src, bytes);
 }
 
@@ -511,7 +511,7 @@ static void lt_ctx_chunk(lt_ctx *c, int64_t pos, int64_t n)
         lt_ctx_exec(c, n);
         for (r = 0; r < p->n_regs; r++)
             if (p->reg_kind[r] == LT_REG_OUTPUT)
-                lt_stream_out(p, p->out_ptr[p->reg_arg[r]] + pos * p->reg_itemsize[r], regp[r],
+                lt_stream_out(p->path, p->out_ptr[p->reg_arg[r]] + pos * p->reg_itemsize[r], regp[r],
                               n * p->reg_itemsize[r]);
         return;
     }
@@ -1204,6 +1204,18 @@ static void lt_red_range(lt_rtask *t)
 
 static void lt_red_task(void *arg) { lt_red_range((lt_rtask *)arg); }
 
+/* Threads for a run: the request, at most one per `units` of work and one per
+ * LT_PARALLEL_MIN_CHUNKS chunks of its `elements`, at least 1, at most 256. */
+static int64_t lt_thread_count(int32_t requested, int64_t units, int64_t elements)
+{
+    int64_t n = requested < 1 ? 1 : requested;
+    const int64_t by_size = elements / ((int64_t)LT_PARALLEL_MIN_CHUNKS * LT_CHUNK);
+    if (n > by_size) n = by_size;
+    if (n > units) n = units;
+    if (n < 1) n = 1;
+    return n > 256 ? 256 : n;
+}
+
 static int lt_run_reduce_distinct(const lt_program *p)
 {
     int64_t P = 1, R = 1, Q = 1;
@@ -1231,14 +1243,10 @@ static int lt_run_reduce_distinct(const lt_program *p)
         mode = LT_RED_OUTER_Q;
         n_units = Q;
     }
-    /* threads: at least LT_PARALLEL_MIN_CHUNKS chunks' worth of elements each */
-    int64_t n_threads = p->n_threads < 1 ? 1 : p->n_threads;
-    const int64_t by_size = p->size / ((int64_t)LT_PARALLEL_MIN_CHUNKS * LT_CHUNK);
-    if (n_threads > by_size) n_threads = by_size;
-    if (mode == LT_RED_OUTER_Q && n_threads > Q / LT_CHUNK) n_threads = Q / LT_CHUNK;
-    if (n_threads > n_units) n_threads = n_units;
-    if (n_threads < 1) n_threads = 1;
-    if (n_threads > 256) n_threads = 256;
+    /* threads: at least LT_PARALLEL_MIN_CHUNKS chunks' worth of elements each (and of
+     * columns when they split the columns) */
+    const int64_t n_threads = lt_thread_count(
+        p->n_threads, mode == LT_RED_OUTER_Q ? Q / LT_CHUNK : n_units, p->size);
 
     char *blocks = NULL;
     if (mode == LT_RED_BLOCKS) {
@@ -1320,10 +1328,7 @@ int lt_run(const lt_program *p)
     if (!lt_path_supported(p->path)) return -3;
     if (p->n_red > 0) return lt_run_reduce(p);
     const int64_t n_chunks = (p->size + LT_CHUNK - 1) / LT_CHUNK;
-    int64_t n_threads = p->n_threads < 1 ? 1 : p->n_threads;
-    if (n_threads > n_chunks / LT_PARALLEL_MIN_CHUNKS) n_threads = n_chunks / LT_PARALLEL_MIN_CHUNKS;
-    if (n_threads < 1) n_threads = 1;
-    if (n_threads > 256) n_threads = 256;
+    const int64_t n_threads = lt_thread_count(p->n_threads, n_chunks, n_chunks * LT_CHUNK);
 
     lt_task tasks[256];
     /* ranges of whole chunks: results cannot depend on the split */
@@ -1413,6 +1418,216 @@ int lt_run_blocks(const lt_blocks *b)
     }
     lt_parallel((int)n_threads, lt_block_task, tasks, sizeof tasks[0]);
     for (int64_t t = 0; t < n_threads; t++)
+        if (tasks[t].status != 0) return tasks[t].status;
+    return 0;
+}
+
+/* ---- softmax and log-sum-exp along rows ---------------------------------------------
+ *
+ * exp(x - max) / sum(exp(x - max)) over each row, or log(sum(exp(x - m))) + m, in one pass
+ * per row that stays in L1: the row maximum, then per chunk the difference, its exp (into
+ * the output row for softmax) and the chunk's partial sum, then the division.  Every value
+ * is made by the op functions and reduction functions the expression form's kernels use
+ * (Python passes their numbers), combined in their order (lt_rowacc below), so the results
+ * have the bits of the expression evaluated kernel by kernel.  Rows are independent:
+ * threads take ranges of whole rows.
+ */
+
+#define LT_ROW_SCRATCH_MAX (1 << 20)   /* bytes of a softmax row kept in scratch: L2 */
+
+/* One row's reduction in the order lt_run_reduce_distinct gives a row of a plan with
+ * Q == 1: a partial per chunk of LT_CHUNK values, combined by a binary counter within
+ * blocks of LT_RED_BLOCK chunks, the block partials by another. */
+typedef struct {
+    lt_counter block, row;
+    int64_t in_block;
+} lt_rowacc;
+
+static void lt_rowacc_start(lt_rowacc *a)
+{
+    a->block.count = 0;
+    a->row.count = 0;
+    a->in_block = 0;
+}
+
+static void lt_rowacc_end_block(lt_rowacc *a, const lt_redfn *fn)
+{
+    unsigned char part[8];
+    lt_counter_result(&a->block, fn, part);
+    lt_counter_push(&a->row, fn, part);
+    a->block.count = 0;
+    a->in_block = 0;
+}
+
+static void lt_rowacc_push(lt_rowacc *a, const lt_redfn *fn, const void *v, int64_t n)
+{
+    unsigned char part[8];
+    fn->seg(v, n, part);
+    lt_counter_push(&a->block, fn, part);
+    if (++a->in_block == LT_RED_BLOCK) lt_rowacc_end_block(a, fn);
+}
+
+static void lt_rowacc_result(lt_rowacc *a, const lt_redfn *fn, unsigned char out[8])
+{
+    if (a->in_block > 0) lt_rowacc_end_block(a, fn);
+    lt_counter_result(&a->row, fn, out);
+}
+
+typedef struct {
+    const lt_rowfns *f;
+    int64_t rows, cols, src_row_bytes;
+    const char *src;
+    char *dst;
+    int32_t exact, path;
+} lt_rowcall;
+
+typedef struct {
+    const lt_rowcall *r;
+    int64_t first, end;          /* the rows this thread runs */
+    int status;
+} lt_rowtask;
+
+/* a sum's accumulator as a value of the row's dtype: float32 sums are rounded here, as
+ * the expression form's cast does (the canonical NaN in exact mode) */
+static void lt_row_sum_value(const lt_rowcall *r, const unsigned char acc[8], char *dst)
+{
+    double s;
+    memcpy(&s, acc, 8);
+    if (r->f->itemsize == 4) {
+        float f = (float)s;
+        if (r->exact && f != f) { const uint32_t qnan = 0x7FC00000u; memcpy(&f, &qnan, 4); }
+        memcpy(dst, &f, 4);
+    } else {
+        memcpy(dst, &s, 8);
+    }
+}
+
+/* log-sum-exp shifts by the row maximum only where it is finite (0 elsewhere): a row of
+ * -inf then gives -inf and a row holding +inf gives +inf, as scipy, torch and jax do */
+static void lt_row_shift(const lt_rowcall *r, char *m)
+{
+    if (!r->f->logsumexp) return;
+    if (r->f->itemsize == 4) {
+        float v;
+        memcpy(&v, m, 4);
+        if (!(v - v == 0.0f)) { v = 0.0f; memcpy(m, &v, 4); }
+    } else {
+        double v;
+        memcpy(&v, m, 8);
+        if (!(v - v == 0.0)) { v = 0.0; memcpy(m, &v, 8); }
+    }
+}
+
+static void lt_rowwise_range(lt_rowtask *t)
+{
+    const lt_rowcall *r = t->r;
+    const lt_opfn *table = lt_op_tables[r->path];
+    const lt_opfn sub = table[r->f->op_subtract], ex = table[r->f->op_exp];
+    const lt_redfn *fmax = &lt_reds[r->f->red_max], *fsum = &lt_reds[r->f->red_sum];
+    const int64_t sz = r->f->itemsize, R = r->cols, n_rows = t->end - t->first;
+    static const double params[2] = {0.0, 0.0};
+    t->status = 0;
+    if (n_rows <= 0) return;
+    /* scratch: the row maximum and the sum repeated over a chunk, four chunk buffers
+     * (log-sum-exp: its rows' sums and shifts) and, for softmax, the row's exp when it
+     * fits LT_ROW_SCRATCH_MAX; a longer row keeps it in the output */
+    const int64_t row_bytes = R * sz;
+    const int in_scratch = !r->f->logsumexp && row_bytes <= LT_ROW_SCRATCH_MAX;
+    /* large outputs skip the cache, as the kernels' do (lt_stream_outputs) */
+    const int stream = in_scratch && r->rows * row_bytes >= LT_STREAM_MIN_BYTES;
+    int owned;
+    const size_t chunk = (size_t)LT_CHUNK * 8;
+    char *mem = lt_block_take(6 * chunk + (in_scratch ? (size_t)row_bytes : 0), &owned);
+    if (mem == NULL) { t->status = -1; return; }
+    char *mrep = mem, *srep = mem + chunk, *d = mem + 2 * chunk, *e = mem + 3 * chunk;
+    char *sums = mem + 4 * chunk, *shifts = mem + 5 * chunk, *erow = mem + 6 * chunk;
+    unsigned fp_saved;
+    LT_FP_ENTER(fp_saved);
+    for (int64_t i = 0; i < n_rows; i++) {
+        const char *x = r->src + (t->first + i) * r->src_row_bytes;
+        char *o = r->f->logsumexp ? NULL : r->dst + (t->first + i) * row_bytes;
+        char *ex_row = in_scratch ? erow : o;      /* softmax: where exp(x - m) goes */
+        unsigned char acc[8], sacc[8];
+        lt_rowacc a;
+        lt_rowacc_start(&a);
+        for (int64_t c0 = 0; c0 < R; c0 += LT_CHUNK)
+            lt_rowacc_push(&a, fmax, x + c0 * sz, R - c0 < LT_CHUNK ? R - c0 : LT_CHUNK);
+        lt_rowacc_result(&a, fmax, acc);
+        lt_row_shift(r, (char *)acc);
+        lt_fill(mrep, (const char *)acc, R < LT_CHUNK ? R : LT_CHUNK, (int32_t)sz);
+        lt_rowacc_start(&a);
+        for (int64_t c0 = 0; c0 < R; c0 += LT_CHUNK) {
+            const int64_t n = R - c0 < LT_CHUNK ? R - c0 : LT_CHUNK;
+            char *dst = r->f->logsumexp ? e : ex_row + c0 * sz;
+            if (i + 1 < n_rows)      /* the next row's chunk, on its way while this one runs */
+                for (int64_t b = 0; b < n * sz; b += 64)
+                    __builtin_prefetch(x + r->src_row_bytes + c0 * sz + b, 0, 3);
+            sub(n, d, x + c0 * sz, mrep, NULL, params, r->exact);
+            ex(n, dst, d, NULL, NULL, params, r->exact);
+            lt_rowacc_push(&a, fsum, dst, n);
+        }
+        lt_rowacc_result(&a, fsum, sacc);
+        if (r->f->logsumexp) {
+            /* log(sum) + shift for each LT_CHUNK rows (elementwise: where a row falls in
+             * the chunk does not change its value) */
+            const int64_t k = i % LT_CHUNK;
+            lt_row_sum_value(r, sacc, sums + k * sz);
+            memcpy(shifts + k * sz, acc, (size_t)sz);
+            if (k == LT_CHUNK - 1 || i == n_rows - 1) {
+                char *out = r->dst + (t->first + i - k) * sz;
+                table[r->f->op_log](k + 1, d, sums, NULL, NULL, params, r->exact);
+                table[r->f->op_add](k + 1, out, d, shifts, NULL, params, r->exact);
+            }
+            continue;
+        }
+        char s[8];
+        lt_row_sum_value(r, sacc, s);
+        lt_fill(srep, s, R < LT_CHUNK ? R : LT_CHUNK, (int32_t)sz);
+        for (int64_t c0 = 0; c0 < R; c0 += LT_CHUNK) {
+            const int64_t n = R - c0 < LT_CHUNK ? R - c0 : LT_CHUNK;
+            if (in_scratch && !stream) {
+                table[r->f->op_divide](n, o + c0 * sz, erow + c0 * sz, srep, NULL, params, r->exact);
+                continue;
+            }
+            table[r->f->op_divide](n, d, ex_row + c0 * sz, srep, NULL, params, r->exact);
+            if (stream) lt_stream_out(r->path, o + c0 * sz, d, n * sz);
+            else memcpy(o + c0 * sz, d, (size_t)(n * sz));
+        }
+    }
+#if defined(__SSE2__)
+    if (stream) _mm_sfence();   /* the streamed lines are visible before the caller reads */
+#endif
+    LT_FP_LEAVE(fp_saved);
+    lt_block_give(mem, owned);
+}
+
+static void lt_rowwise_task(void *arg) { lt_rowwise_range((lt_rowtask *)arg); }
+
+int lt_run_rowwise(const lt_rowfns *fns, int64_t rows, int64_t cols, intptr_t src,
+                   int64_t src_row_bytes, intptr_t dst, int32_t exact, int32_t n_threads,
+                   int32_t path)
+{
+    if (rows <= 0 || cols <= 0) return 0;
+    if (!lt_path_supported(path)) return -3;
+    if ((fns->itemsize != 4 && fns->itemsize != 8) || fns->red_max < 0 ||
+        fns->red_max >= LT_N_REDS || fns->red_sum < 0 || fns->red_sum >= LT_N_REDS)
+        return -2;
+    const int32_t ops[5] = {fns->op_subtract, fns->op_exp, fns->op_divide, fns->op_log,
+                            fns->op_add};
+    for (int k = 0; k < 5; k++)
+        if (ops[k] < 0 || ops[k] >= lt_n_ops) return -2;
+    const lt_rowcall r = {fns, rows, cols, src_row_bytes, (const char *)src, (char *)dst,
+                          exact, path};
+    const int64_t n_threads_ = lt_thread_count(n_threads, rows, rows * cols);
+    lt_rowtask tasks[256];
+    for (int64_t t = 0; t < n_threads_; t++) {
+        tasks[t].r = &r;
+        tasks[t].first = rows * t / n_threads_;
+        tasks[t].end = rows * (t + 1) / n_threads_;
+        tasks[t].status = 0;
+    }
+    lt_parallel((int)n_threads_, lt_rowwise_task, tasks, sizeof tasks[0]);
+    for (int64_t t = 0; t < n_threads_; t++)
         if (tasks[t].status != 0) return tasks[t].status;
     return 0;
 }

@@ -65,8 +65,21 @@ typedef struct {
     int32_t n_threads;
 } lt_blocks;
 
+/* Softmax, or log-sum-exp, of each of `rows` rows of `cols` contiguous elements
+ * (lazytensor/_softmax.py): softmax writes rows * cols C-contiguous values at dst,
+ * log-sum-exp one per row.  The functions are those of the expression form's kernels. */
+typedef struct {
+    int32_t logsumexp;           /* 0: exp(x - max) / sum; 1: log(sum(exp(x - m))) + m */
+    int32_t itemsize;            /* 4 (float32) or 8 (float64) */
+    int32_t op_subtract, op_exp, op_divide, op_log, op_add;   /* opcodes; divide_by_scalar */
+    int32_t red_max, red_sum;    /* lt_red_name: "max:<dtype>", "sum:<dtype>" */
+} lt_rowfns;
+
 int lt_run(const lt_program *prog);
 int lt_run_blocks(const lt_blocks *blocks);
+int lt_run_rowwise(const lt_rowfns *fns, int64_t rows, int64_t cols, intptr_t src,
+                   int64_t src_row_bytes, intptr_t dst, int32_t exact, int32_t n_threads,
+                   int32_t path);
 int lt_op_count(void);
 const char *lt_op_name(int opcode);
 int lt_chunk_size(void);

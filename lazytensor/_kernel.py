@@ -227,6 +227,13 @@ def address_of(a: np.ndarray):
     return ffi.cast("char *", a.__array_interface__["data"][0])
 
 
+def data_address(a: np.ndarray) -> int:
+    """The address of element 0 of ``a``, as an int."""
+    if _fastpath is not None:
+        return _fastpath.data_address(a)
+    return a.__array_interface__["data"][0]
+
+
 def operand_of(node) -> tuple:
     """``(pointer, layout, array, address)`` of a node with a value, as a kernel reads it
     (the address is the pointer as an int, for lazytensor._fastpath); cached on the node.

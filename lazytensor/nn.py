@@ -1,10 +1,13 @@
-"""Neural-network activations (ONNX semantics, see docs/semantics.md)."""
+"""Neural-network activations (ONNX semantics, see docs/semantics.md), softmax and
+log-sum-exp."""
 
 from __future__ import annotations
 
 from ._elementwise import apply, unary
+from ._softmax import logsumexp, softmax
 
-__all__ = ["relu", "sigmoid", "silu", "gelu", "leaky_relu", "hard_sigmoid", "hardswish"]
+__all__ = ["relu", "sigmoid", "silu", "gelu", "leaky_relu", "hard_sigmoid", "hardswish",
+           "softmax", "logsumexp"]
 
 
 def relu(x, /):
