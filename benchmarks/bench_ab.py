@@ -51,6 +51,8 @@ def workloads(lt, n: int):
         "quantize": lambda: lt.astype(lt.clip(lt.round(x / 0.05) + 128, 0, 255), lt.uint8),
         "softmax": softmax,
         "logsumexp": logsumexp,
+        "nn_softmax": lambda: lt.nn.softmax(X, axis=1),
+        "nn_logsumexp": lambda: lt.nn.logsumexp(X, axis=1),
         "mean_gelu": lambda: lt.mean(lt.nn.gelu(x)),
         "sum": lambda: lt.sum(x),
         "max_rows": lambda: lt.max(X, axis=1),

@@ -265,7 +265,8 @@ WORKLOADS = [
         "logsumexp_rows", "logsumexp over rows of X (N/1024, 1024), max-shifted", _rows_make,
         ref=_np_logsumexp,
         numpy=_np_logsumexp,
-        lt_variants=[("max/exp/sum/log", _lt_logsumexp)],
+        lt_variants=[("nn.logsumexp", lambda X: lt.nn.logsumexp(X, axis=1)),
+                     ("max/exp/sum/log", _lt_logsumexp)],
         numexpr=_ne_logsumexp,
         torch=lambda X: torch.logsumexp(X, dim=1),
         jax=lambda X: jax.nn.logsumexp(X, axis=1),
@@ -275,7 +276,8 @@ WORKLOADS = [
         "softmax_rows", "softmax over rows of X (N/1024, 1024), max-shifted", _rows_make,
         ref=_np_softmax,
         numpy=_np_softmax,
-        lt_variants=[("exp/sum/divide", _lt_softmax)],
+        lt_variants=[("nn.softmax", lambda X: lt.nn.softmax(X, axis=1)),
+                     ("exp/sum/divide", _lt_softmax)],
         numexpr=_ne_softmax,
         torch=lambda X: torch.softmax(X, dim=1),
         jax=lambda X: jax.nn.softmax(X, axis=1),
@@ -1051,8 +1053,9 @@ def write_report(args, argv, impls, notes, bw, results, skipped, out, img_dir, e
         lines += [f"## Summary at the largest size, {t} thread{'s' if t > 1 else ''}", "",
                   "ns per element (median); in brackets the speed-up over NumPy (> 1: faster "
                   "than NumPy). ✗ = result failed the check; n/a = not run (see the "
-                  "workload's section). For gelu_erf and silu the lazytensor columns are "
-                  "`lt.nn.gelu` and `lt.nn.silu`; the expression forms are in their sections. "
+                  "workload's section). For gelu_erf, silu, logsumexp_rows and softmax_rows "
+                  "the lazytensor columns are `lt.nn.gelu`, `lt.nn.silu`, `lt.nn.logsumexp` "
+                  "and `lt.nn.softmax`; the expression forms are in their sections. "
                   "Floor = memory-bandwidth floor.", ""]
         cols = [f for f in fam_keys if any(r["family"] == f for r in big)]
         lines += ["| workload | N | floor | " + " | ".join(fam_name[f] for f in cols) + " |",
