@@ -1535,6 +1535,9 @@ static void lt_rowwise_range(lt_rowtask *t)
     const int in_scratch = !r->f->logsumexp && row_bytes <= LT_ROW_SCRATCH_MAX;
     /* large outputs skip the cache, as the kernels' do (lt_stream_outputs) */
     const int stream = in_scratch && r->rows * row_bytes >= LT_STREAM_MIN_BYTES;
+    /* rows prefetched ahead: about 8 KiB (rows of 1024 float32: 2 rows ahead ran 0.90-0.95x
+     * the time of 1 row ahead at 10^7, one and two threads) */
+    const int64_t ahead = row_bytes >= 8192 ? 1 : (8192 + row_bytes - 1) / row_bytes;
     int owned;
     const size_t chunk = (size_t)LT_CHUNK * 8;
     char *mem = lt_block_take(6 * chunk + (in_scratch ? (size_t)row_bytes : 0), &owned);
@@ -1559,9 +1562,9 @@ static void lt_rowwise_range(lt_rowtask *t)
         for (int64_t c0 = 0; c0 < R; c0 += LT_CHUNK) {
             const int64_t n = R - c0 < LT_CHUNK ? R - c0 : LT_CHUNK;
             char *dst = r->f->logsumexp ? e : ex_row + c0 * sz;
-            if (i + 1 < n_rows)      /* the next row's chunk, on its way while this one runs */
+            if (i + ahead < n_rows)  /* a later row's chunk, on its way while this one runs */
                 for (int64_t b = 0; b < n * sz; b += 64)
-                    __builtin_prefetch(x + r->src_row_bytes + c0 * sz + b, 0, 3);
+                    __builtin_prefetch(x + ahead * r->src_row_bytes + c0 * sz + b, 0, 3);
             sub(n, d, x + c0 * sz, mrep, NULL, params, r->exact);
             ex(n, dst, d, NULL, NULL, params, r->exact);
             lt_rowacc_push(&a, fsum, dst, n);
