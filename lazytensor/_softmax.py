@@ -26,8 +26,14 @@ from ._kernel import check_status, data_address, ffi, lib
 from ._lower import OPCODE
 from ._tensor import Tensor
 
-# the lt_rowfns of each (dtype, logsumexp)
+# the lt_rowfns of each (dtype, logsumexp), and its address
 _FUNCTIONS: dict = {}
+# the C path of _run's common case (lt_fastpath.c), or None
+_rowwise = None
+if _kernel._fastpath is not None:
+    _kernel._fastpath.setup_rowwise(
+        int(ffi.cast("uintptr_t", ffi.addressof(lib, "lt_run_rowwise"))))
+    _rowwise = _kernel._fastpath.rowwise
 
 
 def _check(x, what: str):
@@ -39,10 +45,11 @@ def _check(x, what: str):
 
 
 def _functions(dtype: np.dtype, logsumexp: bool):
-    """The lt_rowfns of (dtype, kind): the numbers of its op and reduction functions."""
+    """The lt_rowfns of (dtype, kind), the numbers of its op and reduction functions, and
+    its address."""
     key = (dtype, logsumexp)
-    fns = _FUNCTIONS.get(key)
-    if fns is None:
+    found = _FUNCTIONS.get(key)
+    if found is None:
         dt = dtype.name
         fns = ffi.new("lt_rowfns *")
         fns.logsumexp = 1 if logsumexp else 0
@@ -54,8 +61,8 @@ def _functions(dtype: np.dtype, logsumexp: bool):
         fns.op_add = OPCODE[("add", dt)]
         fns.red_max = _kernel.REDUCTIONS[f"max:{dt}"]
         fns.red_sum = _kernel.REDUCTIONS[f"sum:{dt}"]
-        _FUNCTIONS[key] = fns
-    return fns
+        found = _FUNCTIONS[key] = (fns, int(ffi.cast("uintptr_t", fns)))
+    return found
 
 
 def _axes(x, axis, what: str) -> tuple:
@@ -76,6 +83,10 @@ def _run(a: np.ndarray, axes: tuple, logsumexp: bool) -> np.ndarray:
     if a.dtype.char not in "fd":
         a = a.astype(np.float32)
     nd, k = a.ndim, len(axes)
+    if _rowwise is not None and k == 1 and axes[0] == nd - 1:
+        out = _rowwise(a, _functions(a.dtype, logsumexp)[1], logsumexp)   # C-contiguous
+        if out is not None:
+            return out
     if not _trailing(axes, nd):
         a = np.moveaxis(a, axes, range(nd - k, nd))
     shape = a.shape
@@ -91,7 +102,7 @@ def _run(a: np.ndarray, axes: tuple, logsumexp: bool) -> np.ndarray:
         row_bytes = a.strides[0]
     out = _memory.empty((rows,) if logsumexp else shape, a.dtype)
     check_status(lib.lt_run_rowwise(
-        _functions(a.dtype, logsumexp), rows, cols, data_address(a), row_bytes,
+        _functions(a.dtype, logsumexp)[0], rows, cols, data_address(a), row_bytes,
         data_address(out), _config._mode.get() == "exact", _config._num_threads,
         _kernel._path))
     return out
