@@ -13,10 +13,13 @@ import scipy.special
 import lazytensor as lt
 
 F32, F64 = np.float32, np.float64
-# (shape, axis): rows shorter than a chunk, with a tail, longer than one block of 64
-# chunks (16387 = 64 * 256 + 3), a single column, and trailing axes of a 3-d array
+# (shape, axis): rows shorter than a chunk, with a tail, longer than one block of 64 chunks
+# (16387 = 64 * 256 + 3), a single column, trailing axes of a 3-d array, more rows than
+# log-sum-exp finishes at a time (256), and a row too long for the softmax kernel's scratch
+# buffer (1 MiB), whose exp then goes to the output
 LAST_AXES = [((1, 1024), -1), ((3, 5), 1), ((7, 300), -1), ((2, 16387), 1), ((4, 1), -1),
-             ((5, 6, 7), (1, 2)), ((6, 7), None), ((9,), 0)]
+             ((5, 6, 7), (1, 2)), ((6, 7), None), ((9,), 0), ((600, 7), -1),
+             ((2, 300_000), -1)]
 
 
 def _data(shape, dtype, seed=0):
