@@ -28,6 +28,7 @@ def workloads(lt, n: int):
     y, z = (lt.asarray(rng.standard_normal(n).astype(np.float32)) for _ in range(2))
     X = lt.asarray(rng.standard_normal((max(n // 1024, 1), 1024)).astype(np.float32))
     Y = lt.asarray(rng.standard_normal((1024, max(n // 1024, 1))).astype(np.float32))
+    b = lt.asarray(rng.standard_normal((max(n // 1024, 1), 1)).astype(np.float32))
 
     def softmax():
         e = lt.exp(X - lt.max(X, axis=1, keepdims=True))
@@ -42,6 +43,7 @@ def workloads(lt, n: int):
         "x+1": lambda: x + 1,
         "a*b+c": lambda: x * y + z,
         "hardswish": lambda: lt.nn.hardswish(x),
+        "bias_relu": lambda: lt.nn.relu(X + b),
         "where": lambda: lt.where(x < y, 2 * x, y - 1),
         "silu": lambda: x * lt.nn.sigmoid(x),
         "gelu": lambda: lt.nn.gelu(x),

@@ -1,11 +1,14 @@
-"""Streaming stores against normal stores for large outputs, both in one process.
+"""Streaming stores against normal stores for large outputs, or prefetching the inputs
+against not, both ways in one process.
 
-Each workload's kernel is built once; then calls alternate between the two ways of writing
-its outputs (``lt_program.plain_stores`` set to 0 and to 3 on the kernel's call structure)
-for a few seconds, and the medians are compared.  The rule that picks one way
-(``lazytensor/_cost.py``) was set from these figures.
+Each workload's kernels are built once; then calls alternate between the two settings
+(``--knob stores``: ``lt_program.plain_stores`` set to 0 and to 3 on the kernels' call
+structures; ``--knob prefetch``: ``lt_program.prefetch`` set to 3 and to 0) for a few
+seconds, and the medians are compared.  The rules that pick one way
+(``lazytensor/_cost.py``) were set from these figures.
 
     python benchmarks/bench_stores.py --n 1e7 --threads 1 --mode fast --workloads x+1,gelu
+    python benchmarks/bench_stores.py --knob prefetch --workloads a*b+c,exp_log1p
 """
 
 from __future__ import annotations
@@ -37,7 +40,18 @@ def workloads(n: int):
         "gelu_tanh": lambda: lt.nn.gelu(x, approximate="tanh"),
         "exp_log1p": lambda: lt.exp(-x * x) * lt.log1p(lt.abs(x)),
         "quantize": lambda: lt.astype(lt.clip(lt.round(x / 0.05) + 128, 0, 255), lt.uint8),
+        "where": lambda: lt.where(x < y, 2 * x, y - 1),
+        "bias_relu": lambda: lt.maximum(lt.reshape(x, (-1, 1000)) + z[:1000], 0),
+        "sum": lambda: lt.sum(x),
+        "sum(a+b+c)": lambda: lt.sum(x + y + z),
+        "max_rows": lambda: lt.max(lt.reshape(x, (-1, 1000)), axis=1),
     }
+
+# per knob: the lt_program field, and its two settings with their names
+KNOBS = {
+    "stores": ("plain_stores", ((0, "streaming"), (3, "normal"))),
+    "prefetch": ("prefetch", ((3, "prefetch"), (0, "none"))),
+}
 
 
 def main(argv=None) -> None:
@@ -47,6 +61,7 @@ def main(argv=None) -> None:
     ap.add_argument("--mode", choices=("fast", "exact"), default="fast")
     ap.add_argument("--workloads", default=None, help="comma-separated; default: all")
     ap.add_argument("--seconds", type=float, default=4.0, help="per workload")
+    ap.add_argument("--knob", choices=tuple(KNOBS), default="stores")
     args = ap.parse_args(argv)
     n = int(args.n)
     lt.set_mode(args.mode)
@@ -60,24 +75,25 @@ def main(argv=None) -> None:
 
     _kernel.CompiledKernel.__init__ = spy
     w = workloads(n)
+    field, ((va, na), (vb, nb)) = KNOBS[args.knob]
     print(f"# n = {n}, {args.threads} thread(s), {args.mode} mode; ns per element, medians")
     for name in (args.workloads.split(",") if args.workloads else w):
         fn = w[name]
         made.clear()
         fn().numpy()                       # builds (or finds) the kernels
         kernels = list(made)
-        times = {0: [], 3: []}
+        times = {va: [], vb: []}
         end = time.time() + args.seconds
-        while time.time() < end or not times[3]:
-            for bits in times:
+        while time.time() < end or not times[vb]:
+            for value in times:
                 for k in kernels:
-                    k._proto.plain_stores = bits
-                    k._call[0].plain_stores = bits
+                    setattr(k._proto, field, value)
+                    setattr(k._call[0], field, value)
                 t0 = time.perf_counter()
                 fn().numpy()
-                times[bits].append(time.perf_counter() - t0)
-        s, p = (np.median(times[b]) / n * 1e9 for b in (0, 3))
-        print(f"{name:10s} streaming {s:.3f}  normal {p:.3f}  normal/streaming {p / s:.2f}"
+                times[value].append(time.perf_counter() - t0)
+        a, b = (np.median(times[v]) / n * 1e9 for v in (va, vb))
+        print(f"{name:10s} {na} {a:.3f}  {nb} {b:.3f}  {nb}/{na} {b / a:.2f}"
               + ("" if kernels else "  (kernel kept from before: not switched)"))
     _kernel.CompiledKernel.__init__ = init
 

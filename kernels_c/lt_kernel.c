@@ -151,6 +151,7 @@ typedef struct {
     int64_t *fill_n;
     int64_t at;                  /* the position idx/off describe */
     int stream;                  /* outputs go through scratch and non-temporal stores */
+    int prefetch;                /* inputs read in place are prefetched (lt_prefetch_ahead) */
     unsigned fp_saved;
     char *block;                 /* the memory of scratch, off, in_last, regp, fill_src, fill_n */
     int block_owned;             /* 1: allocated for this context; 0: the thread's block */
@@ -228,11 +229,14 @@ static void lt_ctx_fill(lt_ctx *c, int32_t r, const char *src, int64_t n)
     }
 }
 
-/* A load read in place is fetched LT_PREFETCH_CHUNKS chunks ahead of its use.  The op
- * functions run one after the other over a chunk, so only the first to read a load makes
- * memory requests; while the later ones compute, the hardware prefetcher has no new misses
- * to follow and memory sits idle.  Asking for a later chunk now keeps it busy (figures and
- * the command: docs/architecture.md, the paragraph on prefetching). */
+/* A load read in place is fetched LT_PREFETCH_CHUNKS chunks ahead of its use when the
+ * program asks for it (lt_program.prefetch).  The op functions run one after the other over a
+ * chunk, so only the first to read a load makes memory requests; while the later ones
+ * compute, the hardware prefetcher has no new misses to follow and memory sits idle.  Asking
+ * for a later chunk now keeps it busy.  Where several loads are read in place, or the op
+ * that reads the load also does the work, the hardware prefetcher keeps up and the extra
+ * requests cost time (the rule: lazytensor/_cost.py; figures and the command:
+ * docs/architecture.md, the paragraph on prefetching). */
 #define LT_PREFETCH_CHUNKS 8
 
 /* Prefetch the chunk that lies LT_PREFETCH_CHUNKS chunks after byte offset off of input k
@@ -241,7 +245,7 @@ static void lt_ctx_fill(lt_ctx *c, int32_t r, const char *src, int64_t n)
 static inline __attribute__((always_inline)) void
 lt_prefetch_ahead(const lt_ctx *c, int32_t k, int64_t off, int64_t s)
 {
-    if (off + (LT_PREFETCH_CHUNKS + 1) * LT_CHUNK * s > c->in_last[k] + s) return;
+    if (!c->prefetch || off + (LT_PREFETCH_CHUNKS + 1) * LT_CHUNK * s > c->in_last[k] + s) return;
     const char *ahead = c->p->in_ptr[k] + off + (int64_t)LT_PREFETCH_CHUNKS * LT_CHUNK * s;
     for (int64_t l = 0; l < LT_CHUNK * s; l += 64) __builtin_prefetch(ahead + l);
 }
@@ -346,6 +350,7 @@ static int lt_ctx_open(lt_ctx *c, const lt_program *p)
     const size_t book_bytes = (2 * n_off + 3 * nr) * 8;
     c->p = p;
     c->stream = 0;
+    c->prefetch = (p->prefetch & (p->exact ? 2 : 1)) != 0;
     c->table = lt_op_tables[p->path];
     c->block = lt_block_take(scratch_bytes + book_bytes, &c->block_owned);
     if (c->block == NULL) return -1;

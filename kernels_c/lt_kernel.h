@@ -47,6 +47,9 @@ typedef struct {
     /* bit 0 (fast mode), bit 1 (exact mode): large outputs are written with normal stores all
      * the same (when stream is 0): streaming would not pay (lazytensor/_cost.py) */
     int32_t plain_stores;
+    /* bit 0 (fast mode), bit 1 (exact mode): inputs read in place are prefetched
+     * LT_PREFETCH_CHUNKS chunks ahead (the rule: lazytensor/_cost.py, prefetch_bits) */
+    int32_t prefetch;
 } lt_program;
 
 enum { LT_STREAM_MIN_BYTES = 4194304 };   /* 4 MiB */

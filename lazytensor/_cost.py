@@ -1,4 +1,5 @@
-"""How a kernel should write large outputs: with streaming stores or normal ones.
+"""How a kernel should treat memory: streaming or normal stores for large outputs, and
+whether it prefetches the inputs it reads in place.
 
 Large outputs are written with non-temporal stores (kernels_c/lt_kernel.c,
 lt_stream_outputs): each chunk's outputs go to scratch in L1 and are copied out with stores
@@ -13,6 +14,16 @@ over its run, where the lines' reads overlap the arithmetic, and an 8-bit output
 byte of read per element against the 4 or more its inputs take.  ``plain_stores`` applies
 that rule from the time per element of each op function in L1 (``NS_PER_ELEMENT``, float32
 on the AVX-512 path, printed by ``python tools/op_costs.py``).
+
+Inputs read in place can be prefetched a few chunks ahead (lt_prefetch_ahead).  That pays when
+a kernel reads one input in place with a cheap op and then computes on the chunk with later
+ops: the hardware prefetcher sees no new misses while they run, so memory idles
+(exp(-x*x)*log1p|x|, quantize, a bias column added and relu'd).  It costs time when several
+inputs are read in place (a*b+c, the sum of three arrays: 1.2-1.9x the time with it) or when
+the one op reading the input also does the work (exp, gelu, hardswish, a plain sum or max),
+because the hardware prefetcher keeps up there and the extra requests only take up fill
+buffers.  ``prefetch_bits`` applies that rule (figures: ``benchmarks/bench_stores.py --knob
+prefetch``; docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -106,3 +117,17 @@ def plain_stores(writers, out_bytes: int) -> int:
         return 3
     return sum(bit for bit, exact in ((1, False), (2, True))
                if any(op_ns(op, dt, exact) >= STREAM_MAX_NS for op, dt in writers))
+
+
+PREFETCH_FIRST_MAX_NS = 0.3   # the op that first reads the prefetched input costs less than this
+
+
+def prefetch_bits(streams: int, n_instr: int, first_reader) -> int:
+    """Bit 0 (fast mode) and bit 1 (exact mode): a kernel that reads ``streams`` inputs in
+    place and runs ``n_instr`` op functions per chunk, ``first_reader`` ((op, dtype)) the
+    first of them to read such an input, prefetches that input ahead of its use."""
+    if streams != 1 or n_instr < 2 or first_reader is None:
+        return 0
+    op, dtype = first_reader
+    return sum(bit for bit, exact in ((1, False), (2, True))
+               if op_ns(op, dtype, exact) < PREFETCH_FIRST_MAX_NS)

@@ -126,6 +126,7 @@ class CompiledKernel:
         p.red_reg, p.red_fn = self._keep[7:9]
         p.red_np, p.red_nr = plan.red_np, plan.red_nr
         p.plain_stores = program.plain_stores
+        p.prefetch = program.prefetch
         self._proto = p
         # taken only without waiting: C's flag where the extension is built, else a Lock
         self._busy = _fastpath.Busy() if _fastpath is not None else threading.Lock()

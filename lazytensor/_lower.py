@@ -28,6 +28,7 @@ class Program:
     red_reg: tuple = ()     # per sink: the register it reduces
     red_fn: tuple = ()      # per sink: the reduction function's name ("sum:float32")
     plain_stores: int = 0   # bit 0 fast mode, bit 1 exact: no streaming stores (_cost.py)
+    prefetch: int = 0       # bit 0 fast mode, bit 1 exact: prefetch inputs read in place
 
     @property
     def n_instr(self) -> int:
@@ -90,10 +91,14 @@ def lower(group, plan) -> Program:
                 node_vid[id(node)] = emit((op.name, dt), node.dtype.itemsize, srcs, params, node)
 
     sinks = [(r, node_vid[id(r.inputs[0])]) for r in group.sinks]
-    return _allocate(vinstr, vsize, vkind, sinks)
+    # the inputs the kernel streams: read in place (contiguous along the plan's last
+    # dimension) and not broadcast (a broadcast input is read again and again from cache)
+    in_place = {node_vid[id(x)] for k, x in enumerate(group.inputs)
+                if plan.in_strides[k][-1] == x.dtype.itemsize and 0 not in plan.in_strides[k]}
+    return _allocate(vinstr, vsize, vkind, sinks, in_place)
 
 
-def _allocate(vinstr, vsize, vkind, sinks=()) -> Program:
+def _allocate(vinstr, vsize, vkind, sinks=(), in_place=frozenset()) -> Program:
     last_use = {}
     for i, (_, _, srcs, _) in enumerate(vinstr):
         for v in srcs:
@@ -140,6 +145,8 @@ def _allocate(vinstr, vsize, vkind, sinks=()) -> Program:
                        f"(r{phys[v]}) over axes {axes}")
     writers = [entry for entry, dst, _, _ in vinstr if vkind[dst][0] == "out"]
     out_bytes = sum(size for kind, size in zip(reg_kind, reg_size) if kind == REG_OUTPUT)
+    first_reader = next((entry for entry, _, srcs, _ in vinstr if in_place & set(srcs)), None)
     return Program(tuple(instr), tuple(params), tuple(reg_kind), tuple(reg_arg),
                    tuple(reg_size), tuple(listing), tuple(red_reg), tuple(red_fn),
-                   _cost.plain_stores(writers, out_bytes))
+                   _cost.plain_stores(writers, out_bytes),
+                   _cost.prefetch_bits(len(in_place), len(vinstr), first_reader))

@@ -187,3 +187,59 @@ def test_plain_stores_rule():
     assert plain_stores([("gelu", "float32")], 4) == 3
     assert plain_stores([("add", "float32"), ("gelu", "float32")], 8) == 3
     assert plain_stores([("cast", "float32_uint8")], 1) == 3
+
+
+def test_prefetch_rule():
+    """The rule of lazytensor/_cost.py: one input read in place, a cheap op reading it first
+    and more ops after it; several inputs in place, a single op, or a costly first reader
+    (per mode) turn it off."""
+    from lazytensor._cost import prefetch_bits
+    assert prefetch_bits(1, 6, ("multiply", "float32")) == 3
+    assert prefetch_bits(1, 2, ("add", "float64")) == 3
+    assert prefetch_bits(3, 2, ("multiply", "float32")) == 0
+    assert prefetch_bits(2, 4, ("less", "float32")) == 0
+    assert prefetch_bits(1, 1, ("add", "float32")) == 0
+    assert prefetch_bits(1, 0, None) == 0
+    assert prefetch_bits(1, 2, ("exp", "float32")) == 1           # cheap in fast mode only
+    assert prefetch_bits(1, 2, ("sigmoid", "float32")) == 0
+
+
+def test_prefetch_bits_of_kernels():
+    """The kernels of the benchmark's workloads carry the rule's prefetch bits, counting as
+    streamed only inputs read in place and not broadcast (a bias, per row or per column, is
+    not), and their values do not depend on them."""
+    n = 3000
+    rng = np.random.default_rng(5)
+    a, b, c = (rng.standard_normal(n).astype(np.float32) for _ in range(3))
+    x, y, z = lt.asarray(a), lt.asarray(b), lt.asarray(c)
+    exprs = {
+        "a*b+c": (lambda: x * y + z, 0),
+        "exp_log1p": (lambda: lt.exp(-x * x) * lt.log1p(lt.abs(x)), 3),
+        "quantize": (lambda: lt.astype(lt.clip(lt.round(x / 0.05) + 128, 0, 255), lt.uint8), 3),
+        "bias per row": (lambda: lt.nn.relu(lt.reshape(x, (-1, 100)) + lt.reshape(z[:30], (30, 1))), 3),
+        "bias per column": (lambda: lt.maximum(lt.reshape(x, (-1, 100)) + z[:100], 0), 3),
+        "transposed": (lambda: lt.reshape(x, (-1, 100)).T + 1, 0),
+        "where": (lambda: lt.where(x < y, 2 * x, y - 1), 0),
+        "exp": (lambda: lt.exp(x), 0),
+        "silu": (lambda: x * lt.nn.sigmoid(x), 0),
+        "sum": (lambda: lt.sum(x), 0),
+        "sum of exp(x - 1)": (lambda: lt.sum(lt.exp(x - 1)), 3),
+    }
+    made = []
+    real = lt._kernel.CompiledKernel.__init__
+
+    def spy(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        made.append(self)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(lt._kernel.CompiledKernel, "__init__", spy)
+        lt._kernel.clear_cache()
+        for name, (f, bits) in exprs.items():
+            made.clear()
+            want = np.asarray(f())
+            assert [k.program.prefetch for k in made] == [bits], name
+            for k in made:                       # the other setting: the same values
+                k._proto.prefetch = k._call[0].prefetch = 3 - bits
+            np.testing.assert_array_equal(np.asarray(f()), want, err_msg=name)
+        lt._kernel.clear_cache()
