@@ -1463,6 +1463,57 @@ python:
     return PyObject_Vectorcall(py_unary, args, nargs, NULL);
 }
 
+/* where(condition, x1, x2): _elementwise.where, in C for three Tensors of one shape, a bool
+ * condition (the dtype object setup_where was given) and x1, x2 of one real dtype (the same
+ * object); Python's where for anything else (it broadcasts, promotes and raises). */
+static PyObject *py_where, *where_bool_dtype, *s_where;
+
+static PyObject *setup_where(PyObject *self, PyObject *args)
+{
+    PyObject *fallback, *bool_dtype;
+    if (!PyArg_ParseTuple(args, "OO", &fallback, &bool_dtype)) return NULL;
+    if (tensor_type == NULL || !PyCallable_Check(fallback) || !PyArray_DescrCheck(bool_dtype)) {
+        PyErr_SetString(PyExc_RuntimeError, "setup_recording() first, then (where, bool dtype)");
+        return NULL;
+    }
+    if (s_where == NULL && (s_where = PyUnicode_InternFromString("where")) == NULL) return NULL;
+    Py_XSETREF(py_where, Py_NewRef(fallback));
+    Py_XSETREF(where_bool_dtype, Py_NewRef(bool_dtype));
+    Py_RETURN_NONE;
+}
+
+static int same_shape(PyObject *a, PyObject *b)
+{
+    if (a == b) return 1;
+    int same = PyObject_RichCompareBool(a, b, Py_EQ);
+    if (same < 0) PyErr_Clear();
+    return same == 1;
+}
+
+static PyObject *where(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (py_where == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "where: setup_where() first");
+        return NULL;
+    }
+    if (nargs == 3 && Py_TYPE(args[0]) == tensor_type && Py_TYPE(args[1]) == tensor_type &&
+        Py_TYPE(args[2]) == tensor_type) {
+        PyObject *nc = SLOT(args[0], off_tensor_node), *n1 = SLOT(args[1], off_tensor_node),
+                 *n2 = SLOT(args[2], off_tensor_node);
+        PyObject *dtype = SLOT(n1, off_dtype), *shape = SLOT(n1, off_shape);
+        if (SLOT(nc, off_dtype) == where_bool_dtype && SLOT(n2, off_dtype) == dtype &&
+            PyArray_DescrCheck(dtype) && ((PyArray_Descr *)dtype)->kind != 'c' &&
+            same_shape(SLOT(nc, off_shape), shape) && same_shape(SLOT(n2, off_shape), shape)) {
+            PyObject *inputs = PyTuple_Pack(3, nc, n1, n2);
+            if (inputs == NULL) return NULL;
+            PyObject *node = op_node(s_where, inputs, empty_tuple, dtype, shape);
+            Py_DECREF(inputs);
+            return new_tensor(node);
+        }
+    }
+    return PyObject_Vectorcall(py_where, args, nargs, NULL);
+}
+
 /* replay(steps, source): _replay._replay, returning the Tensor.  A step is (op, attrs, dtype,
  * shape, operands); an operand is -1 (the source node), the index of an earlier step, or a
  * constant node. */
@@ -2255,6 +2306,12 @@ static PyMethodDef methods[] = {
      "unary(name, x): record a unary table op (lean case in C, else Python's)."},
     {"replay", replay, METH_VARARGS,
      "replay(steps, source) -> Tensor: rebuild a recorded recipe's nodes over a source node."},
+    {"setup_where", setup_where, METH_VARARGS,
+     "setup_where(where, bool_dtype): the Python where that where() hands all but the lean "
+     "case to."},
+    {"where", (PyCFunction)(void (*)(void))where, METH_FASTCALL,
+     "where($module, condition, x1, x2, /)\n--\n\n"
+     "Elements of ``x1`` where ``condition`` is true, else of ``x2`` (broadcast together)."},
     {"result", (PyCFunction)(void (*)(void))result, METH_FASTCALL,
      "result(name, inputs, dtype, shape) -> Tensor of the op node (no attributes)."},
     {"leaf_tensor", leaf_tensor, METH_O,

@@ -4,6 +4,7 @@ kernel-path changes made between calls, and hand anything unusual back to Python
 
 
 import operator
+import sys
 
 import numpy as np
 import pytest
@@ -176,6 +177,7 @@ from lazytensor import _elementwise  # noqa: E402
 def test_recording_takes_the_c_functions():
     assert _elementwise.binary is _eval._fastpath.binary
     assert _elementwise.unary is _eval._fastpath.unary
+    assert lt.where is _elementwise.where is _eval._fastpath.where
 
 
 def _node_fields(node):
@@ -252,6 +254,60 @@ def test_c_unary_records_the_node_python_records(name, dtype):
         got = _elementwise.unary(name, x)
         assert got._node is ref._node
         assert _node_fields(got._node) == _node_fields(ref._node)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8", "bool"])
+def test_c_where_records_the_node_python_records(dtype):
+    """Three tensors of one shape, a bool condition, one real dtype: C records the node
+    Python's where records (the same node, hash-consed), without Python's recording."""
+    rng = np.random.default_rng(11)
+    a, b = (rng.integers(0, 5, (3, 4)).astype(dtype) for _ in range(2))
+    c = rng.standard_normal((3, 4)) > 0
+    x, y, cond = lt.asarray(a), lt.asarray(b), lt.asarray(c)
+    ref = _elementwise.python_where(cond, x, y)
+    python_calls = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            python_calls.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        got = lt.where(cond, x, y)
+    finally:
+        sys.setprofile(None)
+    assert python_calls == []
+    assert got._node is ref._node
+    assert _node_fields(got._node) == _node_fields(ref._node)
+    out = np.asarray(got)
+    assert out.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(out, np.where(c, a, b))
+
+
+def test_c_where_hands_the_rest_to_python():
+    """Broadcasting, mixed dtypes, Python scalars, complex values and a condition that is
+    not bool go to Python's where: NumPy's values, and Python's error."""
+    f32 = np.arange(6, dtype=np.float32).reshape(2, 3)
+    c = f32 % 2 == 0
+    x, cond = lt.asarray(f32), lt.asarray(c)
+    cases = [
+        (lambda: lt.where(cond, x, lt.asarray(f32[:1])), np.where(c, f32, f32[:1])),
+        (lambda: lt.where(cond[:1], x, x + 1), np.where(c[:1], f32, f32 + 1)),
+        (lambda: lt.where(cond, x, lt.asarray(f32.astype(np.float64))),
+         np.where(c, f32, f32.astype(np.float64))),
+        (lambda: lt.where(cond, x, 2.5), np.where(c, f32, np.float32(2.5))),
+        (lambda: lt.where(cond, -1, x), np.where(c, np.float32(-1), f32)),
+        (lambda: lt.where(cond, x, lt.asarray(f32.astype(np.complex64))),
+         np.where(c, f32, f32.astype(np.complex64))),
+    ]
+    for make, expected in cases:
+        got = np.asarray(make())
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+    with pytest.raises(TypeError, match="where: condition must be a bool tensor, got float32"):
+        lt.where(x, x, x)
+    with pytest.raises(ValueError, match="broadcast"):
+        lt.where(cond, x, lt.asarray(np.ones((2, 2), np.float32)))
 
 
 def test_c_recording_hands_the_rest_to_python():
