@@ -21,13 +21,16 @@ import time
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 epilog="Arguments after -- are passed to pytest.")
     ap.add_argument("suite", type=pathlib.Path, help="checkout of data-apis/array-api-tests")
     ap.add_argument("--max-examples", type=int, default=20, help="hypothesis examples per test")
     ap.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (0: none)")
     ap.add_argument("--version", default="2025.12", help="Array API version to test")
-    ap.add_argument("pytest_args", nargs="*", help="after --: passed to pytest")
-    args = ap.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # what follows "--" goes to pytest as it is (argparse would refuse its options)
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    args = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
 
     suite = args.suite.resolve()
     if not (suite / "array_api_tests").is_dir():
@@ -41,7 +44,7 @@ def main(argv=None) -> int:
            f"--max-examples={args.max_examples}", "-q", "-rf", "--disable-warnings"]
     if args.workers:
         cmd += ["-n", str(args.workers)]
-    cmd += args.pytest_args
+    cmd += extra
     print("running:", " ".join(cmd), f"(in {suite})", flush=True)
     start = time.perf_counter()
     rc = subprocess.call(cmd, cwd=suite, env=env)
