@@ -1316,6 +1316,15 @@ fail:
     return NULL;
 }
 
+/* Whether two shape tuples are equal (an error counts as not). */
+static int same_shape(PyObject *a, PyObject *b)
+{
+    if (a == b) return 1;
+    int same = PyObject_RichCompareBool(a, b, Py_EQ);
+    if (same < 0) PyErr_Clear();
+    return same == 1;
+}
+
 /* binary(name, a, b): _elementwise.binary. */
 static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1329,15 +1338,11 @@ static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (Py_TYPE(b) == tensor_type) {
             nb = SLOT(b, off_tensor_node);
             PyObject *other = SLOT(nb, off_shape);
-            if (other != shape) {
-                int same = PyObject_RichCompareBool(other, shape, Py_EQ);
-                if (same < 0) PyErr_Clear();
-                if (same != 1) {
-                    /* broadcasting: the result's shape, kept alive by the new node */
-                    shape = broadcast_pair(shape, other);
-                    if (shape == NULL) goto python;      /* Python raises the error */
-                    made_shape = shape;
-                }
+            if (!same_shape(other, shape)) {
+                /* broadcasting: the result's shape, kept alive by the new node */
+                shape = broadcast_pair(shape, other);
+                if (shape == NULL) goto python;      /* Python raises the error */
+                made_shape = shape;
             }
             key = PyTuple_Pack(3, name, SLOT(na, off_dtype), SLOT(nb, off_dtype));
         } else if (is_scalar(b)) {
@@ -1480,14 +1485,6 @@ static PyObject *setup_where(PyObject *self, PyObject *args)
     Py_XSETREF(py_where, Py_NewRef(fallback));
     Py_XSETREF(where_bool_dtype, Py_NewRef(bool_dtype));
     Py_RETURN_NONE;
-}
-
-static int same_shape(PyObject *a, PyObject *b)
-{
-    if (a == b) return 1;
-    int same = PyObject_RichCompareBool(a, b, Py_EQ);
-    if (same < 0) PyErr_Clear();
-    return same == 1;
 }
 
 static PyObject *where(PyObject *self, PyObject *const *args, Py_ssize_t nargs)

@@ -109,14 +109,19 @@ def op_ns(op: str, dtype: str, exact: bool) -> float:
     return ns * FLOAT64_FACTOR if dtype == "float64" else ns
 
 
+def _mode_bits(holds) -> int:
+    """Bit 0 if ``holds(False)`` (fast mode), plus bit 1 if ``holds(True)`` (exact mode)."""
+    return (1 if holds(False) else 0) | (2 if holds(True) else 0)
+
+
 def plain_stores(writers, out_bytes: int) -> int:
     """Bit 0 (fast mode) and bit 1 (exact mode): a kernel whose outputs are written by the
     ops ``writers`` ((op, dtype) pairs) and take ``out_bytes`` bytes per element writes them
     with normal stores, however large."""
     if out_bytes < STREAM_MIN_OUT_BYTES:
         return 3
-    return sum(bit for bit, exact in ((1, False), (2, True))
-               if any(op_ns(op, dt, exact) >= STREAM_MAX_NS for op, dt in writers))
+    return _mode_bits(lambda exact: any(op_ns(op, dt, exact) >= STREAM_MAX_NS
+                                        for op, dt in writers))
 
 
 PREFETCH_FIRST_MAX_NS = 0.3   # the op that first reads the prefetched input costs less than this
@@ -129,5 +134,4 @@ def prefetch_bits(streams: int, n_instr: int, first_reader) -> int:
     if streams != 1 or n_instr < 2 or first_reader is None:
         return 0
     op, dtype = first_reader
-    return sum(bit for bit, exact in ((1, False), (2, True))
-               if op_ns(op, dtype, exact) < PREFETCH_FIRST_MAX_NS)
+    return _mode_bits(lambda exact: op_ns(op, dtype, exact) < PREFETCH_FIRST_MAX_NS)
