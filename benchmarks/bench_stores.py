@@ -3,12 +3,14 @@ against not, both ways in one process.
 
 Each workload's kernels are built once; then calls alternate between the two settings
 (``--knob stores``: ``lt_program.plain_stores`` set to 0 and to 3 on the kernels' call
-structures; ``--knob prefetch``: ``lt_program.prefetch`` set to 3 and to 0) for a few
+structures; ``--knob prefetch``: ``lt_program.prefetch`` set to 3 and to 0; ``--knob both``:
+the four combinations) for a few
 seconds, and the medians are compared.  The rules that pick one way
 (``lazytensor/_cost.py``) were set from these figures.
 
     python benchmarks/bench_stores.py --n 1e7 --threads 1 --mode fast --workloads x+1,gelu
     python benchmarks/bench_stores.py --knob prefetch --workloads a*b+c,exp_log1p
+    python benchmarks/bench_stores.py --knob both --workloads where    # the four combinations
 """
 
 from __future__ import annotations
@@ -47,10 +49,15 @@ def workloads(n: int):
         "max_rows": lambda: lt.max(lt.reshape(x, (-1, 1000)), axis=1),
     }
 
-# per knob: the lt_program field, and its two settings with their names
+# per knob: its settings, each a name and the lt_program fields it sets; the first is the
+# baseline of the printed ratios
 KNOBS = {
-    "stores": ("plain_stores", ((0, "streaming"), (3, "normal"))),
-    "prefetch": ("prefetch", ((3, "prefetch"), (0, "none"))),
+    "stores": (("streaming", {"plain_stores": 0}), ("normal", {"plain_stores": 3})),
+    "prefetch": (("prefetch", {"prefetch": 3}), ("none", {"prefetch": 0})),
+    "both": (("stream+prefetch", {"plain_stores": 0, "prefetch": 3}),
+             ("stream", {"plain_stores": 0, "prefetch": 0}),
+             ("normal+prefetch", {"plain_stores": 3, "prefetch": 3}),
+             ("normal", {"plain_stores": 3, "prefetch": 0})),
 }
 
 
@@ -75,25 +82,29 @@ def main(argv=None) -> None:
 
     _kernel.CompiledKernel.__init__ = spy
     w = workloads(n)
-    field, ((va, na), (vb, nb)) = KNOBS[args.knob]
+    settings = KNOBS[args.knob]
     print(f"# n = {n}, {args.threads} thread(s), {args.mode} mode; ns per element, medians")
     for name in (args.workloads.split(",") if args.workloads else w):
         fn = w[name]
         made.clear()
         fn().numpy()                       # builds (or finds) the kernels
         kernels = list(made)
-        times = {va: [], vb: []}
+        times = {label: [] for label, _ in settings}
         end = time.time() + args.seconds
-        while time.time() < end or not times[vb]:
-            for value in times:
+        while time.time() < end or not times[settings[-1][0]]:
+            for label, fields in settings:
                 for k in kernels:
-                    setattr(k._proto, field, value)
-                    setattr(k._call[0], field, value)
+                    for field, value in fields.items():
+                        setattr(k._proto, field, value)
+                        setattr(k._call[0], field, value)
                 t0 = time.perf_counter()
                 fn().numpy()
-                times[value].append(time.perf_counter() - t0)
-        a, b = (np.median(times[v]) / n * 1e9 for v in (va, vb))
-        print(f"{name:10s} {na} {a:.3f}  {nb} {b:.3f}  {nb}/{na} {b / a:.2f}"
+                times[label].append(time.perf_counter() - t0)
+        med = {label: np.median(t) / n * 1e9 for label, t in times.items()}
+        base = settings[0][0]
+        print(f"{name:10s} " + "  ".join(f"{label} {m:.3f}" for label, m in med.items())
+              + "  " + "  ".join(f"{label}/{base} {med[label] / med[base]:.2f}"
+                                 for label, _ in settings[1:])
               + ("" if kernels else "  (kernel kept from before: not switched)"))
     _kernel.CompiledKernel.__init__ = init
 

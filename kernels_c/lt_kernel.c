@@ -82,6 +82,16 @@ int lt_path_supported(int path)
     return path == LT_PATH_GENERIC;
 }
 
+int lt_cpu_vendor(void)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_is("intel")) return 1;
+    if (__builtin_cpu_is("amd")) return 2;
+#endif
+    return 0;
+}
+
 int lt_op_count(void) { return lt_n_ops; }
 const char *lt_op_name(int opcode) { return (opcode >= 0 && opcode < lt_n_ops) ? lt_op_names[opcode] : ""; }
 int lt_chunk_size(void) { return LT_CHUNK; }

@@ -89,6 +89,7 @@ int lt_chunk_size(void);
 int lt_path_count(void);
 const char *lt_path_name(int path);
 int lt_path_supported(int path);
+int lt_cpu_vendor(void);      /* 1 Intel, 2 AMD, 0 another or unknown (lazytensor/_cost.py) */
 void *lt_alloc(size_t nbytes);
 void lt_free(void *ptr);
 int lt_red_count(void);

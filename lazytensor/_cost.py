@@ -13,7 +13,8 @@ when the outputs are 8-bit (quantize to uint8: 0.91-0.96x): a costly op spreads 
 over its run, where the lines' reads overlap the arithmetic, and an 8-bit output saves one
 byte of read per element against the 4 or more its inputs take.  ``plain_stores`` applies
 that rule from the time per element of each op function in L1 (``NS_PER_ELEMENT``, float32
-on the AVX-512 path, printed by ``python tools/op_costs.py``).
+on the AVX-512 path, printed by ``python tools/op_costs.py``; on the AVX2 path an op takes
+about twice that, with half the lanes: ``PATH_FACTOR``).
 
 Inputs read in place can be prefetched a few chunks ahead (lt_prefetch_ahead).  That pays when
 a kernel reads one input in place with a cheap op and then computes on the chunk with later
@@ -23,10 +24,15 @@ inputs are read in place (a*b+c, the sum of three arrays: 1.2-1.9x the time with
 the one op reading the input also does the work (exp, gelu, hardswish, a plain sum or max),
 because the hardware prefetcher keeps up there and the extra requests only take up fill
 buffers.  ``prefetch_bits`` applies that rule (figures: ``benchmarks/bench_stores.py --knob
-prefetch``; docs/architecture.md).
+prefetch``; docs/architecture.md).  That is the Xeon's rule.  On an AMD EPYC (Zen 3) the
+prefetch paid more widely: for single cheap ops, plain sums and maxima (1.2-1.35x) and kernels
+streaming two inputs, and was neutral behind a costly first reader, so AMD CPUs get a rule of
+their own (``RULES``).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 # ns per element (fast mode, exact mode), one float32 op function over a chunk in L1
 NS_PER_ELEMENT = {
@@ -99,13 +105,55 @@ NS_PER_ELEMENT = {
 
 SIMPLE_NS = 0.05          # ops not listed (casts, where, copies)
 FLOAT64_FACTOR = 2.0      # half the lanes per vector
+# the table's times on another kernel path: fewer lanes per vector, more time per element
+PATH_FACTOR = {"avx512": 1.0, "avx2": 2.0, "generic": 4.0}
 STREAM_MAX_NS = 0.3       # an op writing a streamed output takes less than this per element
 STREAM_MIN_OUT_BYTES = 2  # and the outputs take at least this many bytes per element
 
 
-def op_ns(op: str, dtype: str, exact: bool) -> float:
-    """The time per element of one op function (an estimate for unlisted ops)."""
+@dataclass(frozen=True)
+class PrefetchRules:
+    """When prefetches pay, for one kind of memory system (the times are those of ``op_ns``
+    on the machine's kernel path)."""
+    max_streams: int       # at most this many inputs read in place (at least one)
+    min_instr: int         # at least this many op functions per chunk
+    first_max_ns: float    # the first op reading such an input costs less than this
+
+
+# Per CPU vendor (figures: the module docstring and docs/architecture.md).  A CPU of another
+# vendor, or none known, gets Intel's rules, the ones measured first.
+RULES = {
+    "intel": PrefetchRules(max_streams=1, min_instr=2, first_max_ns=0.3),
+    "amd": PrefetchRules(max_streams=2, min_instr=0, first_max_ns=0.3),
+}
+
+
+@dataclass(frozen=True)
+class Machine:
+    vendor: str                   # a key of RULES
+    path: str                     # a key of PATH_FACTOR: the kernel path kernels run on
+
+
+_VENDORS = {1: "intel", 2: "amd"}   # lt_cpu_vendor()
+_machine = None
+
+
+def machine() -> Machine:
+    """This machine: its CPU vendor's rules and its best kernel path (the default one)."""
+    global _machine
+    if _machine is None:
+        from . import _kernel   # at the first kernel's lowering: _kernel imports this module
+        best = _kernel.kernel_paths()[-1]
+        _machine = Machine(_VENDORS.get(_kernel.lib.lt_cpu_vendor(), "intel"),
+                           best if best in PATH_FACTOR else "generic")
+    return _machine
+
+
+def op_ns(op: str, dtype: str, exact: bool, path: str = "avx512") -> float:
+    """The time per element of one op function on kernel path ``path`` (an estimate for
+    unlisted ops)."""
     ns = NS_PER_ELEMENT[op][exact] if op in NS_PER_ELEMENT else SIMPLE_NS
+    ns *= PATH_FACTOR[path]
     return ns * FLOAT64_FACTOR if dtype == "float64" else ns
 
 
@@ -114,24 +162,27 @@ def _mode_bits(holds) -> int:
     return (1 if holds(False) else 0) | (2 if holds(True) else 0)
 
 
-def plain_stores(writers, out_bytes: int) -> int:
+def plain_stores(writers, out_bytes: int, on: Machine = None) -> int:
     """Bit 0 (fast mode) and bit 1 (exact mode): a kernel whose outputs are written by the
     ops ``writers`` ((op, dtype) pairs) and take ``out_bytes`` bytes per element writes them
-    with normal stores, however large."""
+    with normal stores, however large, on machine ``on`` (default: this one)."""
     if out_bytes < STREAM_MIN_OUT_BYTES:
         return 3
-    return _mode_bits(lambda exact: any(op_ns(op, dt, exact) >= STREAM_MAX_NS
+    path = (on or machine()).path
+    return _mode_bits(lambda exact: any(op_ns(op, dt, exact, path) >= STREAM_MAX_NS
                                         for op, dt in writers))
 
 
-PREFETCH_FIRST_MAX_NS = 0.3   # the op that first reads the prefetched input costs less than this
-
-
-def prefetch_bits(streams: int, n_instr: int, first_reader) -> int:
+def prefetch_bits(streams: int, n_instr: int, first_reader, on: Machine = None) -> int:
     """Bit 0 (fast mode) and bit 1 (exact mode): a kernel that reads ``streams`` inputs in
     place and runs ``n_instr`` op functions per chunk, ``first_reader`` ((op, dtype)) the
-    first of them to read such an input, prefetches that input ahead of its use."""
-    if streams != 1 or n_instr < 2 or first_reader is None:
+    first of them to read such an input (None: only a reduction reads it), prefetches its
+    inputs ahead of their use on machine ``on`` (default: this one)."""
+    on = on or machine()
+    rules = RULES[on.vendor]
+    if not 1 <= streams <= rules.max_streams or n_instr < rules.min_instr:
         return 0
+    if first_reader is None:
+        return 3
     op, dtype = first_reader
-    return _mode_bits(lambda exact: op_ns(op, dtype, exact) < PREFETCH_FIRST_MAX_NS)
+    return _mode_bits(lambda exact: op_ns(op, dtype, exact, on.path) < rules.first_max_ns)
