@@ -1000,7 +1000,10 @@ LT_RED_CLONES static void lt_red_fseg_##NAME(const void *v_, int64_t n, void *ou
     IT seen[LT_RED_LANES];                                                                   \
     int64_t i = 0;                                                                           \
     int j, nan = 0;                                                                          \
-    for (j = 0; j < LT_RED_LANES; j++) { a[j] = (IDENT); seen[j] = 0; }                      \
+    /* seen[j] starts at 0 as a compare of a[j] (never NaN), not as a store of zeros: gcc \
+     * turns the latter into a `rep stos`, about 30 cycles a chunk on an AMD EPYC */        \
+    for (j = 0; j < LT_RED_LANES; j++) a[j] = (IDENT);                                       \
+    for (j = 0; j < LT_RED_LANES; j++) seen[j] = a[j] != a[j];                               \
     for (; i + LT_RED_LANES <= n; i += LT_RED_LANES)                                         \
         for (j = 0; j < LT_RED_LANES; j++) {                                                 \
             const T x = v[i + j];                                                            \
