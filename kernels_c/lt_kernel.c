@@ -460,6 +460,18 @@ static void lt_stream_copy_lines(char *dst, const char *src, int64_t bytes)
         _mm512_stream_si512((void *)(dst + i), _mm512_loadu_si512((const void *)(src + i)));
     memcpy(dst + i, src + i, (size_t)(bytes - i));
 }
+
+/* The same with 32-byte stores, for the AVX2 path. */
+__attribute__((target("avx")))
+static void lt_stream_copy_halves(char *dst, const char *src, int64_t bytes)
+{
+    int64_t head = (int64_t)((32 - ((uintptr_t)dst & 31)) & 31), i;
+    if (head > bytes) head = bytes;
+    memcpy(dst, src, (size_t)head);
+    for (i = head; i + 32 <= bytes; i += 32)
+        _mm256_stream_si256((__m256i *)(dst + i), _mm256_loadu_si256((const __m256i *)(src + i)));
+    memcpy(dst + i, src + i, (size_t)(bytes - i));
+}
 #endif
 
 static void lt_stream_copy(char *dst, const char *src, int64_t bytes)
@@ -476,12 +488,17 @@ static void lt_stream_copy(char *dst, const char *src, int64_t bytes)
     memcpy(dst, src, (size_t)bytes);
 }
 
-/* the copy of one chunk of a streamed output: 64-byte stores on the AVX-512 path */
+/* the copy of one chunk of a streamed output: 64-byte stores on the AVX-512 path, 32-byte
+ * stores on the AVX2 path */
 static void lt_stream_out(int32_t path, char *dst, const char *src, int64_t bytes)
 {
 #ifdef LT_STREAM_LINES
     if (path == LT_PATH_AVX512) {
         lt_stream_copy_lines(dst, src, bytes);
+        return;
+    }
+    if (path == LT_PATH_AVX2) {
+        lt_stream_copy_halves(dst, src, bytes);
         return;
     }
 #endif
