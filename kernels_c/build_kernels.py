@@ -49,7 +49,10 @@ EXTRA_COMPILE_ARGS = ["-O3", "-std=c11", "-ffp-contract=off", "-fno-math-errno",
 # (two instructions per lane to move the index out, one load, then inserts).  The same
 # values, so the same bits; exact-mode exp, silu, gelu and exp(-x*x)*log1p|x| of 10^7
 # float32 ran 0.80-0.93x the time (benchmarks/bench_ab.py).  A gcc option only: left out
-# where the compiler refuses it.
+# where the compiler refuses it.  On an AMD EPYC (Zen 3, AVX2 path) it cuts both ways
+# (`python tools/op_costs.py --path avx2` with and without it, exact mode, ns per element):
+# erf 17-19 with it against 11 without, tanh 3.9-4.7 against 3.3, but the tanh-form gelu 3.3
+# against 6.0; exp, log, sigmoid, silu and gelu within noise.  Kept.
 GATHER_TUNING = "-mtune-ctrl=use_gather_2parts,use_gather_4parts,use_gather"
 
 
