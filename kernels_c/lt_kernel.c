@@ -1557,7 +1557,7 @@ static void lt_rowwise_range(lt_rowtask *t)
     static const double params[2] = {0.0, 0.0};
     t->status = 0;
     if (n_rows <= 0) return;
-    /* scratch: the row maximum and the sum repeated over a chunk, four chunk buffers
+    /* scratch: the row maximum repeated over a chunk, the row sum, four chunk buffers
      * (log-sum-exp: its rows' sums and shifts) and, for softmax, the row's exp when it
      * fits LT_ROW_SCRATCH_MAX; a longer row keeps it in the output */
     const int64_t row_bytes = R * sz;
@@ -1612,9 +1612,9 @@ static void lt_rowwise_range(lt_rowtask *t)
             }
             continue;
         }
-        char s[8];
-        lt_row_sum_value(r, sacc, s);
-        lt_fill(srep, s, R < LT_CHUNK ? R : LT_CHUNK, (int32_t)sz);
+        /* the division by the row sum reads only its divisor's first element (the op is
+         * divide_by_scalar): no fill of a whole chunk */
+        lt_row_sum_value(r, sacc, srep);
         for (int64_t c0 = 0; c0 < R; c0 += LT_CHUNK) {
             const int64_t n = R - c0 < LT_CHUNK ? R - c0 : LT_CHUNK;
             if (in_scratch && !stream) {
