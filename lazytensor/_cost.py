@@ -139,7 +139,9 @@ _machine = None
 
 
 def machine() -> Machine:
-    """This machine: its CPU vendor's rules and its best kernel path (the default one)."""
+    """This machine: its CPU vendor and the best kernel path it runs (the default one, unless
+    LAZYTENSOR_KERNEL_PATH picks another: the rules still follow the best, so that they do
+    not depend on which path happened to be set when the first kernel was lowered)."""
     global _machine
     if _machine is None:
         from . import _kernel   # at the first kernel's lowering: _kernel imports this module
@@ -149,7 +151,7 @@ def machine() -> Machine:
     return _machine
 
 
-def op_ns(op: str, dtype: str, exact: bool, path: str = "avx512") -> float:
+def op_ns(op: str, dtype: str, exact: bool, path: str) -> float:
     """The time per element of one op function on kernel path ``path`` (an estimate for
     unlisted ops)."""
     ns = NS_PER_ELEMENT[op][exact] if op in NS_PER_ELEMENT else SIMPLE_NS
