@@ -27,7 +27,11 @@ buffers.  ``prefetch_bits`` applies that rule (figures: ``benchmarks/bench_store
 prefetch``; docs/architecture.md).  That is the Xeon's rule.  On an AMD EPYC (Zen 3) the
 prefetch paid more widely: for single cheap ops, plain sums and maxima (1.2-1.35x) and kernels
 streaming two inputs, and was neutral behind a costly first reader, so AMD CPUs get a rule of
-their own (``RULES``).
+their own (``RULES``).  An AMD EPYC with AVX-512 (Zen 5, 36 GB/s on one core, more than twice
+the others) also lost with streamed outputs wherever the kernel's ops together cost more than
+a cheap op or two: x * sigmoid(x) and exp(-x*x)*log1p|x|, whose outputs a multiply writes,
+took 0.87-0.96x the time with normal stores.  There a kernel streams only when all its ops
+together stay under the threshold (``MemoryRules.whole_kernel``).
 """
 
 from __future__ import annotations
@@ -112,26 +116,38 @@ STREAM_MIN_OUT_BYTES = 2  # and the outputs take at least this many bytes per el
 
 
 @dataclass(frozen=True)
-class PrefetchRules:
-    """When prefetches pay, for one kind of memory system (the times are those of ``op_ns``
-    on the machine's kernel path)."""
-    max_streams: int       # at most this many inputs read in place (at least one)
+class MemoryRules:
+    """When streaming stores and prefetches pay, for one kind of memory system (the times are
+    those of ``op_ns`` on the machine's kernel path)."""
+    # prefetch the inputs read in place when
+    max_streams: int       # at most this many of them (at least one)
     min_instr: int         # at least this many op functions per chunk
     first_max_ns: float    # the first op reading such an input costs less than this
+    # stream large outputs when the ops writing them (or, if whole_kernel, all the kernel's
+    # ops together) cost less than STREAM_MAX_NS
+    whole_kernel: bool = False
 
 
-# Per CPU vendor (figures: the module docstring and docs/architecture.md).  A CPU of another
-# vendor, or none known, gets Intel's rules, the ones measured first.
+# Per CPU vendor and, where they differ, kernel path (figures: the module docstring and
+# docs/architecture.md).  A CPU of another vendor, or none known, gets Intel's rules, the ones
+# measured first; AMD's with AVX-512 were measured on Zen 5 (Zen 4 would get them untested).
 RULES = {
-    "intel": PrefetchRules(max_streams=1, min_instr=2, first_max_ns=0.3),
-    "amd": PrefetchRules(max_streams=2, min_instr=0, first_max_ns=0.3),
+    ("intel", None): MemoryRules(max_streams=1, min_instr=2, first_max_ns=0.3),
+    ("amd", None): MemoryRules(max_streams=2, min_instr=0, first_max_ns=0.3),
+    ("amd", "avx512"): MemoryRules(max_streams=2, min_instr=0, first_max_ns=0.3,
+                                   whole_kernel=True),
 }
 
 
 @dataclass(frozen=True)
 class Machine:
-    vendor: str                   # a key of RULES
+    vendor: str                   # "intel", "amd" or another
     path: str                     # a key of PATH_FACTOR: the kernel path kernels run on
+
+    @property
+    def rules(self) -> MemoryRules:
+        return RULES.get((self.vendor, self.path)) or RULES.get((self.vendor, None)) \
+            or RULES[("intel", None)]
 
 
 _VENDORS = {1: "intel", 2: "amd"}   # lt_cpu_vendor()
@@ -146,7 +162,7 @@ def machine() -> Machine:
     if _machine is None:
         from . import _kernel   # at the first kernel's lowering: _kernel imports this module
         best = _kernel.kernel_paths()[-1]
-        _machine = Machine(_VENDORS.get(_kernel.lib.lt_cpu_vendor(), "intel"),
+        _machine = Machine(_VENDORS.get(_kernel.lib.lt_cpu_vendor(), "other"),
                            best if best in PATH_FACTOR else "generic")
     return _machine
 
@@ -164,14 +180,18 @@ def _mode_bits(holds) -> int:
     return (1 if holds(False) else 0) | (2 if holds(True) else 0)
 
 
-def plain_stores(writers, out_bytes: int, on: Machine = None) -> int:
+def plain_stores(writers, ops, out_bytes: int, on: Machine = None) -> int:
     """Bit 0 (fast mode) and bit 1 (exact mode): a kernel whose outputs are written by the
-    ops ``writers`` ((op, dtype) pairs) and take ``out_bytes`` bytes per element writes them
-    with normal stores, however large, on machine ``on`` (default: this one)."""
+    ops ``writers`` ((op, dtype) pairs), that runs the ops ``ops`` per chunk (the writers
+    among them) and whose outputs take ``out_bytes`` bytes per element writes them with
+    normal stores, however large, on machine ``on`` (default: this one)."""
     if out_bytes < STREAM_MIN_OUT_BYTES:
         return 3
-    path = (on or machine()).path
-    return _mode_bits(lambda exact: any(op_ns(op, dt, exact, path) >= STREAM_MAX_NS
+    on = on or machine()
+    if on.rules.whole_kernel:
+        return _mode_bits(lambda exact: sum(op_ns(op, dt, exact, on.path) for op, dt in ops)
+                          >= STREAM_MAX_NS)
+    return _mode_bits(lambda exact: any(op_ns(op, dt, exact, on.path) >= STREAM_MAX_NS
                                         for op, dt in writers))
 
 
@@ -181,7 +201,7 @@ def prefetch_bits(streams: int, n_instr: int, first_reader, on: Machine = None) 
     first of them to read such an input (None: only a reduction reads it), prefetches its
     inputs ahead of their use on machine ``on`` (default: this one)."""
     on = on or machine()
-    rules = RULES[on.vendor]
+    rules = on.rules
     if not 1 <= streams <= rules.max_streams or n_instr < rules.min_instr:
         return 0
     if first_reader is None:

@@ -143,10 +143,11 @@ def _allocate(vinstr, vsize, vkind, sinks=(), in_place=frozenset()) -> Program:
         red_fn.append(f"{op}:{r.inputs[0].dtype.name}")
         listing.append(f"red{k} = {op}[{r.inputs[0].dtype.name} -> {r.dtype.name}]"
                        f"(r{phys[v]}) over axes {axes}")
+    ops = [entry for entry, _, _, _ in vinstr]
     writers = [entry for entry, dst, _, _ in vinstr if vkind[dst][0] == "out"]
     out_bytes = sum(size for kind, size in zip(reg_kind, reg_size) if kind == REG_OUTPUT)
     first_reader = next((entry for entry, _, srcs, _ in vinstr if in_place & set(srcs)), None)
     return Program(tuple(instr), tuple(params), tuple(reg_kind), tuple(reg_arg),
                    tuple(reg_size), tuple(listing), tuple(red_reg), tuple(red_fn),
-                   _cost.plain_stores(writers, out_bytes),
+                   _cost.plain_stores(writers, ops, out_bytes),
                    _cost.prefetch_bits(len(in_place), len(vinstr), first_reader))
