@@ -325,6 +325,31 @@ def _divide_by_scalar_functions():
     return out
 
 
+def _quantize_functions():
+    """divide_by_scalar, round, + a scalar and a saturating cast from float32 to a small
+    integer, fused (picked by _lower.py): the same functions in the same order, so the same
+    bits, but one op call per chunk and the intermediate values in one block of L1."""
+    out = []
+    for dst in ops.QUANTIZE_DTYPES:
+        d_ct = _ROW[dst][1]
+        out.append(
+            f"static void {ops.entry_name('quantize', f'float32_{dst}')}(int64_t n, void *o_, "
+            f"const void *a_, const void *b_, const void *c_, const double *p, int exact)\n"
+            f"{{ {d_ct} *restrict o = ({d_ct} *)o_;\n"
+            f"  /* no zero point: adding +0 changes no integer the cast gives */\n"
+            f"  const float z = c_ ? *(const float *)c_ : 0.0f;\n"
+            f"  float t[LT_CHUNK];\n"
+            f"  (void)p;\n"
+            f"  for (int64_t i0 = 0; i0 < n; i0 += LT_CHUNK) {{\n"
+            f"    const int64_t m = n - i0 < LT_CHUNK ? n - i0 : LT_CHUNK;\n"
+            f"    lt_div_scalarf_chunk(m, t, (const float *)a_ + i0, (const float *)b_, exact);\n"
+            f"    for (int64_t i = 0; i < m; i++) t[i] = lt_roundf(t[i]) + z;\n"
+            f"    int64_t i = lt_sat_vec_{dst}(m, o + i0, t);\n"
+            f"    for (; i < m; i++) o[i0 + i] = lt_sat_{dst}((double)t[i]);\n"
+            f"  }} }}\n")
+    return out
+
+
 # Kernel paths: the same op bodies compiled for several instruction sets, chosen at run
 # time.  In exact mode only the vector width differs: -ffp-contract=off holds for every path
 # and exact code never calls an FMA, so every path computes each element with the same IEEE
@@ -350,6 +375,7 @@ def generate_ops_source() -> str:
     body += _sized_functions()
     body += _cast_functions()
     body += _divide_by_scalar_functions()
+    body += _quantize_functions()
     body = MATH_TEXT + "\n" + "\n".join(body)
     entries = ops.kernel_entries()
     parts = ['#include <stdint.h>\n#include <string.h>\n#include <math.h>\n'

@@ -91,11 +91,59 @@ def lower(group, plan) -> Program:
                 node_vid[id(node)] = emit((op.name, dt), node.dtype.itemsize, srcs, params, node)
 
     sinks = [(r, node_vid[id(r.inputs[0])]) for r in group.sinks]
+    vinstr = _fuse_quantize(vinstr, vkind, [v for _, v in sinks])
     # the inputs the kernel streams: read in place (contiguous along the plan's last
     # dimension) and not broadcast (a broadcast input is read again and again from cache)
     in_place = {node_vid[id(x)] for k, x in enumerate(group.inputs)
                 if plan.in_strides[k][-1] == x.dtype.itemsize and 0 not in plan.in_strides[k]}
     return _allocate(vinstr, vsize, vkind, sinks, in_place)
+
+
+_QUANTIZE_CASTS = {f"float32_{dt}": dt for dt in _ops.QUANTIZE_DTYPES}
+
+
+def _fuse_quantize(vinstr, vkind, reduced):
+    """The chain divide_by_scalar, round, an addition of a scalar (optional) and a saturating
+    cast of float32 to a small integer, each value read by the next only, as one quantize
+    instruction: the same functions in the same order in C, one call per chunk."""
+    producer = {dst: i for i, (_, dst, _, _) in enumerate(vinstr)}
+    uses = {}
+    for v in [v for _, _, srcs, _ in vinstr for v in srcs] + list(reduced):
+        uses[v] = uses.get(v, 0) + 1
+
+    def made_by(v, entry):
+        """The instruction computing temporary ``v`` as ``entry`` if only one op reads it."""
+        i = producer.get(v)
+        if i is None or vkind[v][0] != "tmp" or uses[v] != 1 or vinstr[i][0] != entry:
+            return None
+        return i
+
+    drop = set()
+    for i, (entry, dst, srcs, _) in enumerate(vinstr):
+        if entry[0] != "cast" or entry[1] not in _QUANTIZE_CASTS:
+            continue
+        chain, zero_point, v = [], (), srcs[0]
+        j = made_by(v, ("add", "float32"))
+        if j is not None:
+            a, b = vinstr[j][2]
+            if vkind[b][0] == "scalar":
+                v, zero_point = a, (b,)
+            elif vkind[a][0] == "scalar":
+                v, zero_point = b, (a,)
+            else:
+                continue
+            chain.append(j)
+        j = made_by(v, ("round", "float32"))
+        if j is None:
+            continue
+        chain.append(j)
+        k = made_by(vinstr[j][2][0], ("divide_by_scalar", "float32"))
+        if k is None:
+            continue
+        chain.append(k)
+        drop.update(chain)
+        vinstr[i] = (("quantize", entry[1]), dst, vinstr[k][2] + zero_point, (0.0, 0.0))
+    return [ins for i, ins in enumerate(vinstr) if i not in drop] if drop else vinstr
 
 
 def _allocate(vinstr, vsize, vkind, sinks=(), in_place=frozenset()) -> Program:

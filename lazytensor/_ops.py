@@ -288,6 +288,12 @@ OPS = {op.name: op for op in OPS_LIST}
 DIVIDE_BY_SCALAR_DTYPES = ("float32", "float64")
 
 
+# divide_by_scalar, round, the addition of a scalar (a zero point) and a saturating cast to a
+# small integer, fused into one function when a kernel computes that chain (_lower.py,
+# _fuse_quantize): astype(clip(round(x / scale) + zero_point, lo, hi), uint8) and the like
+QUANTIZE_DTYPES = ("uint8", "int8", "uint16", "int16")
+
+
 def kernel_entries():
     """Every (op, dtype) pair that gets a C function, in opcode order.
 
@@ -311,6 +317,8 @@ def kernel_entries():
     entries.append(("widen", "float16"))
     for dt in DIVIDE_BY_SCALAR_DTYPES:
         entries.append(("divide_by_scalar", dt))
+    for dt in QUANTIZE_DTYPES:
+        entries.append(("quantize", f"float32_{dt}"))
     return entries
 
 

@@ -745,6 +745,60 @@ def test_divide_by_a_scalar(dtname):
                 assert err <= Fraction(3, 2), f"{what}: x = {x[k]!r}: {float(err):.3f} ulp"
 
 
+@pytest.mark.parametrize("dst", _ops.QUANTIZE_DTYPES)
+@pytest.mark.parametrize("mode", ["exact", "fast"])
+def test_quantize_chain(dst, mode):
+    """astype(clip(round(x / s) + z, lo, hi), dst) runs as one fused quantize function
+    (_lower._fuse_quantize) on every kernel path and gives NumPy's values: x / s (in fast mode
+    x times the float32 reciprocal of s, the documented rule of division by a scalar), rounded
+    half to even, z added in float32, NaN to 0, saturated, truncated."""
+    info = np.iinfo(dst)
+    x = np.concatenate([special_values("float32"),
+                        random_values("float32", 3000, seeded_rng("quantize", dst)),
+                        np.float32([0.025, -0.025, 0.075, 6.375, 6.425, 12.775, -6.4,
+                                    2.5, -2.5, 0.5, -0.5, 1.5, 12.8, 12.75]),
+                        (seeded_rng("quantize tails", dst).standard_normal(2000) * 4000
+                         ).astype(np.float32)])
+    for s, z in ((0.05, 128.0), (0.1, 0.0), (3.0, -7.5), (0.05, None), (1e-3, 3.0)):
+        sf = np.float32(s)
+        with np.errstate(all="ignore"):
+            t = np.rint(x / sf if mode == "exact" else x * (np.float32(1) / sf))
+            if z is not None:
+                t = t + np.float32(z)
+        want = np.trunc(np.clip(np.nan_to_num(t, nan=0.0), info.min, info.max)).astype(dst)
+        for path in lt.kernel_paths():
+            with lt.config(kernel_path=path, mode=mode):
+                for n in (1, 255, 257, len(x)):
+                    tx = lt.asarray(x[:n])
+                    q = lt.round(tx / s)
+                    if z is not None:
+                        q = q + z
+                    q = lt.astype(lt.clip(q, info.min, info.max), getattr(lt, dst))
+                    assert f"quantize[float32_{dst}]" in str(lt.explain(q)), (s, z, path)
+                    np.testing.assert_array_equal(np.asarray(q), want[:n],
+                                                  err_msg=f"{mode} {dst} {s} {z} {path} n={n}")
+
+
+def test_quantize_chain_not_fused_when_a_step_is_read_elsewhere():
+    """A step of the chain that is also an output, or read by another op, keeps the ops
+    apart; the values stay those of the chain."""
+    x = random_values("float32", 1000, seeded_rng("quantize shared"))
+    tx = lt.asarray(x)
+    r = lt.round(tx / 0.05)
+    q = lt.astype(lt.clip(r + 128, 0, 255), lt.uint8)
+    assert "quantize[" not in str(lt.explain(q, r))
+    got_q, got_r = (np.asarray(v) for v in lt.eval(q, r))    # one kernel writes both
+    want_r = np.rint(x / np.float32(0.05))
+    np.testing.assert_array_equal(got_r, want_r)
+    np.testing.assert_array_equal(got_q, np.clip(want_r + np.float32(128), 0, 255).astype(np.uint8))
+    # a value added that is not a scalar: no fusion either
+    y = lt.asarray(x[::-1].copy())
+    q2 = lt.astype(lt.clip(lt.round(tx / 0.05) + y, 0, 255), lt.uint8)
+    assert "quantize[" not in str(lt.explain(q2))
+    want2 = np.clip(np.nan_to_num(np.rint(x / np.float32(0.05)) + x[::-1]), 0, 255)
+    np.testing.assert_array_equal(np.asarray(q2), np.trunc(want2).astype(np.uint8))
+
+
 @pytest.mark.parametrize("name,dtname", OP_DTYPE_CASES)
 def test_op_lengths_around_the_chunk(name, dtname):
     """Lengths 0, 1, 255, 256, 257, 511, 513, 4097, contiguous and against a 0-d operand."""
