@@ -759,7 +759,8 @@ def test_quantize_chain(dst, mode):
                                     2.5, -2.5, 0.5, -0.5, 1.5, 12.8, 12.75]),
                         (seeded_rng("quantize tails", dst).standard_normal(2000) * 4000
                          ).astype(np.float32)])
-    for s, z in ((0.05, 128.0), (0.1, 0.0), (3.0, -7.5), (0.05, None), (1e-3, 3.0)):
+    for k, (s, z) in enumerate(((0.05, 128.0), (0.1, 0.0), (3.0, -7.5), (0.05, None),
+                                (1e-3, 3.0))):
         sf = np.float32(s)
         with np.errstate(all="ignore"):
             t = np.rint(x / sf if mode == "exact" else x * (np.float32(1) / sf))
@@ -771,8 +772,8 @@ def test_quantize_chain(dst, mode):
                 for n in (1, 255, 257, len(x)):
                     tx = lt.asarray(x[:n])
                     q = lt.round(tx / s)
-                    if z is not None:
-                        q = q + z
+                    if z is not None:                   # the zero point on either side
+                        q = q + z if k % 2 else z + q
                     q = lt.astype(lt.clip(q, info.min, info.max), getattr(lt, dst))
                     assert f"quantize[float32_{dst}]" in str(lt.explain(q)), (s, z, path)
                     np.testing.assert_array_equal(np.asarray(q), want[:n],
