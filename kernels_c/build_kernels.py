@@ -327,8 +327,9 @@ def _divide_by_scalar_functions():
 
 def _quantize_functions():
     """divide_by_scalar, round, + a scalar and a saturating cast from float32 to a small
-    integer, fused (picked by _lower.py): the same functions in the same order, so the same
-    bits, but one op call per chunk and the intermediate values in one block of L1."""
+    integer, fused (picked by _lower.py): the same operations in the same order, so the same
+    bits (the quotient's NaN is not made canonical: the cast sends any NaN to 0), but one op
+    call per chunk, and the quotient, rounded and shifted, goes to L1 once."""
     out = []
     for dst in ops.QUANTIZE_DTYPES:
         d_ct = _ROW[dst][1]
@@ -336,14 +337,16 @@ def _quantize_functions():
             f"static void {ops.entry_name('quantize', f'float32_{dst}')}(int64_t n, void *o_, "
             f"const void *a_, const void *b_, const void *c_, const double *p, int exact)\n"
             f"{{ {d_ct} *restrict o = ({d_ct} *)o_;\n"
+            f"  const float *a = (const float *)a_, c = *(const float *)b_;\n"
             f"  /* no zero point: adding +0 changes no integer the cast gives */\n"
             f"  const float z = c_ ? *(const float *)c_ : 0.0f;\n"
-            f"  float t[LT_CHUNK];\n"
+            f"  float r, t[LT_CHUNK];\n"
+            f"  const int mul = !exact && lt_div_scalarf_multiplies(c, &r);   /* as divide_by_scalar */\n"
             f"  (void)p;\n"
             f"  for (int64_t i0 = 0; i0 < n; i0 += LT_CHUNK) {{\n"
             f"    const int64_t m = n - i0 < LT_CHUNK ? n - i0 : LT_CHUNK;\n"
-            f"    lt_div_scalarf_chunk(m, t, (const float *)a_ + i0, (const float *)b_, exact);\n"
-            f"    for (int64_t i = 0; i < m; i++) t[i] = lt_roundf(t[i]) + z;\n"
+            f"    if (mul) for (int64_t i = 0; i < m; i++) t[i] = lt_roundf(a[i0 + i] * r) + z;\n"
+            f"    else for (int64_t i = 0; i < m; i++) t[i] = lt_roundf(a[i0 + i] / c) + z;\n"
             f"    int64_t i = lt_sat_vec_{dst}(m, o + i0, t);\n"
             f"    for (; i < m; i++) o[i0 + i] = lt_sat_{dst}((double)t[i]);\n"
             f"  }} }}\n")

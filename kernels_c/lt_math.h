@@ -233,15 +233,21 @@ LT_DEF_POW(, double)
  * a normal number; c = +-0, +-inf or NaN give the quotient's special values too (x * inf,
  * x * 0, NaN).  Otherwise (1/c subnormal, or infinite for a subnormal c) the division. */
 #define LT_DEF_DIV_SCALAR(F, T, TMIN)                                                  \
+    /* fast mode's choice: multiply by *r = RN(1/c) (1), or divide (0) */                \
+    static inline int lt_div_scalar##F##_multiplies(T c, T *r)                         \
+    {                                                                                  \
+        const T ar = __builtin_fabs##F(*r = (T)1 / c);                                 \
+        return !((ar > 0 && ar < (T)TMIN) || (ar == (T)__builtin_inf() && c != 0));    \
+    }                                                                                  \
     static inline void lt_div_scalar##F##_chunk(int64_t n, T *restrict o,              \
                                                 const T *restrict a, const T *restrict b, \
                                                 int exact)                             \
     {                                                                                  \
-        const T c = b[0], r = (T)1 / c, ar = __builtin_fabs##F(r);                     \
-        const int lossy = (ar > 0 && ar < (T)TMIN) || (ar == (T)__builtin_inf() && c != 0); \
+        const T c = b[0];                                                              \
+        T r;                                                                           \
         if (exact)                                                                     \
             for (int64_t i = 0; i < n; i++) o[i] = lt_canon##F(a[i] / c);              \
-        else if (lossy)                                                                \
+        else if (!lt_div_scalar##F##_multiplies(c, &r))                                \
             for (int64_t i = 0; i < n; i++) o[i] = a[i] / c;                           \
         else                                                                           \
             for (int64_t i = 0; i < n; i++) o[i] = a[i] * r;                           \
