@@ -30,7 +30,7 @@ streaming two inputs, and was neutral behind a costly first reader, so AMD CPUs 
 their own (``RULES``).  An AMD EPYC with AVX-512 (Zen 5, 36 GB/s on one core, more than twice
 the others) also lost with streamed outputs wherever the kernel's ops together cost more than
 a cheap op or two: x * sigmoid(x) and exp(-x*x)*log1p|x|, whose outputs a multiply writes,
-took 0.87-0.96x the time with normal stores.  There a kernel streams only when all its ops
+took 0.88-0.96x the time with normal stores.  There a kernel streams only when all its ops
 together stay under the threshold (``MemoryRules.whole_kernel``).
 """
 
