@@ -111,7 +111,7 @@ SIMPLE_NS = 0.05          # ops not listed (casts, where, copies)
 FLOAT64_FACTOR = 2.0      # half the lanes per vector
 # the table's times on another kernel path: fewer lanes per vector, more time per element
 PATH_FACTOR = {"avx512": 1.0, "avx2": 2.0, "generic": 4.0}
-STREAM_MAX_NS = 0.3       # an op writing a streamed output takes less than this per element
+STREAM_MAX_NS = 0.3       # a streamed output's writers (or kernel: MemoryRules) cost less
 STREAM_MIN_OUT_BYTES = 2  # and the outputs take at least this many bytes per element
 
 

@@ -99,7 +99,7 @@ def lower(group, plan) -> Program:
     return _allocate(vinstr, vsize, vkind, sinks, in_place)
 
 
-_QUANTIZE_CASTS = {f"float32_{dt}": dt for dt in _ops.QUANTIZE_DTYPES}
+_QUANTIZE_CASTS = frozenset(f"float32_{dt}" for dt in _ops.QUANTIZE_DTYPES)
 
 
 def _fuse_quantize(vinstr, vkind, reduced):
