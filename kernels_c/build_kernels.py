@@ -363,10 +363,35 @@ X86_PATHS = (("generic", None),                 # x86-64 baseline (SSE2), or pla
              ("avx512", "avx512f,avx512bw,avx512dq,avx512vl,fma"))
 
 
+def _row_exp_sum_functions():
+    """Fast-mode softmax rows (lt_run_rowwise): exp(x - s) and its sum, in one pass
+    (ltm_exp_sum_*_fast, lt_exp.h), one per dtype of ROW_EXP_SUM_DTYPES."""
+    out = []
+    for dt in ROW_EXP_SUM_DTYPES:
+        ct, w = _ROW[dt][1], {"float32": "f32", "float64": "f64"}[dt]
+        out.append(
+            f"static double ltm_row_exp_sum_{dt}(int64_t n, void *e, const void *x, const void *s)\n"
+            f"{{ return ltm_exp_sum_{w}_fast(n, ({ct} *)e, (const {ct} *)x, *(const {ct} *)s); }}\n")
+    return out
+
+
+# the row dtypes of lt_exp_sum_tables, in its order (lt_kernel.c indexes it so)
+ROW_EXP_SUM_DTYPES = ("float32", "float64")
+
+
 def _path_text(text: str, path: str) -> str:
     """The op functions renamed for one path (their helpers too, so paths do not clash)."""
     text = re.sub(r"\blt_(op|sat)_", lambda m: f"lt_{m.group(1)}_{path}_", text)
     return re.sub(r"\bltm_", f"ltm_{path}_", text)
+
+
+def _path_entries(path_names, entry, null: str) -> str:
+    """Initialisers of an array indexed by kernel path: entry(path), or null where the path
+    is not compiled (the x86 paths on other machines)."""
+    return ", ".join(
+        entry(p) if i == 0 else
+        f"\n#if defined(__x86_64__) || defined(__i386__)\n    {entry(p)}\n#else\n    {null}\n#endif\n"
+        for i, p in enumerate(path_names))
 
 
 def generate_ops_source() -> str:
@@ -379,6 +404,7 @@ def generate_ops_source() -> str:
     body += _cast_functions()
     body += _divide_by_scalar_functions()
     body += _quantize_functions()
+    body += _row_exp_sum_functions()
     body = MATH_TEXT + "\n" + "\n".join(body)
     entries = ops.kernel_entries()
     parts = ['#include <stdint.h>\n#include <string.h>\n#include <math.h>\n'
@@ -407,10 +433,13 @@ def generate_ops_source() -> str:
             parts.append("#pragma GCC pop_options")
         parts.append("#endif")
         path_names.append(path)
-    tables = ", ".join(f"lt_op_table_{p}" if i == 0 else
-                       f"\n#if defined(__x86_64__) || defined(__i386__)\n    lt_op_table_{p}\n#else\n    NULL\n#endif\n"
-                       for i, p in enumerate(path_names))
+    tables = _path_entries(path_names, lambda p: f"lt_op_table_{p}", "NULL")
     parts.append(f"const lt_opfn *const lt_op_tables[] = {{ {tables} }};")
+    sums = _path_entries(
+        path_names,
+        lambda p: "{ " + ", ".join(f"ltm_{p}_row_exp_sum_{dt}" for dt in ROW_EXP_SUM_DTYPES) + " }",
+        "{ " + ", ".join(["NULL"] * len(ROW_EXP_SUM_DTYPES)) + " }")
+    parts.append(f"const lt_expsumfn lt_exp_sum_tables[][{len(ROW_EXP_SUM_DTYPES)}] = {{ {sums} }};")
     parts.append("const char *const lt_path_names[] = {" +
                  ", ".join(f'"{p}"' for p in path_names) + "};")
     parts.append(f"const int lt_n_paths = {len(path_names)};")

@@ -849,16 +849,21 @@ static inline float ltm_exp_f32_fast(float x)
  * added to its exponent bits (what the FMA and the two exact products above give, with
  * three fewer instructions and no NaN blend).  A chunk holding an element outside that
  * range (or a NaN, which the clamp changes too) is done again by ltm_exp_f32_fast. */
+static inline float ltm_exp_f32_fast_common(float x, int32_t *outside)
+{
+    const float xc = ltm_f32_clamp_bits(x, 0xC2ADCCCDu, 0x42B0999A);   /* [-86.9, 88.3] */
+    int32_t k;
+    const float m = 1.0f + ltm_expf_q(ltm_expf_red(xc, &k));
+    *outside = !(xc == x);
+    return ltm_i32_as_f32(ltm_f32_as_i32(m) + (int32_t)((uint32_t)k << 23));
+}
 static inline void ltm_exp_f32_fast_chunk(int64_t n, float *restrict o, const float *restrict a)
 {
     int32_t redo = 0;
     for (int64_t i = 0; i < n; i++) {
-        const float x = a[i];
-        const float xc = ltm_f32_clamp_bits(x, 0xC2ADCCCDu, 0x42B0999A);   /* [-86.9, 88.3] */
-        int32_t k;
-        const float m = 1.0f + ltm_expf_q(ltm_expf_red(xc, &k));
-        o[i] = ltm_i32_as_f32(ltm_f32_as_i32(m) + (int32_t)((uint32_t)k << 23));
-        redo |= !(xc == x);
+        int32_t outside;
+        o[i] = ltm_exp_f32_fast_common(a[i], &outside);
+        redo |= outside;
     }
     if (redo)
         for (int64_t i = 0; i < n; i++) o[i] = ltm_exp_f32_fast(a[i]);
@@ -1153,4 +1158,84 @@ static inline double ltm_silu_f64_fast(double x)
     g = x > 40.0 ? x : g;
     g = x < -752.5 ? -0.0 : g;
     return x == x ? g : x + x;
+}
+
+/* ------------------------------------------------------------------ fast-mode rows */
+/* Softmax and log-sum-exp rows in fast mode (lt_run_rowwise): e[i] = exp(x[i] - s) for
+ * i < n, stored where e is not NULL, and the sum of those values, in one pass over x (exact
+ * mode runs the subtract, exp and sum functions of the expression instead, for its bits).
+ * The sum: each chunk of LT_CHUNK values goes to LTM_ROW_LANES float lanes (at most 8 values
+ * a lane, so a lane's relative error stays below 2^-21), the lanes of each chunk into as many
+ * double lanes, and those are folded in a fixed order: one order per path, whatever the row's
+ * position or the thread that runs it. */
+#define LTM_ROW_LANES 32
+/* one chunk (m <= LT_CHUNK): the common-case exp, or ltm_exp_f32_fast where a chunk has
+ * an element outside its range (safe) */
+static inline int32_t ltm_exp_sum_f32_part(int64_t m, float *restrict e, const float *restrict x,
+                                           float s, const int store, const int safe,
+                                           float *restrict part)
+{
+    int32_t out[LTM_ROW_LANES], outside = 0;
+    int64_t i = 0;
+    int j;
+    for (j = 0; j < LTM_ROW_LANES; j++) { part[j] = 0.0f; out[j] = 0; }
+    for (; i + LTM_ROW_LANES <= m; i += LTM_ROW_LANES)
+        for (j = 0; j < LTM_ROW_LANES; j++) {
+            int32_t o = 0;
+            const float y = safe ? ltm_exp_f32_fast(x[i + j] - s)
+                                 : ltm_exp_f32_fast_common(x[i + j] - s, &o);
+            if (store) e[i + j] = y;
+            part[j] += y;
+            out[j] |= o;
+        }
+    for (j = 0; i < m; i++, j++) {
+        int32_t o = 0;
+        const float y = safe ? ltm_exp_f32_fast(x[i] - s) : ltm_exp_f32_fast_common(x[i] - s, &o);
+        if (store) e[i] = y;
+        part[j] += y;
+        outside |= o;
+    }
+    for (j = 0; j < LTM_ROW_LANES; j++) outside |= out[j];
+    return outside;
+}
+static double ltm_exp_sum_f32_fast(int64_t n, float *restrict e, const float *restrict x, float s)
+{
+    double acc[LTM_ROW_LANES];
+    float part[LTM_ROW_LANES];
+    int j;
+    for (j = 0; j < LTM_ROW_LANES; j++) acc[j] = 0.0;
+    for (int64_t i0 = 0; i0 < n; i0 += LT_CHUNK) {
+        const int64_t m = n - i0 < LT_CHUNK ? n - i0 : LT_CHUNK;
+        /* two calls with constant flags: each is its own vectorised loop */
+        const int32_t outside = e ? ltm_exp_sum_f32_part(m, e + i0, x + i0, s, 1, 0, part)
+                                  : ltm_exp_sum_f32_part(m, NULL, x + i0, s, 0, 0, part);
+        if (outside) {
+            if (e) ltm_exp_sum_f32_part(m, e + i0, x + i0, s, 1, 1, part);
+            else ltm_exp_sum_f32_part(m, NULL, x + i0, s, 0, 1, part);
+        }
+        for (j = 0; j < LTM_ROW_LANES; j++) acc[j] += (double)part[j];
+    }
+    for (int w = LTM_ROW_LANES / 2; w >= 1; w /= 2)
+        for (j = 0; j < w; j++) acc[j] += acc[j + w];
+    return acc[0];
+}
+/* float64: ltm_exp_f64_fast handles every input; the sum on double lanes */
+static double ltm_exp_sum_f64_fast(int64_t n, double *restrict e, const double *restrict x, double s)
+{
+    double acc[LTM_ROW_LANES];
+    int64_t i = 0;
+    int j;
+    for (j = 0; j < LTM_ROW_LANES; j++) acc[j] = 0.0;
+    if (e) {
+        for (; i + LTM_ROW_LANES <= n; i += LTM_ROW_LANES)
+            for (j = 0; j < LTM_ROW_LANES; j++) acc[j] += e[i + j] = ltm_exp_f64_fast(x[i + j] - s);
+        for (j = 0; i < n; i++, j++) acc[j] += e[i] = ltm_exp_f64_fast(x[i] - s);
+    } else {
+        for (; i + LTM_ROW_LANES <= n; i += LTM_ROW_LANES)
+            for (j = 0; j < LTM_ROW_LANES; j++) acc[j] += ltm_exp_f64_fast(x[i + j] - s);
+        for (j = 0; i < n; i++, j++) acc[j] += ltm_exp_f64_fast(x[i] - s);
+    }
+    for (int w = LTM_ROW_LANES / 2; w >= 1; w /= 2)
+        for (j = 0; j < w; j++) acc[j] += acc[j + w];
+    return acc[0];
 }

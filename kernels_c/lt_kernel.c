@@ -27,6 +27,7 @@
 /* lt_ops_generated.c (written by build_kernels.py from lazytensor/_ops.py) defines the
  * op functions and this table. */
 extern const lt_opfn *const lt_op_tables[];
+extern const lt_expsumfn lt_exp_sum_tables[][2];   /* float32, float64 (build_kernels.py) */
 extern const char *const lt_path_names[];
 extern const int lt_n_paths;
 extern const char *const lt_op_names[];
@@ -1455,11 +1456,13 @@ int lt_run_blocks(const lt_blocks *b)
  *
  * exp(x - max) / sum(exp(x - max)) over each row, or log(sum(exp(x - m))) + m, in one pass
  * per row that stays in L1: the row maximum, then per chunk the difference, its exp (into
- * the output row for softmax) and the chunk's partial sum, then the division.  Every value
- * is made by the op functions and reduction functions the expression form's kernels use
- * (Python passes their numbers), combined in their order (lt_rowacc below), so the results
- * have the bits of the expression evaluated kernel by kernel.  Rows are independent:
- * threads take ranges of whole rows.
+ * the output row for softmax) and the chunk's partial sum, then the division.  In exact mode
+ * every value is made by the op functions and reduction functions the expression form's
+ * kernels use (Python passes their numbers), combined in their order (lt_rowacc below), so
+ * the results have the bits of the expression evaluated kernel by kernel.  Fast mode makes
+ * exp(x - m) and its sum in one pass (lt_exp_sum_tables, ltm_exp_sum_*_fast in lt_exp.h).
+ * Rows are independent:
+ * threads take ranges of whole rows, and a row's result does not depend on which.
  */
 
 #define LT_ROW_SCRATCH_MAX (1 << 20)   /* bytes of a softmax row kept in scratch: L2 */
@@ -1567,6 +1570,11 @@ static void lt_rowwise_range(lt_rowtask *t)
     /* rows prefetched ahead: about 8 KiB (rows of 1024 float32: 2 rows ahead ran 0.90-0.95x
      * the time of 1 row ahead at 10^7, one and two threads) */
     const int64_t ahead = row_bytes >= 8192 ? 1 : (8192 + row_bytes - 1) / row_bytes;
+    /* fast mode: exp(x - m) and its sum in one pass, in any order of summation (exact mode
+     * runs the expression's functions, chunk by chunk, for its bits); the row ahead is then
+     * prefetched at once, its first 8 KiB (the hardware's prefetcher follows a longer row) */
+    const lt_expsumfn exp_sum = r->exact ? NULL : lt_exp_sum_tables[r->path][sz == 8];
+    const int64_t prefetch_bytes = row_bytes < 8192 ? row_bytes : 8192;
     int owned;
     const size_t chunk = (size_t)LT_CHUNK * 8;
     char *mem = lt_block_take(6 * chunk + (in_scratch ? (size_t)row_bytes : 0), &owned);
@@ -1580,25 +1588,33 @@ static void lt_rowwise_range(lt_rowtask *t)
         char *o = r->f->logsumexp ? NULL : r->dst + (t->first + i) * row_bytes;
         char *ex_row = in_scratch ? erow : o;      /* softmax: where exp(x - m) goes */
         unsigned char acc[8], sacc[8];
-        lt_rowacc a;
-        lt_rowacc_start(&a);
-        for (int64_t c0 = 0; c0 < R; c0 += LT_CHUNK)
-            lt_rowacc_push(&a, fmax, x + c0 * sz, R - c0 < LT_CHUNK ? R - c0 : LT_CHUNK);
-        lt_rowacc_result(&a, fmax, acc);
+        /* the row maximum as one partial: the value the expression's chunk partials give
+         * (max is exact), but for which NaN or which zero it returns, which change no result
+         * (x - m is then NaN everywhere, or differs only as the zero whose exp is 1) */
+        fmax->seg(x, R, acc);
         lt_row_shift(r, (char *)acc);
-        lt_fill(mrep, (const char *)acc, R < LT_CHUNK ? R : LT_CHUNK, (int32_t)sz);
-        lt_rowacc_start(&a);
-        for (int64_t c0 = 0; c0 < R; c0 += LT_CHUNK) {
-            const int64_t n = R - c0 < LT_CHUNK ? R - c0 : LT_CHUNK;
-            char *dst = r->f->logsumexp ? e : ex_row + c0 * sz;
-            if (i + ahead < n_rows)  /* a later row's chunk, on its way while this one runs */
-                for (int64_t b = 0; b < n * sz; b += 64)
-                    __builtin_prefetch(x + ahead * r->src_row_bytes + c0 * sz + b, 0, 3);
-            sub(n, d, x + c0 * sz, mrep, NULL, params, r->exact);
-            ex(n, dst, d, NULL, NULL, params, r->exact);
-            lt_rowacc_push(&a, fsum, dst, n);
+        if (exp_sum) {
+            if (i + ahead < n_rows)  /* a later row, on its way while this one runs */
+                for (int64_t b = 0; b < prefetch_bytes; b += 64)
+                    __builtin_prefetch(x + ahead * r->src_row_bytes + b, 0, 3);
+            const double s = exp_sum(R, r->f->logsumexp ? NULL : ex_row, x, acc);
+            memcpy(sacc, &s, 8);
+        } else {
+            lt_rowacc a;
+            lt_fill(mrep, (const char *)acc, R < LT_CHUNK ? R : LT_CHUNK, (int32_t)sz);
+            lt_rowacc_start(&a);
+            for (int64_t c0 = 0; c0 < R; c0 += LT_CHUNK) {
+                const int64_t n = R - c0 < LT_CHUNK ? R - c0 : LT_CHUNK;
+                char *dst = r->f->logsumexp ? e : ex_row + c0 * sz;
+                if (i + ahead < n_rows)  /* a later row's chunk, on its way while this one runs */
+                    for (int64_t b = 0; b < n * sz; b += 64)
+                        __builtin_prefetch(x + ahead * r->src_row_bytes + c0 * sz + b, 0, 3);
+                sub(n, d, x + c0 * sz, mrep, NULL, params, r->exact);
+                ex(n, dst, d, NULL, NULL, params, r->exact);
+                lt_rowacc_push(&a, fsum, dst, n);
+            }
+            lt_rowacc_result(&a, fsum, sacc);
         }
-        lt_rowacc_result(&a, fsum, sacc);
         if (r->f->logsumexp) {
             /* log(sum) + shift for each LT_CHUNK rows (elementwise: where a row falls in
              * the chunk does not change its value) */

@@ -3,6 +3,9 @@
 
 typedef void (*lt_opfn)(int64_t n, void *out, const void *a, const void *b,
                         const void *c, const double *p, int exact);
+/* fast-mode softmax rows: e[i] = exp(x[i] - *s) for i < n (not stored when e is NULL), and
+ * the sum of those values */
+typedef double (*lt_expsumfn)(int64_t n, void *e, const void *x, const void *s);
 
 /* Register kinds. */
 enum { LT_REG_SCRATCH = 0, LT_REG_LOAD = 1, LT_REG_OUTPUT = 2, LT_REG_SCALAR = 3 };

@@ -5,9 +5,11 @@ Written as an expression, softmax is ``exp(x - max(x)) / sum(exp(x - max(x)))``:
 kernels (a row maximum, exp with a row sum, a division), each a call with its own
 overhead, and at large sizes each a pass over memory.  Here one C call
 (``lt_run_rowwise``, kernels_c/lt_kernel.c) does all of it row by row while the row is
-in L1.  It runs the op functions and reduction functions that the expression's kernels
-run, in the same order of summation, so each result has the bits of the expression
-evaluated by lazytensor, in either mode, on any kernel path and at any thread count.
+in L1.  In exact mode it runs the op functions and reduction functions that the
+expression's kernels run, in the same order of summation, so each result has the bits of
+the expression evaluated by lazytensor, on any kernel path and at any thread count.  Fast
+mode makes ``exp(x - m)`` and its sum in one pass, in an order of its own (the same at
+any thread count on a kernel path), and multiplies by the reciprocal of the sum.
 
 The reduced axes are moved last and flattened into rows; an input whose rows are not
 contiguous is copied first.  float16 is computed in float32 and rounded once at the end
@@ -116,8 +118,8 @@ def softmax(x, /, axis=-1):
     expression written with ``lt.max``, ``lt.exp`` and ``lt.sum`` computes in three
     kernels.  In exact mode a float32 or float64 result has that expression's bits when
     the reduced axes are the last ones (over leading axes lazytensor's sums add in index
-    order, not pairwise, so a float64 sum may differ in its last bit); fast mode divides
-    by the row sum through its reciprocal.  float16 is computed in float32 and rounded
+    order, not pairwise, so a float64 sum may differ in its last bit); fast mode sums in
+    an order of its own and divides by the row sum through its reciprocal.  float16 is computed in float32 and rounded
     once.  A row holding +inf or only -inf gives NaN, as the expression does (and torch
     and jax).  Evaluates ``x``; the result is an evaluated tensor.
     """

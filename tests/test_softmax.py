@@ -106,6 +106,35 @@ def test_large_output_is_streamed_and_right(mode):
     np.testing.assert_allclose(got, _softmax64(a, 1), rtol=1e-5, atol=1e-37)
 
 
+@pytest.mark.parametrize("path", lt.kernel_paths())
+@pytest.mark.parametrize("dtype,cols", [(F32, 1024), (F32, 1023), (F32, 40), (F64, 1021)])
+def test_fast_rows_on_every_path(path, dtype, cols):
+    # fast mode's one pass for exp(x - m) and its sum, and (5 MiB of output) its division
+    # written with streaming stores: rows of 1023 and 1021 start off the vector boundaries
+    rows = (5 << 20) // (cols * np.dtype(dtype).itemsize)
+    a = _data((rows, cols), dtype, seed=5)
+    a[::7] *= 30                  # x - m below the common range of float32 exp
+    a[3, ::5] = -np.inf
+    a[4, 1:] = -np.inf            # one finite value: softmax 1 there, 0 elsewhere
+    x = lt.asarray(a)
+    results = []
+    for threads in (1, 2):
+        with lt.config(mode="fast", kernel_path=path, num_threads=threads):
+            results.append((lt.nn.softmax(x, axis=1).numpy(),
+                            lt.nn.logsumexp(x, axis=1).numpy()))
+    got, lse = results[0]
+    # the same bits at one and two threads (a row's order of summation is fixed)
+    np.testing.assert_array_equal(_bits(results[1][0]), _bits(got))
+    np.testing.assert_array_equal(_bits(results[1][1]), _bits(lse))
+    rtol = 1e-5 if dtype == F32 else 1e-13
+    with np.errstate(under="ignore"):
+        ref = _softmax64(a, 1)
+    np.testing.assert_allclose(got, ref, rtol=rtol, atol=1e-37)
+    assert got[4, 0] == 1 and not got[4, 1:].any() and not got[3, ::5].any()
+    np.testing.assert_allclose(lse, scipy.special.logsumexp(a.astype(F64), axis=1),
+                               rtol=rtol, atol=rtol * np.max(np.abs(a[np.isfinite(a)])))
+
+
 @pytest.mark.parametrize("mode", ["exact", "fast"])
 def test_special_rows(mode):
     inf, nan = np.inf, np.nan
