@@ -469,6 +469,61 @@ LT_STREAM_COPY_WIDE(lt_stream_copy_halves, "avx", 32,
                                         _mm256_loadu_si256((const __m256i *)(src + i))))
 #endif
 
+#ifdef LT_STREAM_LINES
+/* dst[i] = src[i] * r for i < n with W-byte streaming stores (fast mode's softmax rows: the
+ * division by the row sum as the product divide_by_scalar makes it, without the product's
+ * round trip through a chunk buffer before lt_stream_out).  Elements before dst's first
+ * W-byte boundary and after its last get normal stores of the same products. */
+#define LT_STREAM_SCALE(NAME, TARGET, T, W, VT, SET1, LOADU, MUL, STREAM)                       \
+__attribute__((target(TARGET)))                                                               \
+static void NAME(T *dst, const T *src, T r, int64_t n)                                        \
+{                                                                                             \
+    int64_t i = 0;                                                                            \
+    for (; i < n && ((uintptr_t)(dst + i) & (W - 1)) != 0; i++) dst[i] = src[i] * r;         \
+    const VT vr = SET1(r);                                                                    \
+    for (; i + (int64_t)(W / sizeof(T)) <= n; i += W / sizeof(T))                             \
+        STREAM(dst + i, MUL(LOADU(src + i), vr));                                             \
+    for (; i < n; i++) dst[i] = src[i] * r;                                                   \
+}
+LT_STREAM_SCALE(lt_stream_scale_f32_lines, "avx512f", float, 64, __m512, _mm512_set1_ps,
+                _mm512_loadu_ps, _mm512_mul_ps, _mm512_stream_ps)
+LT_STREAM_SCALE(lt_stream_scale_f64_lines, "avx512f", double, 64, __m512d, _mm512_set1_pd,
+                _mm512_loadu_pd, _mm512_mul_pd, _mm512_stream_pd)
+LT_STREAM_SCALE(lt_stream_scale_f32_halves, "avx", float, 32, __m256, _mm256_set1_ps,
+                _mm256_loadu_ps, _mm256_mul_ps, _mm256_stream_ps)
+LT_STREAM_SCALE(lt_stream_scale_f64_halves, "avx", double, 32, __m256d, _mm256_set1_pd,
+                _mm256_loadu_pd, _mm256_mul_pd, _mm256_stream_pd)
+#endif
+
+/* fast mode's division of a softmax row by its sum s (a value of the row's dtype) with
+ * streaming stores: 1 when done, 0 when the caller divides (the generic path, or a sum
+ * whose reciprocal divide_by_scalar does not use) */
+static int lt_stream_scale(int32_t path, char *dst, const char *src, const char *s, int64_t n,
+                           int64_t itemsize)
+{
+#ifdef LT_STREAM_LINES
+    if (path != LT_PATH_AVX512 && path != LT_PATH_AVX2) return 0;
+    const int wide = path == LT_PATH_AVX512;
+    if (itemsize == 4) {
+        float c, r;
+        memcpy(&c, s, 4);
+        if (!lt_div_scalarf_multiplies(c, &r)) return 0;
+        (wide ? lt_stream_scale_f32_lines : lt_stream_scale_f32_halves)(
+            (float *)dst, (const float *)src, r, n);
+    } else {
+        double c, r;
+        memcpy(&c, s, 8);
+        if (!lt_div_scalar_multiplies(c, &r)) return 0;
+        (wide ? lt_stream_scale_f64_lines : lt_stream_scale_f64_halves)(
+            (double *)dst, (const double *)src, r, n);
+    }
+    return 1;
+#else
+    (void)path; (void)dst; (void)src; (void)s; (void)n; (void)itemsize;
+    return 0;
+#endif
+}
+
 static void lt_stream_copy(char *dst, const char *src, int64_t bytes)
 {
 #if defined(__SSE2__)
@@ -1460,8 +1515,8 @@ int lt_run_blocks(const lt_blocks *b)
  * every value is made by the op functions and reduction functions the expression form's
  * kernels use (Python passes their numbers), combined in their order (lt_rowacc below), so
  * the results have the bits of the expression evaluated kernel by kernel.  Fast mode makes
- * exp(x - m) and its sum in one pass (lt_exp_sum_tables, ltm_exp_sum_*_fast in lt_exp.h).
- * Rows are independent:
+ * exp(x - m) and its sum in one pass (lt_exp_sum_tables, ltm_exp_sum_*_fast in lt_exp.h)
+ * and divides a streamed row as one product (lt_stream_scale).  Rows are independent:
  * threads take ranges of whole rows, and a row's result does not depend on which.
  */
 
@@ -1631,6 +1686,7 @@ static void lt_rowwise_range(lt_rowtask *t)
         /* the division by the row sum reads only its divisor's first element (the op is
          * divide_by_scalar): no fill of a whole chunk */
         lt_row_sum_value(r, sacc, srep);
+        if (exp_sum && stream && lt_stream_scale(r->path, o, erow, srep, R, sz)) continue;
         for (int64_t c0 = 0; c0 < R; c0 += LT_CHUNK) {
             const int64_t n = R - c0 < LT_CHUNK ? R - c0 : LT_CHUNK;
             if (in_scratch && !stream) {
