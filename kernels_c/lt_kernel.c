@@ -610,15 +610,19 @@ static void lt_ctx_chunk(lt_ctx *c, int64_t pos, int64_t n)
  * and writing the outputs in place.  Only the order in which elements are computed and the
  * length of each run change; every element goes through the same op functions, so the
  * results are the same bits as the chunk walk's, whatever the thread split. */
-#define LT_TILE_COLS LT_CHUNK           /* a row segment fits one register */
 #define LT_TILE_MIN_ROW 64              /* shorter rows keep the chunk walk */
 #define LT_TILE_MIN_STRIDE 64           /* a last stride (bytes) from which loads are staged */
-/* Rows of a panel.  X.T + Y, 10^7 float32, one thread: 32 rows took 0.80x the time of 64,
- * 16 rows 0.85x, 8 rows 1.06x; 128 or 512 columns a block instead of 256 were slower; in
- * float64 32 rows beat 16 (bench_ab.py and benchmarks of builds with each setting, calls
- * alternating). */
-#define LT_TILE_MAX_ROWS 32
-#define LT_TILE_BYTES (64 * 1024)       /* a panel: rows * LT_TILE_COLS * itemsize at most */
+#define LT_TILE_COLS LT_CHUNK           /* a row segment fits one register */
+/* Rows of a panel.  X.T + Y, 10^7 float32, one thread, on the Xeon: 32 rows took 0.80x the
+ * time of 64, 16 rows 0.85x, 8 rows 1.06x; 128 or 512 columns a block instead of 256 were
+ * slower; in float64 32 rows beat 16 (bench_ab.py and benchmarks of builds with each
+ * setting, calls alternating).  On the AMD EPYC Zen 5, with large outputs (streamed and
+ * prefetched, below), 40 rows of 4-byte values beat 32: a line of X gives 160 bytes, not
+ * 128, and the panel (40 KiB) still fits L1 (the figures: lt_run_tiled); in L3 (square
+ * sides 700-1000) 40 rows took 1.01-1.05x the time of 32, so smaller outputs keep 32.  The
+ * number of columns stays a constant: a run-time one made the staging slower. */
+#define LT_TILE_ROWS 32
+#define LT_TILE_ROWS_LARGE 40
 #ifndef LT_STAGE_AHEAD
 #define LT_STAGE_AHEAD 16
 #endif
@@ -639,7 +643,7 @@ static int lt_plan_tiled(const lt_program *p)
 }
 
 /* Copy rows [0, nrows) x columns [c0, c0 + cn) of a load into its panel (row i at
- * panel + i * LT_TILE_COLS elements): 8 columns at a time down all the rows, so the 8
+ * panel + i * C elements): 8 columns at a time down all the rows, so the 8
  * source lines are read through while they are in L1. */
 #define LT_STAGE_T(T)                                                                        \
     for (int64_t j0 = 0; j0 < cn; j0 += 8) {                                                 \
@@ -720,7 +724,6 @@ static int lt_run_tiled(lt_ctx *c, int64_t a, int64_t b)
     const int32_t nd = p->ndim, last = nd - 1;
     const int64_t *shape = p->shape;
     const int64_t L = shape[last];
-    const int64_t C = LT_TILE_COLS;
     int32_t r, k, d;
     int64_t i;
     int32_t max_size = 1;
@@ -730,8 +733,20 @@ static int lt_run_tiled(lt_ctx *c, int64_t a, int64_t b)
             n_staged++;
             if (p->reg_itemsize[r] > max_size) max_size = p->reg_itemsize[r];
         }
-    int64_t R = LT_TILE_BYTES / (C * max_size);
-    if (R > LT_TILE_MAX_ROWS) R = LT_TILE_MAX_ROWS;
+    /* Large outputs: streamed (as the chunk walk's, lt_stream_outputs), the loads read in
+     * place fetched a block of columns ahead (each panel row's run of them is short, and the
+     * panel's rows are as many streams), and panels of 40 rows of 4-byte values.  X.T + Y,
+     * square, on the AMD EPYC Zen 5 against the build before (calls alternating): float32,
+     * sides 2048-5000, 0.81-0.93x the time at one thread (bench_ab.py's 1024 x 9766,
+     * 0.77-0.82x), 0.78x at two threads; float64 0.87x; sides 700 and 1000 (in L3, not
+     * large) 0.99x.  Streaming without the prefetch took 1.27x the time. */
+    const int stream = lt_stream_outputs(p);
+    int64_t out_bytes = 0;
+    for (r = 0; r < p->n_regs; r++)
+        if (p->reg_kind[r] == LT_REG_OUTPUT) out_bytes += p->size * p->reg_itemsize[r];
+    const int large = out_bytes >= LT_STREAM_MIN_BYTES;
+    const int64_t R = large && max_size <= 4 ? LT_TILE_ROWS_LARGE : LT_TILE_ROWS;
+    const int64_t C = LT_TILE_COLS;
     const size_t panel_bytes = (size_t)(R * C * max_size);
     char *panels = NULL;
     if (posix_memalign((void **)&panels, 64, panel_bytes * n_staged) != 0) return -1;
@@ -787,6 +802,9 @@ static int lt_run_tiled(lt_ctx *c, int64_t a, int64_t b)
                             c->regp[r] = panel_of[r] + (size_t)((i * C + (s0 - c0)) * size);
                         } else if (s == size) {
                             c->regp[r] = (void *)src;
+                            if (large && c0 + C < L)
+                                for (int64_t q = 0; q < n * size; q += 64)
+                                    __builtin_prefetch(src + C * size + q);
                         } else if (s == 0) {
                             lt_ctx_fill(c, r, src, n);
                         } else {
@@ -798,11 +816,25 @@ static int lt_run_tiled(lt_ctx *c, int64_t a, int64_t b)
                         c->regp[r] = p->out_ptr[p->reg_arg[r]] + pos * size;
                     }
                 }
+                if (!stream) {
+                    lt_ctx_exec(c, n);
+                    continue;
+                }
+                for (r = 0; r < p->n_regs; r++)
+                    if (p->reg_kind[r] == LT_REG_OUTPUT)
+                        c->regp[r] = c->scratch + (size_t)r * LT_REG_BYTES;
                 lt_ctx_exec(c, n);
+                for (r = 0; r < p->n_regs; r++)
+                    if (p->reg_kind[r] == LT_REG_OUTPUT)
+                        lt_stream_out(p->path, p->out_ptr[p->reg_arg[r]] + pos * p->reg_itemsize[r],
+                                      c->regp[r], n * p->reg_itemsize[r]);
               }
             }
         }
     }
+#if defined(__SSE2__)
+    if (stream) _mm_sfence();   /* the streamed lines are visible before the caller reads */
+#endif
     c->at = -1;
     free(panels); free(rowoff); free(panel_of);
     return 0;

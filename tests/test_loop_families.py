@@ -6,8 +6,8 @@ strides, or -- for a load read across its rows, such as X.T -- stages blocks of 
 per-thread panel and runs the rows' segments in another order (the tiled walk).  These only
 move data, so the results must be the same bits as NumPy's for ops that are one correctly
 rounded operation (add, multiply) or exact (integer wrap-around, max, casts).  Shapes are
-chosen around the chunk (256), the tile (64 rows x 256 columns) and the thread split (a
-range starts inside a row)."""
+chosen around the chunk (256), the panel of the tiled walk (40 rows x 256 columns, 48 x 128
+for 8-byte values) and the thread split (a range starts inside a row)."""
 
 import numpy as np
 import pytest
@@ -17,7 +17,8 @@ import lazytensor as lt
 THREADS = (1, 2)
 # (rows, columns) of the result; the transposed input is (columns, rows) in memory
 SHAPES = [(1, 64), (2, 64), (3, 1000), (1000, 3), (64, 65), (65, 64), (257, 259),
-          (63, 257), (129, 513), (300, 260), (17, 4097), (4097, 17), (70, 300)]
+          (63, 257), (129, 513), (300, 260), (17, 4097), (4097, 17), (70, 300), (41, 257),
+          (49, 129)]
 DTYPES = ["int8", "uint8", "int16", "float16", "float32", "int32", "float64", "int64"]
 
 
@@ -57,6 +58,27 @@ def test_transposed_plus_dense(shape, dtname):
     Z = values(rng, (c, r), dtname)
     for got in at_threads(lambda: lt.asarray(X.T) * lt.asarray(Z.T)):
         same_bits(got, X.T * Z.T)
+
+
+@pytest.mark.parametrize("path", lt.kernel_paths())
+@pytest.mark.parametrize("dtname,shape", [("float32", (1031, 1029)), ("float64", (731, 733)),
+                                          ("uint8", (2053, 2051)), ("int16", (1451, 1449))])
+def test_large_transposed_outputs(path, dtname, shape):
+    # 4 MiB and more of output: the tiled walk streams it and prefetches the dense input
+    rng = np.random.default_rng(4)
+    r, c = shape
+    X = values(rng, (c, r), dtname)
+    Y = values(rng, (r, c), dtname)
+    with lt.config(kernel_path=path):
+        for got in at_threads(lambda: lt.asarray(X.T) + lt.asarray(Y)):
+            same_bits(got, X.T + Y)
+        # two outputs of one kernel
+        for t in THREADS:
+            with lt.config(num_threads=t):
+                s, d = lt.asarray(X.T) + lt.asarray(Y), lt.asarray(X.T) - lt.asarray(Y)
+                lt.eval(s, d)
+                same_bits(s, X.T + Y)
+                same_bits(d, X.T - Y)
 
 
 @pytest.mark.parametrize("shape", [(3, 1000), (257, 259), (130, 300), (64, 64), (300, 70)])
