@@ -698,17 +698,71 @@ static inline void ltm_cos_f32_fast_chunk(int64_t n, float *restrict o, const fl
 { ltm_trig_fast_chunk(1, n, o, a); }
 static inline void ltm_tan_f32_fast_chunk(int64_t n, float *restrict o, const float *restrict a)
 { ltm_trig_fast_chunk(2, n, o, a); }
-static inline __attribute__((always_inline)) float ltm_trig_inv_f32_fast(int kind, float yf, float xf)
+/* float32 fast inverse functions, in float (the exact ones evaluate in double: 2-3 ns per
+ * element against 0.2 here).  pi/2 and pi as float pairs hi + lo, added as (lo - r) + hi.
+ *   atan u, 0 <= u <= 1: u + u z P(z), z = u^2, P of degree 7 (tools/fit_fast32.py, 2^-25.8);
+ *   atan2 from the ratio min/max of |y|, |x| (one division), then pi/2 - and pi - as the
+ *   octant asks; atan x = atan2(x, 1).
+ *   asin s, 0 <= s <= 1/2: s + s z Q(z), z = s^2, Q of degree 4 (2^-27.6); above 1/2,
+ *   asin x = pi/2 - 2 asin(s), s = sqrt((1 - |x|)/2) (1 - |x| exact), and acos x = 2 asin(s)
+ *   or pi - 2 asin(s); acos x = pi/2 - asin x for |x| <= 1/2. */
+#define LTM_PIO2F_HI 0x1.921fb6p+0f
+#define LTM_PIO2F_LO -0x1.777a5cp-25f
+#define LTM_PIF_HI 0x1.921fb6p+1f
+#define LTM_PIF_LO -0x1.777a5cp-24f
+static inline float ltm_atanf_core(float u)
 {
-    double y = yf, x = xf;
-    int ok = ltm_trig_inv_ok(kind, y, x);
-    float f = (float)ltm_trig_inv_d32(kind, ok ? y : 0.0, ok ? x : 0.0);
-    return ok ? f : __builtin_nanf("");
+    const float z = u * u;
+    float p = LT_FMAF(z, 0x1.7e1584p-9f, -0x1.0bd71cp-6f);
+    p = LT_FMAF(z, p, 0x1.61c0bcp-5f);
+    p = LT_FMAF(z, p, -0x1.354064p-4f);
+    p = LT_FMAF(z, p, 0x1.b4d87ep-4f);
+    p = LT_FMAF(z, p, -0x1.230a02p-3f);
+    p = LT_FMAF(z, p, 0x1.9978e2p-3f);
+    p = LT_FMAF(z, p, -0x1.5554dcp-2f);
+    return LT_FMAF(u * z, p, u);
 }
-static inline float ltm_atan_f32_fast(float x) { return ltm_trig_inv_f32_fast(0, 0.0f, x); }
-static inline float ltm_asin_f32_fast(float x) { return ltm_trig_inv_f32_fast(1, 0.0f, x); }
-static inline float ltm_acos_f32_fast(float x) { return ltm_trig_inv_f32_fast(2, 0.0f, x); }
-static inline float ltm_atan2_f32_fast(float y, float x) { return ltm_trig_inv_f32_fast(3, y, x); }
+static inline float ltm_asinf_core(float s, float z)
+{
+    float p = LT_FMAF(z, 0x1.59dceap-5f, 0x1.8ba966p-6f);
+    p = LT_FMAF(z, p, 0x1.748aaep-5f);
+    p = LT_FMAF(z, p, 0x1.33016ap-4f);
+    p = LT_FMAF(z, p, 0x1.5555cap-3f);
+    return LT_FMAF(s * z, p, s);
+}
+static inline float ltm_atan2_f32_fast(float y, float x)
+{
+    const float ay = __builtin_fabsf(y), ax = __builtin_fabsf(x);
+    const int swap = ay > ax;
+    const float num = swap ? ax : ay, den = swap ? ay : ax;
+    float u = num / (den == 0.0f ? 1.0f : den);                 /* both zero: 0 */
+    u = (ay == __builtin_inff()) & (ax == __builtin_inff()) ? 1.0f : u;   /* both infinite */
+    float r = ltm_atanf_core(u);
+    r = swap ? (LTM_PIO2F_LO - r) + LTM_PIO2F_HI : r;
+    r = __builtin_signbit(x) ? (LTM_PIF_LO - r) + LTM_PIF_HI : r;
+    r = (x == x) & (y == y) ? r : __builtin_nanf("");
+    return __builtin_copysignf(r, y);
+}
+static inline float ltm_atan_f32_fast(float x) { return ltm_atan2_f32_fast(x, 1.0f); }
+/* asin(|x|) (acos: 0) or acos(|x|) (acos: 1); |x| > 1 and NaN give NaN (a negative sqrt) */
+static inline float ltm_asin_acos_f32_fast(float ax, int acos)
+{
+    const int big = ax > 0.5f;
+    const float z = big ? (1.0f - ax) * 0.5f : ax * ax;
+    const float s = big ? __builtin_sqrtf(z) : ax;
+    const float p = ltm_asinf_core(s, z);
+    if (acos) return big ? 2.0f * p : (LTM_PIO2F_LO - p) + LTM_PIO2F_HI;
+    return big ? (LTM_PIO2F_LO - 2.0f * p) + LTM_PIO2F_HI : p;
+}
+static inline float ltm_asin_f32_fast(float x)
+{
+    return __builtin_copysignf(ltm_asin_acos_f32_fast(__builtin_fabsf(x), 0), x);
+}
+static inline float ltm_acos_f32_fast(float x)
+{
+    const float r = ltm_asin_acos_f32_fast(__builtin_fabsf(x), 1);
+    return x < 0.0f ? (LTM_PIF_LO - r) + LTM_PIF_HI : r;
+}
 
 /* float64 fast: the same algorithms made branch-free (vectorisable), every lane computes
  * the Cody-Waite (|x| < 2^25) and the table Payne-Hanek (|x| >= 2^25) reductions and

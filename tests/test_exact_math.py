@@ -232,6 +232,35 @@ def _log_family_edges():
     return x[np.isfinite(x)]
 
 
+@pytest.mark.parametrize("name", ["atan", "asin", "acos", "asinh", "acosh", "atanh"])
+def test_float32_fast_inverse_functions_every_path(name):
+    """The float32 fast inverse functions (evaluated in float, each through its own formula)
+    within their bound on every kernel path (the generic one has no FMA), and NaN outside
+    their domain, also where a formula's intermediate values would give a finite number
+    (acosh(-2896.328125) came out -inf, atanh(16777248) 0)."""
+    op = _ops.OPS[name]
+    ref64, ref_mp = REFS[name]
+    x = _sample32(ref64)
+    allowed = int(np.ceil(op.ulp_bound("fast")))
+    rng = np.random.default_rng(8)
+    above = np.concatenate([rng.uniform(1, 4e4, 4096), np.geomspace(1.0001, 3e38, 4096),
+                            [16777248.0, 2896.328125]]).astype(np.float32)
+    above = above[above > 1]
+    outside = {"asin": np.concatenate([above, -above]), "acos": np.concatenate([above, -above]),
+               "atanh": np.concatenate([above, -above]),
+               "acosh": np.concatenate([-above, rng.uniform(-1, 1, 4096).astype(np.float32)])}
+    for path in lt.kernel_paths():
+        with lt.config(kernel_path=path, mode="fast"):
+            got = _call(name, x)
+            off = _call(name, outside[name]) if name in outside else np.array([np.nan])
+        bad, max_ulp, _, worst = verify_float32.compare(
+            x, got, ref64, ref_mp, verify_float32.NEAR_MIDPOINT.get(name, 2.0 ** -45))
+        assert max_ulp <= allowed, (f"{name} fast on {path}: {bad} of {x.size} off, max "
+                                    f"{max_ulp} ulp > {allowed}; worst x, got, want = {worst}")
+        assert np.isnan(off).all(), (f"{name} fast on {path}: finite outside the domain at "
+                                     f"{outside[name][~np.isnan(off)][:4]}")
+
+
 @pytest.mark.parametrize("name", ["log", "log1p", "log2", "log10"])
 def test_float32_log_family_edges_every_path(name):
     """The float32 log family at the edges of its first pass's reduction, on every kernel
