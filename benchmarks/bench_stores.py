@@ -46,6 +46,8 @@ def workloads(n: int):
         "bias_relu": lambda: lt.maximum(lt.reshape(x, (-1, 1000)) + z[:1000], 0),
         "sum": lambda: lt.sum(x),
         "sum(a+b+c)": lambda: lt.sum(x + y + z),
+        "mean_gelu": lambda: lt.mean(lt.nn.gelu(x)),
+        "sum_exp": lambda: lt.sum(lt.exp(x)),
         "max_rows": lambda: lt.max(lt.reshape(x, (-1, 1000)), axis=1),
     }
 
