@@ -130,25 +130,26 @@ LT_DEF_ROUNDING(f, float, 0x1p23f)
 LT_DEF_ROUNDING(, double, 0x1p52)
 
 /* ---- nextafter by stepping the bit pattern (no libm): exact everywhere. */
+/* nextafter as selects, no early returns: gcc vectorised the fast-mode loop of the branchy
+ * form only through the canonicalising wrapper of exact mode (1.6 ns per element against 0.27) */
 static inline double lt_nextafter(double x, double y)
 {
-    if (x != x || y != y) return x + y;          /* NaN */
-    if (x == y) return y;                         /* also gives y's sign for zeros */
-    if (x == 0) return y > 0 ? 0x1p-1074 : -0x1p-1074;
-    uint64_t u = lt_bits64(x);
-    u = ((x < y) == (x > 0)) ? u + 1 : u - 1;     /* away from zero, or toward it */
-    return lt_from_bits64(u);
+    const uint64_t u = lt_bits64(x);
+    double r = lt_from_bits64(((x < y) == (x > 0)) ? u + 1 : u - 1);  /* away from zero, or toward it */
+    r = x == 0 ? (y > 0 ? 0x1p-1074 : -0x1p-1074) : r;
+    r = x == y ? y : r;                           /* also gives y's sign for zeros */
+    return (x != x) | (y != y) ? x + y : r;       /* NaN */
 }
 static inline float lt_nextafterf(float x, float y)
 {
-    if (x != x || y != y) return x + y;
-    if (x == y) return y;
-    if (x == 0) return y > 0 ? 0x1p-149f : -0x1p-149f;
     uint32_t u;
     memcpy(&u, &x, 4);
     u = ((x < y) == (x > 0)) ? u + 1 : u - 1;
-    memcpy(&x, &u, 4);
-    return x;
+    float r;
+    memcpy(&r, &u, 4);
+    r = x == 0 ? (y > 0 ? 0x1p-149f : -0x1p-149f) : r;
+    r = x == y ? y : r;
+    return (x != x) | (y != y) ? x + y : r;
 }
 
 static inline uint16_t lt_nextafter_f16(uint16_t x, uint16_t y)
