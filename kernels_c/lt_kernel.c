@@ -434,15 +434,20 @@ static void lt_ctx_exec(lt_ctx *c, int64_t n)
  * rows (lt_run_blocks) stream what lt_program.stream asks for, whatever the rule says: tried
  * there, the rule did not hold (a costly op writing a block's output gained a little from
  * normal stores in one case, lost in another). */
+static int64_t lt_output_bytes(const lt_program *p)
+{
+    int64_t bytes = 0;
+    for (int32_t r = 0; r < p->n_regs; r++)
+        if (p->reg_kind[r] == LT_REG_OUTPUT) bytes += p->size * p->reg_itemsize[r];
+    return bytes;
+}
+
 static int lt_stream_outputs(const lt_program *p)
 {
     if (p->n_red != 0) return 0;
     if (p->stream) return 1;
     if (p->plain_stores & (p->exact ? 2 : 1)) return 0;
-    int64_t bytes = 0;
-    for (int32_t r = 0; r < p->n_regs; r++)
-        if (p->reg_kind[r] == LT_REG_OUTPUT) bytes += p->size * p->reg_itemsize[r];
-    return bytes >= LT_STREAM_MIN_BYTES;
+    return lt_output_bytes(p) >= LT_STREAM_MIN_BYTES;
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -741,10 +746,7 @@ static int lt_run_tiled(lt_ctx *c, int64_t a, int64_t b)
      * 0.77-0.82x), 0.78x at two threads; float64 0.87x; sides 700 and 1000 (in L3, not
      * large) 0.99x.  Streaming without the prefetch took 1.27x the time. */
     const int stream = lt_stream_outputs(p);
-    int64_t out_bytes = 0;
-    for (r = 0; r < p->n_regs; r++)
-        if (p->reg_kind[r] == LT_REG_OUTPUT) out_bytes += p->size * p->reg_itemsize[r];
-    const int large = out_bytes >= LT_STREAM_MIN_BYTES;
+    const int large = lt_output_bytes(p) >= LT_STREAM_MIN_BYTES;
     const int64_t R = large && max_size <= 4 ? LT_TILE_ROWS_LARGE : LT_TILE_ROWS;
     const int64_t C = LT_TILE_COLS;
     const size_t panel_bytes = (size_t)(R * C * max_size);
