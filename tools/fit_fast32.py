@@ -213,35 +213,11 @@ def fit_gelu_mills(n=4, lo=0.5, hi=14.5, iters=150):
     return fixed
 
 
-def fit_atan(deg=7):
-    """atan(u) = u + u z (c0 + c1 z + ... + c_deg z^deg), z = u^2, 0 <= u <= 1 (atan and
-    atan2 reduce to that range by 1/u and pi/2 - atan)."""
-    u = np.linspace(1e-4, 1.0005, 8001)
-    z = u * u
-    y = np.arctan(u)
-    B = np.stack([u * z ** (j + 1) for j in range(deg + 1)], axis=1)
-    c = fit_f32(B, y - u, 1.0 / y)
-    err = np.max(np.abs((u + u * z * horner(c, z) - y) / y))
-    show(f"atan degree {2 * deg + 3} on [0, 1] (c0..c{deg} of z = u^2)", c, err)
-    return c
-
-
-def fit_asin(deg=5):
-    """asin(s) = s + s z (c0 + c1 z + ... + c_deg z^deg), z = s^2, 0 <= s <= 1/2: asin x for
-    |x| <= 1/2, and pi/2 - 2 asin(s) with s = sqrt((1 - |x|)/2) above (also acos)."""
-    s = np.linspace(1e-4, 0.5 * 1.0005, 8001)
-    z = s * s
-    y = np.arcsin(s)
-    B = np.stack([s * z ** (j + 1) for j in range(deg + 1)], axis=1)
-    c = fit_f32(B, y - s, 1.0 / y)
-    err = np.max(np.abs((s + s * z * horner(c, z) - y) / y))
-    show(f"asin degree {2 * deg + 3} on [0, 1/2] (c0..c{deg} of z = s^2)", c, err)
-    return c
-
-
-def fit_odd_small(name, fn, deg, top=0.5):
-    """fn(a) = a + a z (c0 + c1 z + ... + c_deg z^deg), z = a^2, 0 <= a <= top (asinh and
-    atanh below 1/2, where their log1p forms lose an ulp to the rounding of log1p's argument)."""
+def fit_odd(name, fn, deg, top):
+    """fn(a) = a + a z (c0 + c1 z + ... + c_deg z^deg), z = a^2, 0 <= a <= top: atan on [0, 1]
+    (atan and atan2 reduce to it by 1/u and pi/2 - atan), asin on [0, 1/2] (above, pi/2 -
+    2 asin(s) with s = sqrt((1 - |x|)/2); acos too), asinh and atanh on [0, 1/2] (where their
+    log1p forms lose an ulp to the rounding of log1p's argument)."""
     a = np.linspace(1e-4, top * 1.0005, 8001)
     z = a * a
     y = fn(a)
@@ -253,10 +229,10 @@ def fit_odd_small(name, fn, deg, top=0.5):
 
 
 if __name__ == "__main__":
-    fit_odd_small("asinh", np.arcsinh, 4)
-    fit_odd_small("atanh", np.arctanh, 5)
-    fit_atan(7)
-    fit_asin(4)
+    fit_odd("atan", np.arctan, 7, 1.0)
+    fit_odd("asin", np.arcsin, 4, 0.5)
+    fit_odd("asinh", np.arcsinh, 4, 0.5)
+    fit_odd("atanh", np.arctanh, 5, 0.5)
     fit_expm1(6)
     fit_erf_small(4, 0.5)
     fit_erfcx_split(10, 2.0, 0.5, 10.6, 1.25)
