@@ -363,6 +363,10 @@ X86_PATHS = (("generic", None),                 # x86-64 baseline (SSE2), or pla
              ("avx512", "avx512f,avx512bw,avx512dq,avx512vl,fma"))
 
 
+# the row dtypes of lt_exp_sum_tables, in its order (lt_kernel.c indexes it so)
+ROW_EXP_SUM_DTYPES = ("float32", "float64")
+
+
 def _row_exp_sum_functions():
     """Fast-mode softmax rows (lt_run_rowwise): exp(x - s) and its sum, in one pass
     (ltm_exp_sum_*_fast, lt_exp.h), one per dtype of ROW_EXP_SUM_DTYPES."""
@@ -373,10 +377,6 @@ def _row_exp_sum_functions():
             f"static double ltm_row_exp_sum_{dt}(int64_t n, void *e, const void *x, const void *s)\n"
             f"{{ return ltm_exp_sum_{w}_fast(n, ({ct} *)e, (const {ct} *)x, *(const {ct} *)s); }}\n")
     return out
-
-
-# the row dtypes of lt_exp_sum_tables, in its order (lt_kernel.c indexes it so)
-ROW_EXP_SUM_DTYPES = ("float32", "float64")
 
 
 def _path_text(text: str, path: str) -> str:
