@@ -1,4 +1,5 @@
-/* hypot: the library's own, exact and fast forms (see docs/exact-math.md).
+/* hypot, logaddexp and the float remainder family by chunks: the library's own forms (see
+ * docs/exact-math.md).
  * Pasted into every kernel-path region by the build; names start with ltm_. */
 
 /* The special values shared by every form: an infinite operand wins over NaN. */
@@ -244,3 +245,82 @@ static inline float ltm_logaddexp_f32_fast(float a, float b)
 {
     return (float)ltm_logaddexp_f64_fast(a, b);
 }
+
+/* fmod, remainder and floor division a chunk at a time (the ops' f_chunk; n <= LT_CHUNK;
+ * here, not in lt_math.h, so that each kernel path compiles its own: compiled once for the
+ * baseline and inlined, the float32 loop did not vectorise).  float32 fmod without
+ * the C library for |a| < 2^29 |b| (b finite, nonzero), in double: q = trunc(a/b) is the
+ * exact quotient's integer part (a/b is an integer n, or at least ulp(b)/|b| >= 2^-24 from
+ * it, which the rounding to double, 2^-24 relative below n = 2^29, cannot cross), it has at
+ * most 29 bits, so q b is exact, and so is a - q b (a multiple of ulp(b) below |b|); a zero
+ * takes a's sign.  The loop vectorises (fmodf ran 3-33 ns per element, by the exponents'
+ * distance); other pairs go to fmodf.  Then
+ * remainder and floor division as selects of the scalar forms' steps, in the same float
+ * operations, so the same bits.  float64 runs the scalar forms. */
+static inline float ltm_fmodf_common(float af, float bf, int32_t *slow)
+{
+    const double a = af, b = bf, ab = __builtin_fabs(b);
+    *slow = !((__builtin_fabs(a) < 0x1p29 * ab) & (ab < __builtin_inf()));
+    const double q = __builtin_trunc(a / lt_select(*slow, 1.0, b));
+    const double r = a - q * b;
+    return (float)(r == 0 ? __builtin_copysign(0.0, a) : r);
+}
+static inline void ltm_fmodf_chunk(int64_t n, float *restrict o, const float *restrict a,
+                                  const float *restrict b, int exact)
+{
+    int32_t slow[LT_CHUNK], any = 0;
+    for (int64_t i = 0; i < n; i++) { o[i] = ltm_fmodf_common(a[i], b[i], &slow[i]); any |= slow[i]; }
+    if (any)
+        for (int64_t i = 0; i < n; i++)
+            if (slow[i]) o[i] = fmodf(a[i], b[i]);
+    if (exact)
+        for (int64_t i = 0; i < n; i++) o[i] = lt_canonf(o[i]);
+}
+static inline void ltm_mod_floorf_chunk(int64_t n, float *restrict o, const float *restrict a,
+                                       const float *restrict b, int exact)
+{
+    float m[LT_CHUNK];
+    ltm_fmodf_chunk(n, m, a, b, 0);
+    for (int64_t i = 0; i < n; i++) {          /* lt_mod_floorf's steps */
+        const float mi = m[i], bi = b[i];
+        float r = (mi != 0) & ((bi < 0) != (mi < 0)) ? mi + bi : mi;
+        r = mi == 0 ? __builtin_copysignf(0.0f, bi) : r;
+        o[i] = bi == 0 ? mi : r;
+    }
+    if (exact)
+        for (int64_t i = 0; i < n; i++) o[i] = lt_canonf(o[i]);
+}
+static inline void ltm_floordivf_chunk(int64_t n, float *restrict o, const float *restrict a,
+                                      const float *restrict b, int exact)
+{
+    float m[LT_CHUNK];
+    ltm_fmodf_chunk(n, m, a, b, 0);
+    for (int64_t i = 0; i < n; i++) {          /* lt_floordivf's steps */
+        const float ai = a[i], bi = b[i], mi = m[i], q = ai / bi;
+        float d = (ai - mi) / bi;
+        d = (mi != 0) & ((bi < 0) != (mi < 0)) ? d - 1.0f : d;
+        float f = lt_floorf(d);
+        f = d - f > 0.5f ? f + 1.0f : f;
+        f = d == 0 ? __builtin_copysignf(0.0f, q) : f;
+        o[i] = (bi == 0) | (__builtin_fabsf(ai) == __builtin_inff()) |
+               (__builtin_fabsf(bi) == __builtin_inff()) ? q : f;
+    }
+    if (exact)
+        for (int64_t i = 0; i < n; i++) o[i] = lt_canonf(o[i]);
+}
+static inline void ltm_divmod_chunk(int64_t n, double *restrict o, const double *restrict a,
+                                    const double *restrict b, int exact, double (*f)(double, double))
+{
+    for (int64_t i = 0; i < n; i++) o[i] = f(a[i], b[i]);
+    if (exact)
+        for (int64_t i = 0; i < n; i++) o[i] = lt_canon(o[i]);
+}
+static inline void ltm_fmod_chunk(int64_t n, double *restrict o, const double *restrict a,
+                                  const double *restrict b, int exact)
+{ ltm_divmod_chunk(n, o, a, b, exact, lt_fmod); }
+static inline void ltm_mod_floor_chunk(int64_t n, double *restrict o, const double *restrict a,
+                                       const double *restrict b, int exact)
+{ ltm_divmod_chunk(n, o, a, b, exact, lt_mod_floor); }
+static inline void ltm_floordiv_chunk(int64_t n, double *restrict o, const double *restrict a,
+                                      const double *restrict b, int exact)
+{ ltm_divmod_chunk(n, o, a, b, exact, lt_floordiv); }

@@ -704,6 +704,45 @@ def _divisors(dt):
             float(fi.max), 1.5, -0.0, 0.0, np.inf, -np.inf, np.nan]
 
 
+def test_float32_remainder_family_where_the_quotient_is_hard():
+    """float32 fmod, remainder and floor division compute the truncated quotient in double
+    below |a/b| = 2^29 and call the C library above: NumPy's bits on both sides of that
+    bound, where a/b is an integer or one ulp of a away from one (where a rounded quotient
+    would truncate to the wrong integer if it could), for subnormal operands and at the
+    special values, on every kernel path, in both modes (floor division by infinities aside:
+    docs/semantics.md)."""
+    rng = np.random.default_rng(12)
+    b = (rng.standard_normal(40000) * 7).astype(np.float32)
+    b[:100] = rng.uniform(-1e-40, 1e-40, 100).astype(np.float32)
+    a = []
+    for top in (2 ** 12, 2 ** 28, 2 ** 29, 2 ** 31):
+        k = (rng.integers(-top, top, b.size) * b.astype(np.float64)).astype(np.float32)
+        a += [k, np.nextafter(k, np.float32(np.inf)), np.nextafter(k, np.float32(-np.inf))]
+    a = np.concatenate(a)
+    b = np.tile(b, len(a) // b.size)
+    sp = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 1e-45, 3.4e38, 0.5, -7.0],
+                  np.float32)
+    ga, gb = np.meshgrid(sp, sp)
+    a, b = np.concatenate([a, ga.ravel()]), np.concatenate([b, gb.ravel()])
+    finite = np.isfinite(a) & np.isfinite(b)
+    with np.errstate(all="ignore"):
+        want = {"fmod": np.fmod(a, b), "remainder": np.remainder(a, b),
+                "floor_divide": np.where(finite, np.floor_divide(a, b), np.float32(0))}
+    for mode in ("exact", "fast"):
+        for path in lt.kernel_paths():
+            with lt.config(mode=mode, kernel_path=path):
+                got = {"fmod": lt.onnx.Mod(lt.asarray(a), lt.asarray(b), fmod=1).numpy(),
+                       "remainder": lt.remainder(lt.asarray(a), lt.asarray(b)).numpy(),
+                       "floor_divide": lt.floor_divide(lt.asarray(a), lt.asarray(b)).numpy()}
+            got["floor_divide"] = np.where(finite, got["floor_divide"], np.float32(0))
+            for name, g in got.items():
+                w = want[name]
+                same = (g.view(np.uint32) == w.view(np.uint32)) | (np.isnan(g) & np.isnan(w))
+                assert same.all(), (f"{name} {mode} {path}: {np.count_nonzero(~same)} differ, "
+                                    f"a={a[~same][:3]} b={b[~same][:3]} got={g[~same][:3]} "
+                                    f"want={w[~same][:3]}")
+
+
 @pytest.mark.parametrize("dtname", ["float32", "float64"])
 def test_divide_by_a_scalar(dtname):
     """x / c with c one value for the whole kernel (a Python float, a 0-d tensor, an operand
