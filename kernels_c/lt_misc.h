@@ -257,6 +257,11 @@ static inline float ltm_logaddexp_f32_fast(float a, float b)
  * distance); other pairs go to fmodf.  Then
  * remainder and floor division as selects of the scalar forms' steps, in the same float
  * operations, so the same bits.  float64 runs the scalar forms. */
+static inline void ltm_canonf_if(int64_t n, float *restrict o, int exact)
+{
+    if (exact)
+        for (int64_t i = 0; i < n; i++) o[i] = lt_canonf(o[i]);
+}
 static inline float ltm_fmodf_common(float af, float bf, int32_t *slow)
 {
     const double a = af, b = bf, ab = __builtin_fabs(b);
@@ -273,29 +278,27 @@ static inline void ltm_fmodf_chunk(int64_t n, float *restrict o, const float *re
     if (any)
         for (int64_t i = 0; i < n; i++)
             if (slow[i]) o[i] = fmodf(a[i], b[i]);
-    if (exact)
-        for (int64_t i = 0; i < n; i++) o[i] = lt_canonf(o[i]);
+    ltm_canonf_if(n, o, exact);
 }
 static inline void ltm_mod_floorf_chunk(int64_t n, float *restrict o, const float *restrict a,
                                        const float *restrict b, int exact)
 {
-    float m[LT_CHUNK];
+    float m[LT_CHUNK];                         /* fmod, then lt_mod_floorf's steps */
     ltm_fmodf_chunk(n, m, a, b, 0);
-    for (int64_t i = 0; i < n; i++) {          /* lt_mod_floorf's steps */
+    for (int64_t i = 0; i < n; i++) {
         const float mi = m[i], bi = b[i];
         float r = (mi != 0) & ((bi < 0) != (mi < 0)) ? mi + bi : mi;
         r = mi == 0 ? __builtin_copysignf(0.0f, bi) : r;
         o[i] = bi == 0 ? mi : r;
     }
-    if (exact)
-        for (int64_t i = 0; i < n; i++) o[i] = lt_canonf(o[i]);
+    ltm_canonf_if(n, o, exact);
 }
 static inline void ltm_floordivf_chunk(int64_t n, float *restrict o, const float *restrict a,
                                       const float *restrict b, int exact)
 {
-    float m[LT_CHUNK];
+    float m[LT_CHUNK];                         /* fmod, then lt_floordivf's steps */
     ltm_fmodf_chunk(n, m, a, b, 0);
-    for (int64_t i = 0; i < n; i++) {          /* lt_floordivf's steps */
+    for (int64_t i = 0; i < n; i++) {
         const float ai = a[i], bi = b[i], mi = m[i], q = ai / bi;
         float d = (ai - mi) / bi;
         d = (mi != 0) & ((bi < 0) != (mi < 0)) ? d - 1.0f : d;
@@ -305,8 +308,7 @@ static inline void ltm_floordivf_chunk(int64_t n, float *restrict o, const float
         o[i] = (bi == 0) | (__builtin_fabsf(ai) == __builtin_inff()) |
                (__builtin_fabsf(bi) == __builtin_inff()) ? q : f;
     }
-    if (exact)
-        for (int64_t i = 0; i < n; i++) o[i] = lt_canonf(o[i]);
+    ltm_canonf_if(n, o, exact);
 }
 static inline void ltm_divmod_chunk(int64_t n, double *restrict o, const double *restrict a,
                                     const double *restrict b, int exact, double (*f)(double, double))
