@@ -670,15 +670,13 @@ static inline float ltm_log10_f32_fast(float x) { return ltm_log10_f32_fast_f(x)
  * a + a z P(z), z = a^2 (tools/fit_fast32.py: 2^-29.6 and 2^-29.4): there the rounding of
  * log1p's argument cost a third ulp. */
 #define LTM_LN2F 0x1.62e43p-1f
-static inline float ltm_odd_poly5f(float a, float c0, float c1, float c2, float c3, float c4,
-                                   float c5)
+/* a + a z (c[0] + c[1] z + ... + c[n-1] z^(n-1)) by Horner from the top: the odd polynomials
+ * of the float32 fast inverse functions (z = a^2, or a value the caller has) */
+static inline __attribute__((always_inline)) float ltm_odd_polyf(float a, float z, const float *c,
+                                                                 int n)
 {
-    const float z = a * a;
-    float p = LT_FMAF(z, c5, c4);
-    p = LT_FMAF(z, p, c3);
-    p = LT_FMAF(z, p, c2);
-    p = LT_FMAF(z, p, c1);
-    p = LT_FMAF(z, p, c0);
+    float p = c[n - 1];
+    for (int k = n - 2; k >= 0; k--) p = LT_FMAF(z, p, c[k]);
     return LT_FMAF(a * z, p, a);
 }
 /* asinh |x| = log1p(a + q), a = |x|, q = a^2/(1 + sqrt(1 + a^2)), written a/(1/a + sqrt(1 +
@@ -690,8 +688,9 @@ static inline float ltm_asinh_f32_fast(float xf)
     const float t = below1 ? a : 1.0f / a;
     const float q = (below1 ? a * a : a) / ((below1 ? 1.0f : t) + __builtin_sqrtf(LT_FMAF(t, t, 1.0f)));
     const float r = ltm_log1p_f32_fast(huge ? a : a + q) + (huge ? LTM_LN2F : 0.0f);
-    const float s = ltm_odd_poly5f(a, -0x1.555536p-3f, 0x1.3324f4p-4f, -0x1.6b961cp-5f,
-                                   0x1.cd674ap-6f, -0x1.b15824p-7f, 0.0f);
+    static const float c[] = {-0x1.555536p-3f, 0x1.3324f4p-4f, -0x1.6b961cp-5f,
+                              0x1.cd674ap-6f, -0x1.b15824p-7f};
+    const float s = ltm_odd_polyf(a, a * a, c, 5);
     return __builtin_copysignf(a < 0.5f ? s : r, xf);
 }
 /* acosh x = log1p(d + sqrt(d (d + 2))), d = x - 1 (exact below 2^24; above, its rounding is
@@ -711,8 +710,9 @@ static inline float ltm_atanh_f32_fast(float xf)
 {
     const float a = __builtin_fabsf(xf), a2 = 2.0f * a;
     const float r = 0.5f * ltm_log1p_f32_fast(LT_FMAF(a2, a / (1.0f - a), a2));
-    const float s = ltm_odd_poly5f(a, 0x1.55553ep-2f, 0x1.99a75p-3f, 0x1.233dbcp-3f,
-                                   0x1.e5076ap-4f, 0x1.9ee746p-5f, 0x1.6c0258p-3f);
+    static const float c[] = {0x1.55553ep-2f, 0x1.99a75p-3f, 0x1.233dbcp-3f,
+                              0x1.e5076ap-4f, 0x1.9ee746p-5f, 0x1.6c0258p-3f};
+    const float s = ltm_odd_polyf(a, a * a, c, 6);
     return a <= 1.0f ? __builtin_copysignf(a < 0.5f ? s : r, xf) : __builtin_nanf("");
 }
 

@@ -712,23 +712,15 @@ static inline void ltm_tan_f32_fast_chunk(int64_t n, float *restrict o, const fl
 #define LTM_PIF_LO -0x1.777a5cp-24f
 static inline float ltm_atanf_core(float u)
 {
-    const float z = u * u;
-    float p = LT_FMAF(z, 0x1.7e1584p-9f, -0x1.0bd71cp-6f);
-    p = LT_FMAF(z, p, 0x1.61c0bcp-5f);
-    p = LT_FMAF(z, p, -0x1.354064p-4f);
-    p = LT_FMAF(z, p, 0x1.b4d87ep-4f);
-    p = LT_FMAF(z, p, -0x1.230a02p-3f);
-    p = LT_FMAF(z, p, 0x1.9978e2p-3f);
-    p = LT_FMAF(z, p, -0x1.5554dcp-2f);
-    return LT_FMAF(u * z, p, u);
+    static const float c[] = {-0x1.5554dcp-2f, 0x1.9978e2p-3f, -0x1.230a02p-3f, 0x1.b4d87ep-4f,
+                              -0x1.354064p-4f, 0x1.61c0bcp-5f, -0x1.0bd71cp-6f, 0x1.7e1584p-9f};
+    return ltm_odd_polyf(u, u * u, c, 8);       /* ltm_odd_polyf: lt_log.h */
 }
 static inline float ltm_asinf_core(float s, float z)
 {
-    float p = LT_FMAF(z, 0x1.59dceap-5f, 0x1.8ba966p-6f);
-    p = LT_FMAF(z, p, 0x1.748aaep-5f);
-    p = LT_FMAF(z, p, 0x1.33016ap-4f);
-    p = LT_FMAF(z, p, 0x1.5555cap-3f);
-    return LT_FMAF(s * z, p, s);
+    static const float c[] = {0x1.5555cap-3f, 0x1.33016ap-4f, 0x1.748aaep-5f, 0x1.8ba966p-6f,
+                              0x1.59dceap-5f};
+    return ltm_odd_polyf(s, z, c, 5);
 }
 static inline float ltm_atan2_f32_fast(float y, float x)
 {
