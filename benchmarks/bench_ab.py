@@ -22,13 +22,16 @@ import numpy as np
 
 
 def workloads(lt, n: int):
-    """name -> zero-argument function of float32 inputs of n elements (rows of 1024)."""
+    """name -> zero-argument function of float32 inputs of n elements (rows of 1024; square
+    for transpose_add_square)."""
     rng = np.random.default_rng(0)
     x = lt.asarray((rng.standard_normal(n) * 2).astype(np.float32))
     y, z = (lt.asarray(rng.standard_normal(n).astype(np.float32)) for _ in range(2))
     X = lt.asarray(rng.standard_normal((max(n // 1024, 1), 1024)).astype(np.float32))
     Y = lt.asarray(rng.standard_normal((1024, max(n // 1024, 1))).astype(np.float32))
     b = lt.asarray(rng.standard_normal((max(n // 1024, 1), 1)).astype(np.float32))
+    side = max(int(round(n ** 0.5)), 1)
+    Xs, Ys = (lt.asarray(rng.standard_normal((side, side)).astype(np.float32)) for _ in range(2))
 
     def softmax():
         e = lt.exp(X - lt.max(X, axis=1, keepdims=True))
@@ -50,6 +53,7 @@ def workloads(lt, n: int):
         "gelu_tanh": lambda: lt.nn.gelu(x, approximate="tanh"),
         "exp_log1p": lambda: lt.exp(-x * x) * lt.log1p(lt.abs(x)),
         "transpose_add": lambda: X.T + Y,
+        "transpose_add_square": lambda: Xs.T + Ys,
         "quantize": lambda: lt.astype(lt.clip(lt.round(x / 0.05) + 128, 0, 255), lt.uint8),
         "softmax": softmax,
         "logsumexp": logsumexp,

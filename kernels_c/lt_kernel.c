@@ -740,11 +740,10 @@ static int lt_run_tiled(lt_ctx *c, int64_t a, int64_t b)
         }
     /* Large outputs: streamed (as the chunk walk's, lt_stream_outputs), the loads read in
      * place fetched a block of columns ahead (each panel row's run of them is short, and the
-     * panel's rows are as many streams), and panels of 40 rows of 4-byte values.  X.T + Y,
-     * square, on the AMD EPYC Zen 5 against the build before (calls alternating): float32,
-     * sides 2048-5000, 0.81-0.93x the time at one thread (bench_ab.py's 1024 x 9766,
-     * 0.77-0.82x), 0.78x at two threads; float64 0.87x; sides 700 and 1000 (in L3, not
-     * large) 0.99x.  Streaming without the prefetch took 1.27x the time. */
+     * panel's rows are as many streams), and panels of 40 rows of 4-byte values.  X.T + Y
+     * on the AMD EPYC Zen 5 against the build before, one thread (bench_ab.py): 1024 x 9766
+     * 0.77-0.82x the time, square sides 1448-4096 0.80-0.87x but 3162 level (1.00); in L3
+     * (not large) 0.99x (docs/architecture.md).  Streaming without the prefetch: 1.27x. */
     const int stream = lt_stream_outputs(p);
     const int large = lt_output_bytes(p) >= LT_STREAM_MIN_BYTES;
     const int64_t R = large && max_size <= 4 ? LT_TILE_ROWS_LARGE : LT_TILE_ROWS;
