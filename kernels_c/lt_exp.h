@@ -857,16 +857,23 @@ static inline float ltm_exp_f32_fast_common(float x, int32_t *outside)
     *outside = !(xc == x);
     return ltm_i32_as_f32(ltm_f32_as_i32(m) + (int32_t)((uint32_t)k << 23));
 }
-static inline void ltm_exp_f32_fast_chunk(int64_t n, float *restrict o, const float *restrict a)
+/* exp(a[i] - s) for a chunk (softmax rows shift by the row maximum; plain exp passes s = 0,
+ * and x - 0 is x, which gcc folds) */
+static inline void ltm_exp_shifted_f32_fast_chunk(int64_t n, float *restrict o,
+                                                  const float *restrict a, float s)
 {
     int32_t redo = 0;
     for (int64_t i = 0; i < n; i++) {
         int32_t outside;
-        o[i] = ltm_exp_f32_fast_common(a[i], &outside);
+        o[i] = ltm_exp_f32_fast_common(a[i] - s, &outside);
         redo |= outside;
     }
     if (redo)
-        for (int64_t i = 0; i < n; i++) o[i] = ltm_exp_f32_fast(a[i]);
+        for (int64_t i = 0; i < n; i++) o[i] = ltm_exp_f32_fast(a[i] - s);
+}
+static inline void ltm_exp_f32_fast_chunk(int64_t n, float *restrict o, const float *restrict a)
+{
+    ltm_exp_shifted_f32_fast_chunk(n, o, a, 0.0f);
 }
 /* expm1 = 2 (t (1 + q) - 1/2) with t = 2^(k-1): for k = 0 exactly q, else one rounding of an
  * exact-ish sum (t - 1/2 is exact for |k| <= 24; beyond, it is the dominant term anyway) */
@@ -1162,58 +1169,55 @@ static inline double ltm_silu_f64_fast(double x)
 
 /* ------------------------------------------------------------------ fast-mode rows */
 /* Softmax and log-sum-exp rows in fast mode (lt_run_rowwise): e[i] = exp(x[i] - s) for
- * i < n, stored where e is not NULL, and the sum of those values, in one pass over x (exact
- * mode runs the subtract, exp and sum functions of the expression instead, for its bits).
+ * i < n, stored where e is not NULL, and the sum of those values, a chunk at a time while it
+ * is in L1 (exact mode runs the subtract, exp and sum functions of the expression instead,
+ * for its bits).
  * The sum: each chunk of LT_CHUNK values goes to LTM_ROW_LANES float lanes (at most 8 values
  * a lane, so a lane's relative error stays below 2^-21), the lanes of each chunk into as many
  * double lanes, and those are folded in a fixed order: one order per path, whatever the row's
  * position or the thread that runs it. */
-#define LTM_ROW_LANES 32
-/* one chunk (m <= LT_CHUNK): the common-case exp, or ltm_exp_f32_fast where a chunk has
- * an element outside its range (safe) */
-static inline int32_t ltm_exp_sum_f32_part(int64_t m, float *restrict e, const float *restrict x,
-                                           float s, const int store, const int safe,
-                                           float *restrict part)
+#define LTM_ROW_LANES 32      /* four vectors of ltm_v8f in ltm_row_lanes_f32 */
+typedef float ltm_v8f __attribute__((vector_size(32)));
+/* Adds y[j], y[j + 32], ... (m <= LT_CHUNK values, in order) on float lane j, then each float
+ * lane to double lane acc[j] (sets it on the row's first chunk: no zeroing, which gcc makes a
+ * `rep stos`, slow to start on AMD; the sums are of exps, never -0, so 0 + v would be v).  The float lanes are four named 8-float vectors, so that they
+ * stay in registers: gcc keeps an array of lanes in memory, and a 32-lane sum inside the exp
+ * loop spilled on AVX2 (and cleared its lanes with a `rep stos` a chunk), 1.4x this time. */
+static inline void ltm_row_lanes_f32(int64_t m, const float *restrict y, double *restrict acc,
+                                     const int first)
 {
-    int32_t out[LTM_ROW_LANES], outside = 0;
+    float part[LTM_ROW_LANES];
     int64_t i = 0;
     int j;
-    for (j = 0; j < LTM_ROW_LANES; j++) { part[j] = 0.0f; out[j] = 0; }
-    for (; i + LTM_ROW_LANES <= m; i += LTM_ROW_LANES)
-        for (j = 0; j < LTM_ROW_LANES; j++) {
-            int32_t o = 0;
-            const float y = safe ? ltm_exp_f32_fast(x[i + j] - s)
-                                 : ltm_exp_f32_fast_common(x[i + j] - s, &o);
-            if (store) e[i + j] = y;
-            part[j] += y;
-            out[j] |= o;
+    if (m >= LTM_ROW_LANES) {
+        ltm_v8f p0, p1, p2, p3, q;
+        memcpy(&p0, y, 32); memcpy(&p1, y + 8, 32); memcpy(&p2, y + 16, 32); memcpy(&p3, y + 24, 32);
+        for (i = LTM_ROW_LANES; i + LTM_ROW_LANES <= m; i += LTM_ROW_LANES) {
+            memcpy(&q, y + i, 32); p0 += q;
+            memcpy(&q, y + i + 8, 32); p1 += q;
+            memcpy(&q, y + i + 16, 32); p2 += q;
+            memcpy(&q, y + i + 24, 32); p3 += q;
         }
-    for (j = 0; i < m; i++, j++) {
-        int32_t o = 0;
-        const float y = safe ? ltm_exp_f32_fast(x[i] - s) : ltm_exp_f32_fast_common(x[i] - s, &o);
-        if (store) e[i] = y;
-        part[j] += y;
-        outside |= o;
+        memcpy(part, &p0, 32); memcpy(part + 8, &p1, 32);
+        memcpy(part + 16, &p2, 32); memcpy(part + 24, &p3, 32);
+    } else {
+        for (j = 0; j < LTM_ROW_LANES; j++) part[j] = 0.0f;
     }
-    for (j = 0; j < LTM_ROW_LANES; j++) outside |= out[j];
-    return outside;
+    for (j = 0; i < m; i++, j++) part[j] += y[i];
+    for (j = 0; j < LTM_ROW_LANES; j++) acc[j] = first ? (double)part[j] : acc[j] + (double)part[j];
 }
+/* each chunk's exp into e (or a chunk buffer), then its lanes: two loops that vectorise */
 static double ltm_exp_sum_f32_fast(int64_t n, float *restrict e, const float *restrict x, float s)
 {
     double acc[LTM_ROW_LANES];
-    float part[LTM_ROW_LANES];
+    float buf[LT_CHUNK];
     int j;
-    for (j = 0; j < LTM_ROW_LANES; j++) acc[j] = 0.0;
+    if (n <= 0) return 0.0;
     for (int64_t i0 = 0; i0 < n; i0 += LT_CHUNK) {
         const int64_t m = n - i0 < LT_CHUNK ? n - i0 : LT_CHUNK;
-        /* two calls with constant flags: each is its own vectorised loop */
-        const int32_t outside = e ? ltm_exp_sum_f32_part(m, e + i0, x + i0, s, 1, 0, part)
-                                  : ltm_exp_sum_f32_part(m, NULL, x + i0, s, 0, 0, part);
-        if (outside) {
-            if (e) ltm_exp_sum_f32_part(m, e + i0, x + i0, s, 1, 1, part);
-            else ltm_exp_sum_f32_part(m, NULL, x + i0, s, 0, 1, part);
-        }
-        for (j = 0; j < LTM_ROW_LANES; j++) acc[j] += (double)part[j];
+        float *y = e ? e + i0 : buf;
+        ltm_exp_shifted_f32_fast_chunk(m, y, x + i0, s);
+        ltm_row_lanes_f32(m, y, acc, i0 == 0);
     }
     for (int w = LTM_ROW_LANES / 2; w >= 1; w /= 2)
         for (j = 0; j < w; j++) acc[j] += acc[j + w];
