@@ -31,7 +31,9 @@ their own (``RULES``).  An AMD EPYC with AVX-512 (Zen 5, 36 GB/s on one core, mo
 the others) also lost with streamed outputs wherever the kernel's ops together cost more than
 a cheap op or two: x * sigmoid(x) and exp(-x*x)*log1p|x|, whose outputs a multiply writes,
 took 0.88-0.96x the time with normal stores.  There a kernel streams only when all its ops
-together stay under the threshold (``MemoryRules.whole_kernel``).
+together stay under the threshold (``MemoryRules.whole_kernel``).  The prefetch these rules ask
+for is skipped at run time for inputs spanning less than 8 MiB in all (``LT_PREFETCH_MIN_BYTES``
+in lt_kernel.c): those are in the caches from the second call on.
 """
 
 from __future__ import annotations
