@@ -340,7 +340,7 @@ def _quantize_functions():
             f"  const float *a = (const float *)a_, c = *(const float *)b_;\n"
             f"  /* no zero point: adding +0 changes no integer the cast gives */\n"
             f"  const float z = c_ ? *(const float *)c_ : 0.0f;\n"
-            f"  float r, t[LT_CHUNK];\n"
+            f"  float r = 0.0f, t[LT_CHUNK];   /* r is read only where it was set */\n"
             f"  const int mul = !exact && lt_div_scalarf_multiplies(c, &r);   /* as divide_by_scalar */\n"
             f"  (void)p;\n"
             f"  for (int64_t i0 = 0; i0 < n; i0 += LT_CHUNK) {{\n"

@@ -93,7 +93,9 @@ static inline __attribute__((always_inline)) ltm_gvl ltm_vziv(ltm_gvd y, int64_t
 /* NAME_f32_chunk and NAME_f32 of a vectorised first pass VEC (ltm_gvf VEC(ltm_gvf x,
  * ltm_gvl *ambiguous)): the chunk in vectors (the tail through a zero-padded vector), then
  * the rare flagged elements redone by ACC (float ACC(float)).  The flags stay 64-bit lanes:
- * on AVX-512 every 512-bit operation counts (two ports), and narrowing them costs two. */
+ * on AVX-512 every 512-bit operation counts (two ports), and narrowing them costs two.
+ * (Defined again for each kernel path's copy of this text, with that path's names.) */
+#undef LTM_VEC_TWO_PASS
 #define LTM_VEC_TWO_PASS(NAME, VEC, ACC)                                                     \
     static inline void NAME##_f32_chunk(int64_t n, float *restrict o,                       \
                                         const float *restrict a)                             \
