@@ -1181,15 +1181,16 @@ static inline double ltm_silu_f64_fast(double x)
  * for its bits).
  * The sum: each chunk of LT_CHUNK values goes to LTM_ROW_LANES float lanes (at most 8 values
  * a lane, so a lane's relative error stays below 2^-21), the lanes of each chunk into as many
- * double lanes, and those are folded in a fixed order: one order per path, whatever the row's
- * position or the thread that runs it. */
+ * double lanes, and those are folded in a fixed order, whatever the row's position or the
+ * thread that runs it. */
 #define LTM_ROW_LANES 32      /* four vectors of ltm_v8f in ltm_row_lanes_f32 */
 typedef float ltm_v8f __attribute__((vector_size(32)));
 /* Adds y[j], y[j + 32], ... (m <= LT_CHUNK values, in order) on float lane j, then each float
- * lane to double lane acc[j] (sets it on the row's first chunk: no zeroing, which gcc makes a
- * `rep stos`, slow to start on AMD; the sums are of exps, never -0, so 0 + v would be v).  The float lanes are four named 8-float vectors, so that they
- * stay in registers: gcc keeps an array of lanes in memory, and a 32-lane sum inside the exp
- * loop spilled on AVX2 (and cleared its lanes with a `rep stos` a chunk), 1.4x this time. */
+ * lane to double lane acc[j], which the row's first chunk sets instead (no zeroing, which gcc
+ * makes a `rep stos`, slow to start on AMD; the sums are of exps, never -0, so 0 + v would be
+ * v).  The float lanes are four named 8-float vectors, so that they stay in registers: gcc
+ * keeps an array of lanes in memory, and a 32-lane sum inside the exp loop spilled on AVX2
+ * (and cleared its lanes with a `rep stos` a chunk), taking 1.4x the time of the two loops. */
 static inline void ltm_row_lanes_f32(int64_t m, const float *restrict y, double *restrict acc,
                                      const int first)
 {
