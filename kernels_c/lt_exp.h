@@ -856,8 +856,8 @@ static inline float ltm_exp_f32_fast(float x)
  * the floats beyond 88.3, +inf and positive NaNs above bits(88.3)); a chunk holding such an
  * element is done again by ltm_exp_f32_fast, so what the unclamped pass made of it is never
  * kept (ltm_expf_red's integers are unsigned: no overflow whatever the input).  The same
- * bits as a clamp and a compare per element, in 0.74x the time (AVX2, every float32 input
- * checked against that form), since the clamp and compare took five of twenty operations. */
+ * bits as the clamp and compare per element it replaces (every float32 input checked), which
+ * took five of the loop's twenty vector operations (figures: docs/architecture.md). */
 static inline float ltm_exp_f32_fast_common(float x, uint32_t *umax, int32_t *smax)
 {
     const uint32_t u = (uint32_t)ltm_f32_as_i32(x);
@@ -1190,7 +1190,7 @@ typedef float ltm_v8f __attribute__((vector_size(32)));
  * makes a `rep stos`, slow to start on AMD; the sums are of exps, never -0, so 0 + v would be
  * v).  The float lanes are four named 8-float vectors, so that they stay in registers: gcc
  * keeps an array of lanes in memory, and a 32-lane sum inside the exp loop spilled on AVX2
- * (and cleared its lanes with a `rep stos` a chunk), taking 1.4x the time of the two loops. */
+ * (and cleared its lanes with a `rep stos` a chunk; figures: docs/architecture.md). */
 static inline void ltm_row_lanes_f32(int64_t m, const float *restrict y, double *restrict acc,
                                      const int first)
 {

@@ -252,8 +252,9 @@ static void lt_ctx_fill(lt_ctx *c, int32_t r, const char *src, int64_t n)
 /* Kernels whose inputs span less than this in all do not prefetch them.  On an AMD EPYC
  * Zen 3 (32 MiB of L3), `bench_stores.py --knob prefetch` (the same build both ways, calls
  * alternating) ran without the prefetch in 0.90-0.97x the time at 10^5 float32 elements
- * and 0.90-1.00x at 10^6 (inputs of 4 or 8 MB, found in L3 at the next call), but 0.99-1.31x
- * at 3 10^6 (12 MB; x + 1, a sum and a row maximum gained most) and up to 1.28x at 10^7. */
+ * and 0.90-1.00x at 10^6 (inputs of 4 or 8 MB, found in L3 at the next call), but in
+ * 0.99-1.48x at 3 10^6 (12 MB; a sum and a row maximum gained most); the commands and the
+ * figures per workload: docs/architecture.md. */
 #define LT_PREFETCH_MIN_BYTES ((int64_t)8 << 20)
 
 /* Prefetch the chunk that lies LT_PREFETCH_CHUNKS chunks after byte offset off of input k
