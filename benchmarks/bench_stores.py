@@ -11,6 +11,10 @@ seconds, and the medians are compared.  The rules that pick one way
     python benchmarks/bench_stores.py --n 1e7 --threads 1 --mode fast --workloads x+1,gelu
     python benchmarks/bench_stores.py --knob prefetch --workloads a*b+c,exp_log1p
     python benchmarks/bench_stores.py --knob both --workloads where    # the four combinations
+
+``--flush MiB`` writes a buffer of that size before each timed call, so that the call finds
+its data in memory rather than in a large L3 (as in bench_peers.py, where the other
+libraries' calls come between two of lazytensor's).
 """
 
 from __future__ import annotations
@@ -71,6 +75,8 @@ def main(argv=None) -> None:
     ap.add_argument("--workloads", default=None, help="comma-separated; default: all")
     ap.add_argument("--seconds", type=float, default=4.0, help="per workload")
     ap.add_argument("--knob", choices=tuple(KNOBS), default="stores")
+    ap.add_argument("--flush", type=float, default=0,
+                    help="MiB written before each timed call (default 0: none)")
     args = ap.parse_args(argv)
     n = int(args.n)
     lt.set_mode(args.mode)
@@ -85,7 +91,9 @@ def main(argv=None) -> None:
     _kernel.CompiledKernel.__init__ = spy
     w = workloads(n)
     settings = KNOBS[args.knob]
-    print(f"# n = {n}, {args.threads} thread(s), {args.mode} mode; ns per element, medians")
+    flush = np.zeros(int(args.flush * 2**20) // 8)
+    print(f"# n = {n}, {args.threads} thread(s), {args.mode} mode; ns per element, medians"
+          + (f"; {args.flush:g} MiB written before each call" if flush.size else ""))
     for name in (args.workloads.split(",") if args.workloads else w):
         fn = w[name]
         made.clear()
@@ -99,6 +107,7 @@ def main(argv=None) -> None:
                     for field, value in fields.items():
                         setattr(k._proto, field, value)
                         setattr(k._call[0], field, value)
+                flush += 1.0
                 t0 = time.perf_counter()
                 fn().numpy()
                 times[label].append(time.perf_counter() - t0)
