@@ -31,19 +31,27 @@ from lazytensor import _kernel
 def workloads(n: int):
     rng = np.random.default_rng(0)
     x = lt.asarray((rng.standard_normal(n) * 2).astype(np.float32))
-    y, z = (lt.asarray(rng.standard_normal(n).astype(np.float32)) for _ in range(2))
+    y, z, w = (lt.asarray(rng.standard_normal(n).astype(np.float32)) for _ in range(3))
+    u = lt.asarray(rng.uniform(0.05, 0.95, n).astype(np.float32))   # in log's and atanh's domain
     return {
         "x+1": lambda: x + 1,
         "a*b+c": lambda: x * y + z,
+        "a+b+c+d": lambda: x + y + z + w,
         "exp": lambda: lt.exp(x),
+        "expm1": lambda: lt.expm1(x),
+        "log": lambda: lt.log(u),
+        "atanh": lambda: lt.atanh(u),
+        "tan": lambda: lt.tan(x),
         "sigmoid": lambda: lt.nn.sigmoid(x),
         "silu": lambda: x * lt.nn.sigmoid(x),
         "nn.silu": lambda: lt.nn.silu(x),
         "tanh": lambda: lt.tanh(x),
         "sin": lambda: lt.sin(x),
+        "cos": lambda: lt.cos(x),
         "erf": lambda: lt.erf(x),
         "gelu": lambda: lt.nn.gelu(x),
         "gelu_tanh": lambda: lt.nn.gelu(x, approximate="tanh"),
+        "hardswish": lambda: lt.nn.hardswish(x),
         "exp_log1p": lambda: lt.exp(-x * x) * lt.log1p(lt.abs(x)),
         "quantize": lambda: lt.astype(lt.clip(lt.round(x / 0.05) + 128, 0, 255), lt.uint8),
         "where": lambda: lt.where(x < y, 2 * x, y - 1),
