@@ -244,10 +244,12 @@ static void lt_ctx_fill(lt_ctx *c, int32_t r, const char *src, int64_t n)
  * program asks for it (lt_program.prefetch).  The op functions run one after the other over a
  * chunk, so only the first to read a load makes memory requests; while the later ones
  * compute, the hardware prefetcher has no new misses to follow and memory sits idle.  Asking
- * for a later chunk now keeps it busy.  Where several loads are read in place, or the op
- * that reads the load also does the work, the hardware prefetcher keeps up and the extra
- * requests cost time (the rule: lazytensor/_cost.py; figures and the command:
- * docs/architecture.md, the paragraph on prefetching). */
+ * for a later chunk now keeps it busy.  A costly op reading the load (a long dependency
+ * chain per element) gains too: its loop needs many iterations in flight and stalls on
+ * loads that miss L1.  Where one cheap op reads the load and does all the work, the
+ * hardware prefetcher keeps up and the extra requests cost time.  Which kernels gain
+ * differs by CPU (the rules: lazytensor/_cost.py; figures and the commands:
+ * docs/architecture.md, the paragraphs on prefetching). */
 #define LT_PREFETCH_CHUNKS 8
 /* Kernels whose inputs span less than this in all do not prefetch them.  On an AMD EPYC
  * Zen 3 (32 MiB of L3), `bench_stores.py --knob prefetch` (the same build both ways, calls

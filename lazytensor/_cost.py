@@ -16,18 +16,27 @@ that rule from the time per element of each op function in L1 (``NS_PER_ELEMENT`
 on the AVX-512 path, printed by ``python tools/op_costs.py``; on the AVX2 path an op takes
 about twice that, with half the lanes: ``PATH_FACTOR``).
 
-Inputs read in place can be prefetched a few chunks ahead (lt_prefetch_ahead).  That pays when
-a kernel reads one input in place with a cheap op and then computes on the chunk with later
-ops: the hardware prefetcher sees no new misses while they run, so memory idles
-(exp(-x*x)*log1p|x|, quantize, a bias column added and relu'd).  It costs time when several
-inputs are read in place (a*b+c, the sum of three arrays: 1.2-1.9x the time with it) or when
-the one op reading the input also does the work (exp, gelu, hardswish, a plain sum or max),
-because the hardware prefetcher keeps up there and the extra requests only take up fill
-buffers.  ``prefetch_bits`` applies that rule (figures: ``benchmarks/bench_stores.py --knob
-prefetch``; docs/architecture.md).  That is the Xeon's rule.  On an AMD EPYC (Zen 3) the
-prefetch paid more widely: for single cheap ops, plain sums and maxima (1.2-1.35x) and kernels
-streaming two inputs, and was neutral behind a costly first reader, so AMD CPUs get a rule of
-their own (``RULES``).  An AMD EPYC with AVX-512 (Zen 5, 36 GB/s on one core, more than twice
+Inputs read in place can be prefetched a few chunks ahead (lt_prefetch_ahead).  On the
+Xeon with AVX-512 (Sapphire Rapids), at 10^7 float32 elements whose data comes from memory
+(``benchmarks/bench_stores.py --knob prefetch --flush 400``, both ways in one process), that
+pays in three cases.  When a cheap op reads the input and later ops compute on the chunk: the
+hardware prefetcher sees no new misses while they run, so memory idles (where,
+exp(-x*x)*log1p|x|, quantize: 1.04-1.11x).  When the op reading it first is costly, a long
+chain of dependent operations per element (fast log, atanh and tan 2.3-2.8x, gelu and cos
+1.7x, sin 1.4x; in exact mode nearly every transcendental, exp 2.6x, sigmoid 1.9x): such a
+loop needs many iterations in flight to reach its speed in L1 and stalls on loads that miss
+it.  And when two to four inputs are read in place (a*b+c 1.29x, the sum of four arrays
+1.20x).  It costs time where one cheap op reads the input and does all the work (x + 1, exp,
+hardswish, a plain sum or a row maximum: 0.70-0.87x): the hardware prefetcher keeps up there
+and the requests only take fill buffers.  In between (fast sigmoid, tanh, expm1, erf: 0.96-0.99x)
+it makes no difference.  ``prefetch_bits`` applies that rule with the costs of
+``NS_PER_ELEMENT``: cheap is under 0.3 ns, costly from 0.6 ns (figures and commands:
+docs/architecture.md).  With the data in the Xeon's large L3 instead (no ``--flush``), the
+prefetch gained or tied everywhere; the rule follows the case where the data does not fit.
+That is the Xeon's rule.  On an AMD EPYC (Zen 3) the
+prefetch also paid for single cheap ops, plain sums and maxima (1.2-1.35x), but lost with three
+streamed inputs and was neutral behind a costly first reader (fast mode), so AMD CPUs get a
+rule of their own (``RULES``).  An AMD EPYC with AVX-512 (Zen 5, 36 GB/s on one core, more than twice
 the others) also lost with streamed outputs wherever the kernel's ops together cost more than
 a cheap op or two: x * sigmoid(x) and exp(-x*x)*log1p|x|, whose outputs a multiply writes,
 took 0.88-0.96x the time with normal stores.  There a kernel streams only when all its ops
@@ -125,6 +134,8 @@ class MemoryRules:
     max_streams: int       # at most this many of them (at least one)
     min_instr: int         # at least this many op functions per chunk
     first_max_ns: float    # the first op reading such an input costs less than this
+    # ... or, whatever the number of op functions, that first op costs at least this
+    costly_min_ns: float = float("inf")
     # stream large outputs when the ops writing them (or, if whole_kernel, all the kernel's
     # ops together) cost less than STREAM_MAX_NS
     whole_kernel: bool = False
@@ -134,7 +145,8 @@ class MemoryRules:
 # docs/architecture.md).  A CPU of another vendor, or none known, gets Intel's rules, the ones
 # measured first; AMD's with AVX-512 were measured on Zen 5 (Zen 4 would get them untested).
 RULES = {
-    ("intel", None): MemoryRules(max_streams=1, min_instr=2, first_max_ns=0.3),
+    ("intel", None): MemoryRules(max_streams=4, min_instr=2, first_max_ns=0.3,
+                                 costly_min_ns=0.6),
     ("amd", None): MemoryRules(max_streams=2, min_instr=0, first_max_ns=0.3),
     ("amd", "avx512"): MemoryRules(max_streams=2, min_instr=0, first_max_ns=0.3,
                                    whole_kernel=True),
@@ -204,9 +216,14 @@ def prefetch_bits(streams: int, n_instr: int, first_reader, on: Machine = None) 
     inputs ahead of their use on machine ``on`` (default: this one)."""
     on = on or machine()
     rules = on.rules
-    if not 1 <= streams <= rules.max_streams or n_instr < rules.min_instr:
+    if not 1 <= streams <= rules.max_streams:
         return 0
+    many = n_instr >= rules.min_instr
     if first_reader is None:
-        return 3
+        return 3 if many else 0
     op, dtype = first_reader
-    return _mode_bits(lambda exact: op_ns(op, dtype, exact, on.path) < rules.first_max_ns)
+
+    def pays(exact):
+        ns = op_ns(op, dtype, exact, on.path)
+        return ns >= rules.costly_min_ns or (many and ns < rules.first_max_ns)
+    return _mode_bits(pays)

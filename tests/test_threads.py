@@ -232,20 +232,28 @@ def test_plain_stores_rule():
 
 
 def test_prefetch_rule():
-    """The rules of lazytensor/_cost.py.  Intel: one input read in place, a cheap op reading
-    it first and more ops after it; several inputs in place, a single op, or a costly first
-    reader (per mode) turn it off.  AMD: one or two inputs in place and a cheap first reader
-    (or a reduction alone), however many ops."""
+    """The rules of lazytensor/_cost.py.  Intel: up to four inputs read in place, and either
+    a cheap op reading them first with more ops after it, or a costly one (per mode) however
+    many ops; five inputs, a single cheap op, or a first reader of middling cost turn it off.
+    AMD: one or two inputs in place and a cheap first reader (or a reduction alone), however
+    many ops."""
     from lazytensor._cost import Machine, prefetch_bits
     intel, amd, amd512 = Machine(*INTEL), Machine(*AMD), Machine(*AMD512)
     assert prefetch_bits(1, 6, ("multiply", "float32"), intel) == 3
     assert prefetch_bits(1, 2, ("add", "float64"), intel) == 3
-    assert prefetch_bits(3, 2, ("multiply", "float32"), intel) == 0
-    assert prefetch_bits(2, 4, ("less", "float32"), intel) == 0
+    assert prefetch_bits(3, 2, ("multiply", "float32"), intel) == 3
+    assert prefetch_bits(4, 2, ("multiply", "float32"), intel) == 3
+    assert prefetch_bits(5, 2, ("multiply", "float32"), intel) == 0
+    assert prefetch_bits(2, 4, ("less", "float32"), intel) == 3
     assert prefetch_bits(1, 1, ("add", "float32"), intel) == 0
     assert prefetch_bits(1, 0, None, intel) == 0
-    assert prefetch_bits(1, 2, ("exp", "float32"), intel) == 1     # cheap in fast mode only
-    assert prefetch_bits(1, 2, ("sigmoid", "float32"), intel) == 0
+    assert prefetch_bits(1, 2, ("exp", "float32"), intel) == 3     # cheap when fast, costly when exact
+    assert prefetch_bits(1, 2, ("sigmoid", "float32"), intel) == 2  # costly in exact mode only
+    assert prefetch_bits(1, 1, ("exp", "float32"), intel) == 2
+    assert prefetch_bits(1, 1, ("gelu", "float32"), intel) == 3     # costly in both modes
+    assert prefetch_bits(3, 1, ("log", "float32"), intel) == 3
+    assert prefetch_bits(5, 1, ("log", "float32"), intel) == 0
+    assert prefetch_bits(1, 1, ("gelu", "float32"), amd) == 0       # AMD: costly ops do not
     assert prefetch_bits(1, 1, ("add", "float32"), amd) == 3
     assert prefetch_bits(1, 0, None, amd) == 3
     assert prefetch_bits(2, 4, ("less", "float32"), amd) == 3
@@ -271,7 +279,7 @@ def test_prefetch_bits_of_kernels(machine_as, machine):
     a, b, c = (rng.standard_normal(n).astype(np.float32) for _ in range(3))
     x, y, z = lt.asarray(a), lt.asarray(b), lt.asarray(c)
     exprs = {
-        "a*b+c": (lambda: x * y + z, 0),
+        "a*b+c": (lambda: x * y + z, 0 if amd else 3),
         "exp_log1p": (lambda: lt.exp(-x * x) * lt.log1p(lt.abs(x)), 3),
         # one fused op (a cheap one: SIMPLE_NS) reads the input and does all the work
         "quantize": (lambda: lt.astype(lt.clip(lt.round(x / 0.05) + 128, 0, 255), lt.uint8),
@@ -279,10 +287,12 @@ def test_prefetch_bits_of_kernels(machine_as, machine):
         "bias per row": (lambda: lt.nn.relu(lt.reshape(x, (-1, 100)) + lt.reshape(z[:30], (30, 1))), 3),
         "bias per column": (lambda: lt.maximum(lt.reshape(x, (-1, 100)) + z[:100], 0), 3),
         "transposed": (lambda: lt.reshape(x, (-1, 100)).T + 1, 0),
-        "where": (lambda: lt.where(x < y, 2 * x, y - 1), 3 if amd else 0),
+        "where": (lambda: lt.where(x < y, 2 * x, y - 1), 3),
         "x + 1": (lambda: x + 1, 3 if amd else 0),
-        "exp": (lambda: lt.exp(x), 1 if machine == AMD512 else 0),
-        "silu": (lambda: x * lt.nn.sigmoid(x), 0),
+        # exact exp is costly on Intel; fast exp is cheap on AMD's 16 lanes
+        "exp": (lambda: lt.exp(x), 1 if machine == AMD512 else (0 if amd else 2)),
+        "gelu": (lambda: lt.nn.gelu(x), 0 if amd else 3),
+        "silu": (lambda: x * lt.nn.sigmoid(x), 0 if amd else 2),
         "sum": (lambda: lt.sum(x), 3 if amd else 0),
         "sum of exp(x - 1)": (lambda: lt.sum(lt.exp(x - 1)), 3),
     }
