@@ -21,7 +21,7 @@ Xeon with AVX-512 (Sapphire Rapids), at 10^7 float32 elements whose data comes f
 (``benchmarks/bench_stores.py --knob prefetch --flush 400``, both ways in one process), that
 pays in three cases.  When a cheap op reads the input and later ops compute on the chunk: the
 hardware prefetcher sees no new misses while they run, so memory idles (where,
-exp(-x*x)*log1p|x|, quantize: 1.04-1.11x).  When the op reading it first is costly, a long
+exp(-x*x)*log1p|x|: 1.07-1.11x).  When the op reading it first is costly, a long
 chain of dependent operations per element (fast log, atanh and tan 2.3-2.8x, gelu and cos
 1.7x, sin 1.4x; in exact mode nearly every transcendental, exp 2.6x, sigmoid 1.9x): such a
 loop needs many iterations in flight to reach its speed in L1 and stalls on loads that miss
@@ -33,14 +33,14 @@ it makes no difference.  ``prefetch_bits`` applies that rule with the costs of
 ``NS_PER_ELEMENT``: cheap is under 0.3 ns, costly from 0.6 ns (figures and commands:
 docs/architecture.md).  With the data in the Xeon's large L3 instead (no ``--flush``), the
 prefetch gained or tied everywhere; the rule follows the case where the data does not fit.
-That is the Xeon's rule.  On an AMD EPYC (Zen 3) the
-prefetch also paid for single cheap ops, plain sums and maxima (1.2-1.35x), but lost with three
-streamed inputs and was neutral behind a costly first reader (fast mode), so AMD CPUs get a
-rule of their own (``RULES``).  An AMD EPYC with AVX-512 (Zen 5, 36 GB/s on one core, more than twice
-the others) also lost with streamed outputs wherever the kernel's ops together cost more than
-a cheap op or two: x * sigmoid(x) and exp(-x*x)*log1p|x|, whose outputs a multiply writes,
-took 0.88-0.96x the time with normal stores.  There a kernel streams only when all its ops
-together stay under the threshold (``MemoryRules.whole_kernel``).  The prefetch these rules ask
+That is the Xeon's rule.  On an AMD EPYC (Zen 3) the prefetch also paid for single cheap
+ops, plain sums and maxima (1.2-1.35x), but lost with three streamed inputs and was neutral
+behind a costly first reader (fast mode), so AMD CPUs get a rule of their own (``RULES``).
+An AMD EPYC with AVX-512 (Zen 5, 36 GB/s on one core, more than twice the others) also
+lost with streamed outputs wherever the kernel's ops together cost more than a cheap op or
+two: x * sigmoid(x) and exp(-x*x)*log1p|x|, whose outputs a multiply writes, took 0.88-0.96x
+the time with normal stores.  There a kernel streams only when all its ops together stay
+under the threshold (``MemoryRules.whole_kernel``).  The prefetch these rules ask
 for is skipped at run time for inputs spanning less than 8 MiB in all (``LT_PREFETCH_MIN_BYTES``
 in lt_kernel.c): those are in the caches from the second call on.
 """
