@@ -19,9 +19,10 @@ about twice that, with half the lanes: ``PATH_FACTOR``).
 Inputs read in place can be prefetched a few chunks ahead (lt_prefetch_ahead).  On the
 Xeon with AVX-512 (Sapphire Rapids), at 10^7 float32 elements whose data comes from memory
 (``benchmarks/bench_stores.py --knob prefetch --flush 400``, both ways in one process), that
-pays in three cases.  When a cheap op reads the input and later ops compute on the chunk: the
-hardware prefetcher sees no new misses while they run, so memory idles (where,
-exp(-x*x)*log1p|x|: 1.07-1.11x).  When the op reading it first is costly, a long
+pays in three cases.  When a cheap op reads the input and later ops (or a second loop of the
+same op function: ``TWO_PASS_OPS``) compute on the chunk: the hardware prefetcher sees no new
+misses while they run, so memory idles (where, exp(-x*x)*log1p|x|: 1.07-1.11x; quantize
+1.04x).  When the op reading it first is costly, a long
 chain of dependent operations per element (fast log, atanh and tan 2.3-2.8x, gelu and cos
 1.7x, sin 1.4x; in exact mode nearly every transcendental, exp 2.6x, sigmoid 1.9x): such a
 loop needs many iterations in flight to reach its speed in L1 and stalls on loads that miss
@@ -124,6 +125,10 @@ FLOAT64_FACTOR = 2.0      # half the lanes per vector
 PATH_FACTOR = {"avx512": 1.0, "avx2": 2.0, "generic": 4.0}
 STREAM_MAX_NS = 0.3       # a streamed output's writers (or kernel: MemoryRules) cost less
 STREAM_MIN_OUT_BYTES = 2  # and the outputs take at least this many bytes per element
+# op functions that take each chunk in two loops, the second over values in L1 while memory
+# idles as it does behind a second op function (the fused quantize: the rounded quotients,
+# then the saturating cast)
+TWO_PASS_OPS = frozenset({"quantize"})
 
 
 @dataclass(frozen=True)
@@ -132,9 +137,9 @@ class MemoryRules:
     those of ``op_ns`` on the machine's kernel path)."""
     # prefetch the inputs read in place when
     max_streams: int       # at most this many of them (at least one)
-    min_instr: int         # at least this many op functions per chunk
+    min_passes: int        # at least this many passes over each chunk (chunk_passes)
     first_max_ns: float    # the first op reading such an input costs less than this
-    # ... or, whatever the number of op functions, that first op costs at least this
+    # ... or, whatever the number of passes, that first op costs at least this
     costly_min_ns: float = float("inf")
     # stream large outputs when the ops writing them (or, if whole_kernel, all the kernel's
     # ops together) cost less than STREAM_MAX_NS
@@ -145,10 +150,10 @@ class MemoryRules:
 # docs/architecture.md).  A CPU of another vendor, or none known, gets Intel's rules, the ones
 # measured first; AMD's with AVX-512 were measured on Zen 5 (Zen 4 would get them untested).
 RULES = {
-    ("intel", None): MemoryRules(max_streams=4, min_instr=2, first_max_ns=0.3,
+    ("intel", None): MemoryRules(max_streams=4, min_passes=2, first_max_ns=0.3,
                                  costly_min_ns=0.6),
-    ("amd", None): MemoryRules(max_streams=2, min_instr=0, first_max_ns=0.3),
-    ("amd", "avx512"): MemoryRules(max_streams=2, min_instr=0, first_max_ns=0.3,
+    ("amd", None): MemoryRules(max_streams=2, min_passes=0, first_max_ns=0.3),
+    ("amd", "avx512"): MemoryRules(max_streams=2, min_passes=0, first_max_ns=0.3,
                                    whole_kernel=True),
 }
 
@@ -209,16 +214,22 @@ def plain_stores(writers, ops, out_bytes: int, on: Machine = None) -> int:
                                         for op, dt in writers))
 
 
-def prefetch_bits(streams: int, n_instr: int, first_reader, on: Machine = None) -> int:
+def chunk_passes(ops) -> int:
+    """The passes over each chunk of a kernel running the op functions ``ops`` ((op, dtype)
+    pairs): one per op function, two for those in TWO_PASS_OPS."""
+    return sum(2 if op in TWO_PASS_OPS else 1 for op, _ in ops)
+
+
+def prefetch_bits(streams: int, passes: int, first_reader, on: Machine = None) -> int:
     """Bit 0 (fast mode) and bit 1 (exact mode): a kernel that reads ``streams`` inputs in
-    place and runs ``n_instr`` op functions per chunk, ``first_reader`` ((op, dtype)) the
+    place and makes ``passes`` passes over each chunk (``chunk_passes``), ``first_reader`` ((op, dtype)) the
     first of them to read such an input (None: only a reduction reads it), prefetches its
     inputs ahead of their use on machine ``on`` (default: this one)."""
     on = on or machine()
     rules = on.rules
     if not 1 <= streams <= rules.max_streams:
         return 0
-    many = n_instr >= rules.min_instr
+    many = passes >= rules.min_passes
     if first_reader is None:
         return 3 if many else 0
     op, dtype = first_reader

@@ -198,4 +198,4 @@ def _allocate(vinstr, vsize, vkind, sinks=(), in_place=frozenset()) -> Program:
     return Program(tuple(instr), tuple(params), tuple(reg_kind), tuple(reg_arg),
                    tuple(reg_size), tuple(listing), tuple(red_reg), tuple(red_fn),
                    _cost.plain_stores(writers, ops, out_bytes),
-                   _cost.prefetch_bits(len(in_place), len(vinstr), first_reader))
+                   _cost.prefetch_bits(len(in_place), _cost.chunk_passes(ops), first_reader))

@@ -237,8 +237,11 @@ def test_prefetch_rule():
     many ops; five inputs, a single cheap op, or a first reader of middling cost turn it off.
     AMD: one or two inputs in place and a cheap first reader (or a reduction alone), however
     many ops."""
-    from lazytensor._cost import Machine, prefetch_bits
+    from lazytensor._cost import Machine, chunk_passes, prefetch_bits
     intel, amd, amd512 = Machine(*INTEL), Machine(*AMD), Machine(*AMD512)
+    assert chunk_passes([("quantize", "float32_uint8")]) == 2
+    assert chunk_passes([("exp", "float32"), ("multiply", "float32")]) == 2
+    assert chunk_passes([]) == 0
     assert prefetch_bits(1, 6, ("multiply", "float32"), intel) == 3
     assert prefetch_bits(1, 2, ("add", "float64"), intel) == 3
     assert prefetch_bits(3, 2, ("multiply", "float32"), intel) == 3
@@ -281,9 +284,8 @@ def test_prefetch_bits_of_kernels(machine_as, machine):
     exprs = {
         "a*b+c": (lambda: x * y + z, 0 if amd else 3),
         "exp_log1p": (lambda: lt.exp(-x * x) * lt.log1p(lt.abs(x)), 3),
-        # one fused op (a cheap one: SIMPLE_NS) reads the input and does all the work
-        "quantize": (lambda: lt.astype(lt.clip(lt.round(x / 0.05) + 128, 0, 255), lt.uint8),
-                     3 if amd else 0),
+        # one fused op that takes each chunk in two passes (chunk_passes): as two ops
+        "quantize": (lambda: lt.astype(lt.clip(lt.round(x / 0.05) + 128, 0, 255), lt.uint8), 3),
         "bias per row": (lambda: lt.nn.relu(lt.reshape(x, (-1, 100)) + lt.reshape(z[:30], (30, 1))), 3),
         "bias per column": (lambda: lt.maximum(lt.reshape(x, (-1, 100)) + z[:100], 0), 3),
         "transposed": (lambda: lt.reshape(x, (-1, 100)).T + 1, 0),
