@@ -16,27 +16,27 @@ that rule from the time per element of each op function in L1 (``NS_PER_ELEMENT`
 on the AVX-512 path, printed by ``python tools/op_costs.py``; on the AVX2 path an op takes
 about twice that, with half the lanes: ``PATH_FACTOR``).
 
-Inputs read in place can be prefetched a few chunks ahead (lt_prefetch_ahead).  On the
-Xeon with AVX-512 (Sapphire Rapids), at 10^7 float32 elements whose data comes from memory
+Inputs read in place can be prefetched a few chunks ahead (lt_prefetch_ahead).  On the Xeon
+with AVX-512 (Sapphire Rapids), at 10^7 float32 elements whose data comes from memory
 (``benchmarks/bench_stores.py --knob prefetch --flush 400``, both ways in one process), that
 pays in three cases.  When a cheap op reads the input and later ops (or a second loop of the
 same op function: ``TWO_PASS_OPS``) compute on the chunk: the hardware prefetcher sees no new
-misses while they run, so memory idles (where, exp(-x*x)*log1p|x|: 1.07-1.11x; quantize
-1.04x).  When the op reading it first is costly, a long
-chain of dependent operations per element (fast log, atanh and tan 2.3-2.8x, gelu and cos
-1.7x, sin 1.4x; in exact mode nearly every transcendental, exp 2.6x, sigmoid 1.9x): such a
-loop needs many iterations in flight to reach its speed in L1 and stalls on loads that miss
-it.  And when two to four inputs are read in place (a*b+c 1.29x, the sum of four arrays
-1.20x).  It costs time where one cheap op reads the input and does all the work (x + 1, exp,
-hardswish, a plain sum or a row maximum: 0.70-0.87x): the hardware prefetcher keeps up there
-and the requests only take fill buffers.  In between (fast sigmoid, tanh, expm1, erf: 0.96-0.99x)
-it makes no difference.  ``prefetch_bits`` applies that rule with the costs of
-``NS_PER_ELEMENT``: cheap is under 0.3 ns, costly from 0.6 ns (figures and commands:
-docs/architecture.md).  With the data in the Xeon's large L3 instead (no ``--flush``), the
-prefetch gained or tied everywhere; the rule follows the case where the data does not fit.
-That is the Xeon's rule.  On an AMD EPYC (Zen 3) the prefetch also paid for single cheap
-ops, plain sums and maxima (1.2-1.35x), but lost with three streamed inputs and was neutral
-behind a costly first reader (fast mode), so AMD CPUs get a rule of their own (``RULES``).
+misses while they run, so memory idles (where, exp(-x*x)*log1p|x|: 1.07-1.11x; quantize 1.04x).
+When the op reading it first is costly, a long chain of dependent operations per element (fast
+log, atanh and tan 2.3-2.8x, gelu and cos 1.7x, sin 1.4x; in exact mode nearly every
+transcendental, exp 2.6x, sigmoid 1.9x): such a loop needs many iterations in flight to reach
+its speed in L1 and stalls on loads that miss it.  And when two to four inputs are read in
+place (a*b+c 1.29x, the sum of four arrays 1.20x).  It costs time where one cheap op reads the
+input and does all the work (x + 1, exp, hardswish, a plain sum or a row maximum: 0.70-0.87x):
+the hardware prefetcher keeps up there and the requests only take fill buffers.  In between
+(fast sigmoid, tanh, expm1, erf: 0.96-0.99x) it makes no difference.  ``prefetch_bits`` applies
+that rule with the costs of ``NS_PER_ELEMENT``: cheap is under 0.3 ns, costly from 0.6 ns
+(figures and commands: docs/architecture.md).  With the data in the Xeon's large L3 instead (no
+``--flush``), the prefetch gained or tied everywhere; the rule follows the case where the data
+does not fit.  That is the Xeon's rule.  On an AMD EPYC (Zen 3) the prefetch also paid for
+single cheap ops, plain sums and maxima (1.2-1.35x), but lost with three streamed inputs and
+was neutral behind a costly first reader (fast mode), so AMD CPUs get a rule of their own
+(``RULES``).
 An AMD EPYC with AVX-512 (Zen 5, 36 GB/s on one core, more than twice the others) also
 lost with streamed outputs wherever the kernel's ops together cost more than a cheap op or
 two: x * sigmoid(x) and exp(-x*x)*log1p|x|, whose outputs a multiply writes, took 0.88-0.96x
@@ -222,9 +222,9 @@ def chunk_passes(ops) -> int:
 
 def prefetch_bits(streams: int, passes: int, first_reader, on: Machine = None) -> int:
     """Bit 0 (fast mode) and bit 1 (exact mode): a kernel that reads ``streams`` inputs in
-    place and makes ``passes`` passes over each chunk (``chunk_passes``), ``first_reader`` ((op, dtype)) the
-    first of them to read such an input (None: only a reduction reads it), prefetches its
-    inputs ahead of their use on machine ``on`` (default: this one)."""
+    place and makes ``passes`` passes over each chunk (``chunk_passes``), ``first_reader``
+    ((op, dtype)) the first op function to read such an input (None: only a reduction reads
+    it), prefetches its inputs ahead of their use on machine ``on`` (default: this one)."""
     on = on or machine()
     rules = on.rules
     if not 1 <= streams <= rules.max_streams:

@@ -250,7 +250,7 @@ def test_prefetch_rule():
     assert prefetch_bits(2, 4, ("less", "float32"), intel) == 3
     assert prefetch_bits(1, 1, ("add", "float32"), intel) == 0
     assert prefetch_bits(1, 0, None, intel) == 0
-    assert prefetch_bits(1, 2, ("exp", "float32"), intel) == 3     # cheap when fast, costly when exact
+    assert prefetch_bits(1, 2, ("exp", "float32"), intel) == 3     # cheap fast, costly exact
     assert prefetch_bits(1, 2, ("sigmoid", "float32"), intel) == 2  # costly in exact mode only
     assert prefetch_bits(1, 1, ("exp", "float32"), intel) == 2
     assert prefetch_bits(1, 1, ("gelu", "float32"), intel) == 3     # costly in both modes
