@@ -125,9 +125,9 @@ FLOAT64_FACTOR = 2.0      # half the lanes per vector
 PATH_FACTOR = {"avx512": 1.0, "avx2": 2.0, "generic": 4.0}
 STREAM_MAX_NS = 0.3       # a streamed output's writers (or kernel: MemoryRules) cost less
 STREAM_MIN_OUT_BYTES = 2  # and the outputs take at least this many bytes per element
-# op functions that take each chunk in two loops, the second over values in L1 while memory
-# idles as it does behind a second op function (the fused quantize: the rounded quotients,
-# then the saturating cast)
+# op functions that take each chunk in two loops, the second over values in registers or L1
+# while memory idles as it does behind a second op function (the fused quantize: the
+# rounded quotients, then the saturating cast)
 TWO_PASS_OPS = frozenset({"quantize"})
 
 
