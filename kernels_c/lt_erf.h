@@ -659,19 +659,18 @@ static inline float ltm_erf_f32_fast(float x)
  *     rounding of Y(0) = 1/sqrt(2 pi)); the x^2 Y term is at most 0.66 of the result.
  *   a is clamped to 14.5 (|gelu(-14.5)| < 2^-151 rounds to -0; x - T = x for large x);
  *   the sign is x's (also gelu(-0) = -0 and the underflowed negative tail -0); NaN from x. */
-static inline float ltm_gelu_f32_fast(float x)
+/* The terms both forms below share, for a = |x| (clamped or known small): returns T, with
+ * gelu = x - T 2^k / sqrt(2 pi) (x >= 0) or its negative tail -T 2^k / sqrt(2 pi), and the
+ * a < 0.5 form gS. */
+static inline __attribute__((always_inline)) float ltm_gelu32_fast_terms(float x, float a,
+                                                                         float *gS, int32_t *k)
 {
-    /* a = min(|x|, 14.5) on the bits (ordered as integers; NaN -> 14.5): an integer min
-     * keeps the compiler from pushing a float select through the products below */
-    int32_t ia = ltm_f32_as_i32(x) & 0x7FFFFFFF;
-    float a = ltm_i32_as_f32(ia < 0x41680000 ? ia : 0x41680000);
     float h = a * a, l = ltm_f32_mul_lo(a, a, h);              /* a^2 = h + l */
     float y = LT_FMAF(h, -0x1.2dcaa2p-10f, 0x1.46ca08p-7f);
     y = LT_FMAF(h, y, -0x1.1058ap-4f);
     y = LT_FMAF(h, y, 0x1.988454p-2f);
-    float gS = LT_FMAF(x, x * y, 0.5f * x);
-    int32_t k;
-    float r = ltm_expf_red(-0.5f * h, &k);                      /* k >= -152 */
+    *gS = LT_FMAF(x, x * y, 0.5f * x);
+    float r = ltm_expf_red(-0.5f * h, k);                       /* k >= -152 */
     float q = ltm_expf_q(LT_FMAF(l, -0.5f, r));
     float nv = LT_FMAF(a, 0x1.685268p-21f, 0x1.ea6274p-7f);
     nv = LT_FMAF(a, nv, 0x1.0a54ecp-3f);
@@ -683,14 +682,57 @@ static inline float ltm_gelu_f32_fast(float x)
     mv = LT_FMAF(a, mv, 0x1.40d9d4p+0f);
     mv = mv * a;
     float F = mv / (mv + nv);                                  /* a sqrt(2 pi) R(a) */
-    float T = LT_FMAF(F, q, F);
+    return LT_FMAF(F, q, F);
+}
+/* fma(-T, s, x or 0) with s = 2^k / sqrt(2 pi) given as two exact factors s1 s2 (the product
+ * of T and s1 exact too), gS below a = 0.5, x's sign */
+static inline __attribute__((always_inline)) float ltm_gelu32_fast_result(float x, float a,
+                                                                          float gS, float Ts,
+                                                                          float s)
+{
+    float base = x < 0.0f ? 0.0f : x;                          /* NaN stays */
+    float g = LT_FMAF(-Ts, s, base);
+    g = a < 0.5f ? gS : g;
+    return __builtin_copysignf(g, x);
+}
+static inline float ltm_gelu_f32_fast(float x)
+{
+    /* a = min(|x|, 14.5) on the bits (ordered as integers; NaN -> 14.5): an integer min
+     * keeps the compiler from pushing a float select through the products below */
+    int32_t ia = ltm_f32_as_i32(x) & 0x7FFFFFFF;
+    float a = ltm_i32_as_f32(ia < 0x41680000 ? ia : 0x41680000);
+    float gS;
+    int32_t k;
+    float T = ltm_gelu32_fast_terms(x, a, &gS, &k);
     int32_t k1 = k >> 1;
     float Ts = T * ltm_f32_pow2(k1);                           /* exact */
     float s2 = ltm_f32_pow2(k - k1) * 0x1.988454p-2f;         /* exact: 2^(k-k1)/sqrt(2 pi) */
-    float base = x < 0.0f ? 0.0f : x;                          /* NaN stays */
-    float g = LT_FMAF(-Ts, s2, base);
-    g = a < 0.5f ? gS : g;
-    return __builtin_copysignf(g, x);
+    return ltm_gelu32_fast_result(x, a, gS, Ts, s2);
+}
+/* The same values a chunk at a time, with a cheaper common case, as the fast exp's chunk
+ * form does: for |x| <= 13 (k >= -122) 2^k / sqrt(2 pi) is a normal float, built by adding k
+ * to the exponent bits of 1/sqrt(2 pi) rounded (0x3ECC422A): the product T 2^k / sqrt(2 pi)
+ * inside the FMA is the one above, so are the bits, with six fewer vector operations and no
+ * clamp.  The largest |x| bits are tracked (NaN lies above every finite and inf); a chunk
+ * holding |x| > 13 or a NaN is done again by ltm_gelu_f32_fast (what the unclamped pass made
+ * of it is never kept: its integers are unsigned). */
+static inline float ltm_gelu_f32_fast_common(float x, uint32_t *amax)
+{
+    const uint32_t ia = (uint32_t)ltm_f32_as_i32(x) & 0x7FFFFFFFu;
+    *amax = ia > *amax ? ia : *amax;
+    float a = ltm_i32_as_f32((int32_t)ia);
+    float gS;
+    int32_t k;
+    float T = ltm_gelu32_fast_terms(x, a, &gS, &k);
+    float s = ltm_i32_as_f32((int32_t)(0x3ECC422Au + ((uint32_t)k << 23)));
+    return ltm_gelu32_fast_result(x, a, gS, T, s);
+}
+static inline void ltm_gelu_f32_fast_chunk(int64_t n, float *restrict o, const float *restrict a)
+{
+    uint32_t amax = 0;
+    for (int64_t i = 0; i < n; i++) o[i] = ltm_gelu_f32_fast_common(a[i], &amax);
+    if (amax > 0x41500000u)                                    /* beyond 13, or NaN */
+        for (int64_t i = 0; i < n; i++) o[i] = ltm_gelu_f32_fast(a[i]);
 }
 
 /* float64 fast: z = x^2/2 as an exact pair (Dekker's product: an FMA is not available on the
