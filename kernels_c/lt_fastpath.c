@@ -41,7 +41,7 @@ static Py_ssize_t off_op, off_inputs, off_attrs, off_dtype, off_shape, off_value
 static PyObject *quick_table, *operand_of, *memory_empty, *check_status, *counters,
     *cache_stats, *mode_var, *config_module, *kernel_module, *memory_stats,
     *intern_table;
-static Py_ssize_t off_key;
+static Py_ssize_t off_key, off_ident;
 static long long pool_min_bytes;
 /* recording */
 static PyTypeObject *tensor_type;
@@ -87,7 +87,8 @@ static PyObject *setup(PyObject *self, PyObject *args)
     if (slot_offset(type, "op", &off_op) || slot_offset(type, "inputs", &off_inputs) ||
         slot_offset(type, "attrs", &off_attrs) || slot_offset(type, "dtype", &off_dtype) ||
         slot_offset(type, "shape", &off_shape) || slot_offset(type, "value", &off_value) ||
-        slot_offset(type, "operand", &off_operand) || slot_offset(type, "key", &off_key))
+        slot_offset(type, "operand", &off_operand) || slot_offset(type, "key", &off_key) ||
+        slot_offset(type, "ident", &off_ident))
         return NULL;
     run_kernel = (lt_run_fn)PyLong_AsVoidPtr(run_addr);
     if (run_kernel == NULL && PyErr_Occurred()) return NULL;
@@ -1126,9 +1127,19 @@ static PyObject *map_tuple(PyObject *t, PyObject *(*f)(PyObject *))
     return out;
 }
 
-static PyObject *identity_of(PyObject *o)        /* id(o) */
+/* id(o).  A node keeps the int it was given the first time (its ident slot): the keys of
+ * the ops recorded again and again on the same inputs then hold the same int objects, and
+ * the lookup that meets the dead entry of the last recording compares them by identity. */
+static PyObject *identity_of(PyObject *o)
 {
-    return PyLong_FromVoidPtr(o);
+    if (Py_TYPE(o) != node_type) return PyLong_FromVoidPtr(o);
+    PyObject *id = SLOT(o, off_ident);
+    if (id == NULL) {
+        id = PyLong_FromVoidPtr(o);
+        if (id == NULL) return NULL;
+        SLOT(o, off_ident) = id;
+    }
+    return Py_NewRef(id);
 }
 
 /* Node(op, inputs, attrs, dtype, shape, value, key), made in place (Node.__init__'s fields).

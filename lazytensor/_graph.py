@@ -17,9 +17,11 @@ import numpy as np
 
 class Node:
     # `operand` caches, for a node with a value, what a kernel needs to read it (set by
-    # _kernel.operand_of: a pointer and the layout), as a value never changes once set
+    # _kernel.operand_of: a pointer and the layout), as a value never changes once set;
+    # `ident` is id(self) as the int kernels_c/lt_fastpath.c put in the hash-consing keys of
+    # the ops that read this node (unset until then)
     __slots__ = ("op", "inputs", "attrs", "dtype", "shape", "value", "key", "operand",
-                 "__weakref__")
+                 "ident", "__weakref__")
 
     def __init__(self, op, inputs, attrs, dtype, shape, value=None, key=None):
         self.op = op
