@@ -10,6 +10,9 @@ old build is a copy of its ``lazytensor`` package directory renamed ``lazytensor
 
 The installed build is imported first: both compiled modules register under the name they
 were built with, and the first import decides which one ``lazytensor`` gets.
+
+``--flush MiB`` writes a buffer of that size before each timed call (as in bench_stores.py), so
+that a large input comes from memory rather than from a large L3.
 """
 
 from __future__ import annotations
@@ -73,7 +76,10 @@ def main(argv=None) -> None:
     ap.add_argument("--workloads", default="exp,softmax,logsumexp")
     ap.add_argument("--modes", default="fast,exact")
     ap.add_argument("--seconds", type=float, default=3.0, help="per workload and mode")
+    ap.add_argument("--flush", type=float, default=0,
+                    help="MiB written before each timed call (default 0: none)")
     args = ap.parse_args(argv)
+    flush = np.zeros(int(args.flush * 2**20) // 8)
 
     import lazytensor as new                      # first: see the module docstring
     sys.path.insert(0, args.old)
@@ -86,7 +92,8 @@ def main(argv=None) -> None:
         lt.set_num_threads(args.threads)
         funcs[tag] = workloads(lt, n)
     print(f"# n = {n}, {args.threads} thread(s); ns per element, calls alternating; "
-          "ratio new/old of the medians and of the minima")
+          "ratio new/old of the medians and of the minima"
+          + (f"; {args.flush:g} MiB written before each call" if flush.size else ""))
     for mode in args.modes.split(","):
         for name in args.workloads.split(","):
             times = {"new": [], "old": []}
@@ -97,6 +104,8 @@ def main(argv=None) -> None:
             while time.time() - start < args.seconds:
                 for tag, lt in builds.items():
                     with lt.mode(mode):
+                        if flush.size:
+                            flush += 1.0
                         t0 = time.perf_counter()
                         np.asarray(funcs[tag][name]())
                         times[tag].append(time.perf_counter() - t0)
