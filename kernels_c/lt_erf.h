@@ -684,8 +684,8 @@ static inline __attribute__((always_inline)) float ltm_gelu32_fast_terms(float x
     float F = mv / (mv + nv);                                  /* a sqrt(2 pi) R(a) */
     return LT_FMAF(F, q, F);
 }
-/* fma(-T, s, x or 0) with s = 2^k / sqrt(2 pi) given as two exact factors s1 s2 (the product
- * of T and s1 exact too), gS below a = 0.5, x's sign */
+/* fma(-Ts, s, x or 0) where Ts s = T 2^k / sqrt(2 pi) exactly (Ts is T, or T 2^k1 with s
+ * the rest of the scale), gS below a = 0.5, x's sign */
 static inline __attribute__((always_inline)) float ltm_gelu32_fast_result(float x, float a,
                                                                           float gS, float Ts,
                                                                           float s)
