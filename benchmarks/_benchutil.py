@@ -1,7 +1,7 @@
 """Helpers shared by the benchmark scripts (formatting, machine facts, option parsing).
 
-Not part of the lazytensor package; imported by ``bench_fused.py`` and ``bench_peers.py``,
-which put this folder first on ``sys.path`` by being run as scripts.
+Not part of the lazytensor package; imported by the ``bench_*.py`` scripts, which put this
+folder first on ``sys.path`` by being run as scripts.
 """
 
 from __future__ import annotations
@@ -143,3 +143,24 @@ def import_lazytensor(retries=10, delay=3.0):
             last = exc
             time.sleep(delay)
     raise last
+
+
+class Flush:
+    """``--flush MiB``: a buffer of that size written before each timed call, so that a large
+    input comes from memory rather than from a large L3 (as between the peers' calls in
+    bench_peers.py).  ``flush()`` writes it (nothing for 0 MiB); ``note`` is for a header."""
+
+    @staticmethod
+    def add_option(ap: argparse.ArgumentParser) -> None:
+        ap.add_argument("--flush", type=float, default=0,
+                        help="MiB written before each timed call (default 0: none)")
+
+    def __init__(self, mib: float):
+        import numpy as np
+
+        self.buffer = np.zeros(int(mib * 2**20) // 8)
+        self.note = f"; {mib:g} MiB written before each call" if self.buffer.size else ""
+
+    def __call__(self) -> None:
+        if self.buffer.size:
+            self.buffer += 1.0

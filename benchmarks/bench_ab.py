@@ -23,6 +23,8 @@ import time
 
 import numpy as np
 
+from _benchutil import Flush
+
 
 def workloads(lt, n: int):
     """name -> zero-argument function of float32 inputs of n elements (rows of 1024; square
@@ -76,10 +78,9 @@ def main(argv=None) -> None:
     ap.add_argument("--workloads", default="exp,softmax,logsumexp")
     ap.add_argument("--modes", default="fast,exact")
     ap.add_argument("--seconds", type=float, default=3.0, help="per workload and mode")
-    ap.add_argument("--flush", type=float, default=0,
-                    help="MiB written before each timed call (default 0: none)")
+    Flush.add_option(ap)
     args = ap.parse_args(argv)
-    flush = np.zeros(int(args.flush * 2**20) // 8)
+    flush = Flush(args.flush)
 
     import lazytensor as new                      # first: see the module docstring
     sys.path.insert(0, args.old)
@@ -93,7 +94,7 @@ def main(argv=None) -> None:
         funcs[tag] = workloads(lt, n)
     print(f"# n = {n}, {args.threads} thread(s); ns per element, calls alternating; "
           "ratio new/old of the medians and of the minima"
-          + (f"; {args.flush:g} MiB written before each call" if flush.size else ""))
+          + flush.note)
     for mode in args.modes.split(","):
         for name in args.workloads.split(","):
             times = {"new": [], "old": []}
@@ -104,8 +105,7 @@ def main(argv=None) -> None:
             while time.time() - start < args.seconds:
                 for tag, lt in builds.items():
                     with lt.mode(mode):
-                        if flush.size:
-                            flush += 1.0
+                        flush()
                         t0 = time.perf_counter()
                         np.asarray(funcs[tag][name]())
                         times[tag].append(time.perf_counter() - t0)

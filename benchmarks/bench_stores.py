@@ -27,6 +27,8 @@ import numpy as np
 import lazytensor as lt
 from lazytensor import _kernel
 
+from _benchutil import Flush
+
 
 def workloads(n: int):
     rng = np.random.default_rng(0)
@@ -83,8 +85,7 @@ def main(argv=None) -> None:
     ap.add_argument("--workloads", default=None, help="comma-separated; default: all")
     ap.add_argument("--seconds", type=float, default=4.0, help="per workload")
     ap.add_argument("--knob", choices=tuple(KNOBS), default="stores")
-    ap.add_argument("--flush", type=float, default=0,
-                    help="MiB written before each timed call (default 0: none)")
+    Flush.add_option(ap)
     args = ap.parse_args(argv)
     n = int(args.n)
     lt.set_mode(args.mode)
@@ -99,9 +100,9 @@ def main(argv=None) -> None:
     _kernel.CompiledKernel.__init__ = spy
     w = workloads(n)
     settings = KNOBS[args.knob]
-    flush = np.zeros(int(args.flush * 2**20) // 8)
+    flush = Flush(args.flush)
     print(f"# n = {n}, {args.threads} thread(s), {args.mode} mode; ns per element, medians"
-          + (f"; {args.flush:g} MiB written before each call" if flush.size else ""))
+          + flush.note)
     for name in (args.workloads.split(",") if args.workloads else w):
         fn = w[name]
         made.clear()
@@ -115,7 +116,7 @@ def main(argv=None) -> None:
                     for field, value in fields.items():
                         setattr(k._proto, field, value)
                         setattr(k._call[0], field, value)
-                flush += 1.0
+                flush()
                 t0 = time.perf_counter()
                 fn().numpy()
                 times[label].append(time.perf_counter() - t0)
