@@ -50,8 +50,8 @@ def get_mode() -> str:
 class mode:
     """Context manager that evaluates in mode ``name`` and restores the previous mode.
 
-    A small class rather than a generator-based context manager: entering and leaving it
-    is part of every call of a small expression, and a generator costs microseconds.
+    Not a generator-based context manager: entering and leaving it is part of every call
+    of a small expression written that way, and a generator costs microseconds.
 
     Examples
     --------
@@ -73,6 +73,15 @@ class mode:
     def __exit__(self, *exc):
         _mode.reset(self._token)
         return False
+
+
+try:   # the same context manager in C (kernels_c/lt_fastpath.c): a tenth of the cost
+    from . import _fastpath
+except ImportError:   # pragma: no cover - a build without the C extension
+    _fastpath = None
+python_mode = mode
+if _fastpath is not None:
+    mode = _fastpath.setup_mode(_mode, mode.__doc__)
 
 
 def set_num_threads(n: int) -> None:

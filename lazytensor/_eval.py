@@ -309,7 +309,7 @@ if _fastpath is not None:
     _fastpath.setup(_graph.Node, _kernel._quick,
                     int(_kernel.ffi.cast("uintptr_t", _kernel.ffi.addressof(_kernel.lib, "lt_run"))),
                     operand_of, _memory.empty, _kernel.check_status, counters,
-                    _kernel.cache_stats, _config._mode, _config, _kernel, MAX_GROUP_NODES,
+                    _kernel.cache_stats, _config, _kernel, MAX_GROUP_NODES,
                     MAX_GROUP_INPUTS, CAST_INLINE_MAX, _memory.stats, _memory.POOL_MIN_BYTES,
                     _graph._INTERN)
     _fastpath.setup_plans(_rows, _kernel.ffi.cast)

@@ -695,3 +695,53 @@ def test_a_float32_sum_is_rounded_without_a_kernel_as_the_kernel_would(mode, pyt
     assert np.isnan(values[1]) and values[2] == np.inf and np.signbit(values[3])
     if mode == "exact":
         assert values[1:2].view(np.uint32)[0] == 0x7FC00000     # the canonical NaN
+
+
+@pytest.mark.parametrize("kind", ["c", "python"])
+def test_the_mode_context_manager_in_c_behaves_as_the_python_class(kind):
+    """lt.mode is the C type when the extension is built; both it and the Python class it
+    stands for (_config.python_mode) set the mode for the block, nest, restore the mode on
+    an exception, keep other threads' modes, and reject a bad name the same way."""
+    import threading
+
+    from lazytensor import _config
+    make = lt.mode if kind == "c" else _config.python_mode
+    if kind == "c":
+        assert type(lt.mode) is type and lt.mode is not _config.python_mode
+        assert lt.mode.__doc__ == _config.python_mode.__doc__
+    assert lt.get_mode() == "exact"
+    with make("fast"):
+        assert lt.get_mode() == "fast"
+        with make(name="exact"):
+            assert lt.get_mode() == "exact"
+        assert lt.get_mode() == "fast"
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(lt.get_mode()))
+        t.start()
+        t.join()
+        assert seen == ["exact"]                       # another thread keeps its own mode
+    assert lt.get_mode() == "exact"
+    with pytest.raises(KeyError):
+        with make("fast"):
+            raise KeyError("propagated")               # __exit__ does not swallow it
+    assert lt.get_mode() == "exact"
+    lt.set_mode("fast")
+    try:
+        with make("exact"):
+            assert lt.get_mode() == "exact"
+        assert lt.get_mode() == "fast"
+    finally:
+        lt.set_mode("exact")
+    for bad in ("quick", 3, None):
+        with pytest.raises(ValueError, match=r"mode must be one of \('exact', 'fast'\), not "):
+            make(bad)
+    for args, kwargs in [((), {}), (("fast", "exact"), {}), ((), {"nme": "fast"})]:
+        with pytest.raises(TypeError):
+            make(*args, **kwargs)
+    # a value computed in the block is computed in that mode
+    x = lt.asarray(np.linspace(-3, 3, 1001, dtype=np.float32))
+    with make("fast"):
+        fast = lt.exp(x).numpy()
+    with lt.config(mode="fast"):
+        assert np.array_equal(lt.exp(x + 0).numpy(), fast)
+    assert not np.array_equal(lt.exp(x * 1).numpy(), fast)       # exact differs on these
