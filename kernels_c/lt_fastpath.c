@@ -41,7 +41,7 @@ static Py_ssize_t off_op, off_inputs, off_attrs, off_dtype, off_shape, off_value
 static PyObject *quick_table, *operand_of, *memory_empty, *check_status, *counters,
     *cache_stats, *mode_var, *config_module, *kernel_module, *memory_stats,
     *intern_table;
-static Py_ssize_t off_key, off_ident;
+static Py_ssize_t off_key, off_ident, off_layout, off_address;
 static long long pool_min_bytes;
 /* recording */
 static PyTypeObject *tensor_type;
@@ -88,7 +88,8 @@ static PyObject *setup(PyObject *self, PyObject *args)
         slot_offset(type, "attrs", &off_attrs) || slot_offset(type, "dtype", &off_dtype) ||
         slot_offset(type, "shape", &off_shape) || slot_offset(type, "value", &off_value) ||
         slot_offset(type, "operand", &off_operand) || slot_offset(type, "key", &off_key) ||
-        slot_offset(type, "ident", &off_ident))
+        slot_offset(type, "ident", &off_ident) || slot_offset(type, "layout", &off_layout) ||
+        slot_offset(type, "address", &off_address))
         return NULL;
     run_kernel = (lt_run_fn)PyLong_AsVoidPtr(run_addr);
     if (run_kernel == NULL && PyErr_Occurred()) return NULL;
@@ -234,18 +235,33 @@ static PyObject *operand_made(PyObject *node)
 }
 
 /* The layout of a node with a value, as operand_made's [1], for a plan's key.  A value
- * without a cached operand (one just computed, read once by the next kernel) does not get
- * one made: run_call reads its address from the buffer, and making the operand (a cffi
- * pointer) cost a third of a microsecond.  A misaligned value goes through operand_made,
- * which copies it and caches the copy.  New reference; NULL with no error when the cached
- * operand is not of its form (Python's path then decides). */
+ * without a cached operand (one just computed, read once by the next kernel, or a leaf only
+ * ever read here) does not get one made: making the operand (a cffi pointer) cost a third
+ * of a microsecond.  Its layout and address are kept in the node's `layout` and `address`
+ * slots instead: a leaf read again and again then gives its key the same tuple each time
+ * (which the quick table's memo needs), and run_call its address without the buffer
+ * protocol.  A misaligned value goes through operand_made, which copies it and caches the
+ * copy.  New reference; NULL with no error when the cached operand is not of its form
+ * (Python's path then decides). */
 static PyObject *layout_made(PyObject *node)
 {
     PyObject *operand = SLOT(node, off_operand), *layout;
     void *address;
     if (operand == Py_None) {
+        layout = SLOT(node, off_layout);
+        if (layout != NULL && layout != Py_None) return Py_NewRef(layout);
         int r = aligned_layout(node, &layout, &address);
-        if (r != 0) return r < 0 ? NULL : layout;
+        if (r < 0) return NULL;
+        if (r > 0) {
+            PyObject *addr = PyLong_FromVoidPtr(address);
+            if (addr == NULL) {
+                Py_DECREF(layout);
+                return NULL;
+            }
+            Py_XSETREF(SLOT(node, off_address), addr);
+            Py_XSETREF(SLOT(node, off_layout), Py_NewRef(layout));
+            return layout;
+        }
     }
     operand = operand_made(node);
     if (operand == NULL) return NULL;
@@ -814,9 +830,11 @@ static int buffer_address(PyObject *obj, int flags, char **address)
  * protocol (values this module just computed: aligned). */
 static int node_address(PyObject *node, char **address)
 {
-    PyObject *operand = SLOT(node, off_operand);
-    if (operand != Py_None && PyTuple_Check(operand) && PyTuple_GET_SIZE(operand) >= 4) {
-        *address = PyLong_AsVoidPtr(PyTuple_GET_ITEM(operand, 3));
+    PyObject *operand = SLOT(node, off_operand), *kept = SLOT(node, off_address);
+    if (operand != Py_None && PyTuple_Check(operand) && PyTuple_GET_SIZE(operand) >= 4)
+        kept = PyTuple_GET_ITEM(operand, 3);
+    if (kept != NULL && kept != Py_None) {
+        *address = PyLong_AsVoidPtr(kept);
         return PyErr_Occurred() ? -1 : 0;
     }
     return buffer_address(SLOT(node, off_value), PyBUF_STRIDES, address);
@@ -860,6 +878,8 @@ static int set_value(PyObject *node, PyObject *array)
     PyObject *old = SLOT(node, off_value);
     SLOT(node, off_value) = Py_NewRef(array);
     Py_XDECREF(old);
+    Py_CLEAR(SLOT(node, off_layout));      /* kept for the value before, if any */
+    Py_CLEAR(SLOT(node, off_address));
     PyObject *key = SLOT(node, off_key);
     if (key != NULL && key != Py_None) {
         const Py_hash_t hash = PyObject_Hash(key);
@@ -988,6 +1008,79 @@ static int cast_of_value(PyObject *root)
     return failed ? -1 : 1;
 }
 
+/* ---- the quick table's identity memo ----------------------------------------------------
+ * A small expression evaluated again and again builds the same key each time, of the same
+ * objects (interned op names, the attrs and dtype objects, a leaf's cached layout tuple,
+ * small ints): the lookup's cost is hashing that key (tuples keep no hash) and comparing it.
+ * The memo keeps, per slot, the items of a key met before (held, so that no other object
+ * can take their addresses) and the table's value for it; a key whose items are those same
+ * objects, with the table unchanged since (its version tag), is equal to it and so has that
+ * value.  Only a shortcut: a miss looks the table up as before. */
+#if PY_VERSION_HEX < 0x030C0000       /* ma_version_tag: deprecated in 3.12 */
+#define KEY_MEMO_SLOTS 16
+#define KEY_MEMO_ITEMS 48
+typedef struct {
+    Py_ssize_t n;
+    PyObject *items[KEY_MEMO_ITEMS];
+    PyObject *value;
+    uint64_t version;
+} key_memo_t;
+static key_memo_t key_memo[KEY_MEMO_SLOTS];
+
+static key_memo_t *key_memo_slot(PyObject *key)
+{
+    const Py_ssize_t n = PyList_GET_SIZE(key);
+    if (n > KEY_MEMO_ITEMS) return NULL;
+    uintptr_t h = (uintptr_t)n;
+    for (Py_ssize_t i = 0; i < n; i++)
+        h = (h ^ ((uintptr_t)PyList_GET_ITEM(key, i) >> 4)) * 0x9E3779B97F4A7C15u;
+    return &key_memo[(h >> 32) % KEY_MEMO_SLOTS];
+}
+
+/* The table's value for the key (a list), borrowed, or NULL with no error on a miss */
+static PyObject *key_memo_get(key_memo_t *m, PyObject *key)
+{
+    const Py_ssize_t n = PyList_GET_SIZE(key);
+    if (m == NULL || m->value == NULL || m->n != n ||
+        m->version != ((PyDictObject *)quick_table)->ma_version_tag)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (m->items[i] != PyList_GET_ITEM(key, i)) return NULL;
+    return m->value;
+}
+
+static void key_memo_put(key_memo_t *m, PyObject *key, PyObject *value)
+{
+    if (m == NULL) return;
+    for (Py_ssize_t i = 0; i < m->n; i++) Py_CLEAR(m->items[i]);
+    Py_CLEAR(m->value);
+    m->n = PyList_GET_SIZE(key);
+    for (Py_ssize_t i = 0; i < m->n; i++) m->items[i] = Py_NewRef(PyList_GET_ITEM(key, i));
+    m->value = Py_NewRef(value);
+    m->version = ((PyDictObject *)quick_table)->ma_version_tag;
+}
+#else
+typedef int key_memo_t;
+static key_memo_t *key_memo_slot(PyObject *key) { (void)key; return NULL; }
+static PyObject *key_memo_get(key_memo_t *m, PyObject *key) { (void)m; (void)key; return NULL; }
+static void key_memo_put(key_memo_t *m, PyObject *key, PyObject *value) { (void)m; (void)key; (void)value; }
+#endif
+
+/* quick_table[key] for a key built as a list: borrowed, NULL on a miss (with an error set
+ * only on failure) */
+static PyObject *quick_lookup(PyObject *key)
+{
+    key_memo_t *m = key_memo_slot(key);
+    PyObject *value = key_memo_get(m, key);
+    if (value != NULL) return value;
+    PyObject *key_tuple = PyList_AsTuple(key);
+    if (key_tuple == NULL) return NULL;
+    value = PyDict_GetItemWithError(quick_table, key_tuple);
+    Py_DECREF(key_tuple);
+    if (value != NULL) key_memo_put(m, key, value);
+    return value;
+}
+
 static PyObject *quick_eval(PyObject *self, PyObject *root)
 {
     if (node_type == NULL || Py_TYPE(root) != node_type) Py_RETURN_FALSE;
@@ -1051,11 +1144,8 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
         if (walked < 0) return NULL;
         Py_RETURN_FALSE;
     }
-    PyObject *key_tuple = PyList_AsTuple(key);
+    PyObject *ck = quick_lookup(key);   /* borrowed */
     Py_DECREF(key);
-    if (key_tuple == NULL) return NULL;
-    PyObject *ck = PyDict_GetItemWithError(quick_table, key_tuple);   /* borrowed */
-    Py_DECREF(key_tuple);
     if (ck == NULL) {
         if (PyErr_Occurred()) return NULL;
         Py_RETURN_FALSE;
@@ -2165,14 +2255,12 @@ static PyObject *plan_eval(PyObject *self, PyObject *roots)
     PyObject *key = PyList_New(0);
     if (key == NULL) return NULL;
     int keyed = plan_key(roots, order, n_order, key, leaves, &n_leaves);
-    PyObject *key_tuple = keyed == 1 ? PyList_AsTuple(key) : NULL;
+    PyObject *steps = keyed == 1 ? quick_lookup(key) : NULL;   /* borrowed */
     Py_DECREF(key);
-    if (keyed <= 0 || key_tuple == NULL) {
-        if (keyed < 0 || (keyed == 1 && key_tuple == NULL)) return NULL;
+    if (keyed <= 0) {
+        if (keyed < 0) return NULL;
         Py_RETURN_FALSE;
     }
-    PyObject *steps = PyDict_GetItemWithError(quick_table, key_tuple);
-    Py_DECREF(key_tuple);
     if (steps == NULL) {
         if (PyErr_Occurred()) return NULL;
         Py_RETURN_FALSE;

@@ -19,9 +19,11 @@ class Node:
     # `operand` caches, for a node with a value, what a kernel needs to read it (set by
     # _kernel.operand_of: a pointer and the layout), as a value never changes once set;
     # `ident` is id(self) as the int kernels_c/lt_fastpath.c put in the hash-consing keys of
-    # the ops that read this node (unset until then)
+    # the ops that read this node (unset until then); `layout` and `address` are what that
+    # C path keeps of a value it reads without an operand (its layout tuple for the plan
+    # keys and its address; unset until then, cleared by set_value)
     __slots__ = ("op", "inputs", "attrs", "dtype", "shape", "value", "key", "operand",
-                 "ident", "__weakref__")
+                 "ident", "layout", "address", "__weakref__")
 
     def __init__(self, op, inputs, attrs, dtype, shape, value=None, key=None):
         self.op = op
@@ -44,6 +46,7 @@ class Node:
         computes: change both together."""
         array.setflags(False)   # write=False; by position: cheaper than a keyword or .flags
         self.value = array
+        self.layout = self.address = None
         if self.key is not None:   # its inputs may now die and their ids be reused
             ref = _INTERN.get(self.key)
             if ref is not None and ref() is self:

@@ -745,3 +745,67 @@ def test_the_mode_context_manager_in_c_behaves_as_the_python_class(kind):
     with lt.config(mode="fast"):
         assert np.array_equal(lt.exp(x + 0).numpy(), fast)
     assert not np.array_equal(lt.exp(x * 1).numpy(), fast)       # exact differs on these
+
+
+def test_the_quick_tables_identity_memo_follows_the_table(monkeypatch):
+    """A repeated expression's key, of the same objects each time, is looked up through the
+    memo (lt_fastpath.c quick_lookup); once the table changes (cleared, or another entry
+    added) the memo is not trusted: a cleared table makes the next call a miss, planned by
+    Python, and entries for other inputs never answer for these."""
+    x = lt.asarray(np.linspace(-3, 3, 1000, dtype=np.float32))
+    y = lt.asarray(np.linspace(3, -3, 1000, dtype=np.float32))
+    expected = np.where(x.numpy() < y.numpy(), 2 * x.numpy(), y.numpy() - 1)
+    for _ in range(3):                              # planned, then memo hits
+        got = lt.where(x < y, 2 * x, y - 1).numpy()
+        np.testing.assert_array_equal(got, expected)
+    _eval.flush_counts()
+    hits, misses = _kernel.cache_stats["hits"], _kernel.cache_stats["misses"]
+    _kernel.clear_cache()
+    np.testing.assert_array_equal(lt.where(x < y, 2 * x, y - 1).numpy(), expected)
+    _eval.flush_counts()
+    assert _kernel.cache_stats["misses"] == misses + 1    # the cleared table was read
+    assert _kernel.cache_stats["hits"] == hits
+    # the same structure over other leaves (other layout objects): their own values
+    for n in (1000, 999):
+        a = lt.asarray(np.arange(n, dtype=np.float32))
+        b = lt.asarray(np.full(n, 7, dtype=np.float32))
+        for _ in range(2):
+            np.testing.assert_array_equal(lt.where(a < b, 2 * a, b - 1).numpy(),
+                                          np.where(a.numpy() < 7, 2 * a.numpy(), 6))
+
+
+@pytest.mark.parametrize("view", ["contiguous", "reversed", "strided"])
+def test_a_leaf_read_only_by_c_keeps_its_layout_and_address(view, monkeypatch):
+    """A leaf that only the C path reads (its expression planned over another leaf of the
+    same layout) gets no operand; C keeps its layout tuple and address on the node, so its
+    key holds the same tuple on every call (and the quick table's memo can answer) and the
+    kernel reads the right buffer."""
+    base = np.linspace(-2, 2, 3000, dtype=np.float32)
+    make = {"contiguous": lambda a: a[:1000], "reversed": lambda a: a[999::-1],
+            "strided": lambda a: a[::3]}[view]
+    first = lt.asarray(make(base.copy()))
+    (lt.exp(first) * first + 1).numpy()              # planned by Python (a miss)
+    arr = make(base * 3)
+    x = lt.asarray(arr)
+    layouts = []
+    for _ in range(3):
+        got = (lt.exp(x) * x + 1).numpy()
+        a64 = arr.astype(np.float64)
+        np.testing.assert_allclose(got, np.exp(a64) * a64 + 1, rtol=1e-6)
+        node = x._node
+        assert node.operand is None                   # C made no cffi pointer for it
+        layouts.append(node.layout)
+    assert layouts[0] == (arr.shape, arr.strides, arr.dtype)
+    assert layouts[1] is layouts[0] and layouts[2] is layouts[0]
+    assert x._node.address == _fastpath_address(arr)
+
+
+def _fastpath_address(a):
+    return _eval._fastpath.data_address(a)
+
+
+def test_set_value_clears_the_layout_kept_for_a_value():
+    for node in (_graph.Node("leaf", (), (), np.dtype(np.float32), (3,)),):
+        node.layout, node.address = ((3,), (4,), np.dtype(np.float32)), 12345
+        node.set_value(np.zeros(3, np.float32))
+        assert node.layout is None and node.address is None
