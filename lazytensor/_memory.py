@@ -4,12 +4,16 @@ A loop that evaluates the same expression again and again would otherwise pay th
 faults of a fresh output every time (the kernel's memory traffic is cheaper than mapping
 new pages).  Buffers of 128 KiB and more come from the pool; a buffer goes back to it when
 the last array using it (the tensor's value and every view of it) is gone.  The pool keeps
-at most LAZYTENSOR_POOL_BYTES (default 512 MiB) and ``lt.empty_cache()`` releases it.
+at most LAZYTENSOR_POOL_BYTES (default 512 MiB): a buffer given back to a full pool makes
+room by freeing the buffers of the sizes used least recently (a pool filled by an earlier
+phase of other sizes would otherwise refuse every buffer of the loop that runs now), and
+``lt.empty_cache()`` releases it all.
 """
 
 from __future__ import annotations
 
 import collections
+import itertools
 import math
 import os
 
@@ -27,6 +31,8 @@ except ValueError:
 # runs from garbage collection, where taking a lock could deadlock
 _free: "collections.defaultdict[int, collections.deque]" = collections.defaultdict(collections.deque)
 stats = {"pool_hits": 0, "pool_misses": 0, "pooled_bytes": 0, "allocated_bytes": 0}
+_last_use: dict = {}           # size class -> tick of its last hand-out or give-back
+_ticks = itertools.count()     # next() is atomic under the GIL
 
 
 def _size_class(nbytes: int) -> int:
@@ -36,11 +42,30 @@ def _size_class(nbytes: int) -> int:
 
 
 def _give_back(ptr, size: int) -> None:
+    _last_use[size] = next(_ticks)
+    if stats["pooled_bytes"] + size > POOL_LIMIT:
+        _evict(POOL_LIMIT - size)
     if stats["pooled_bytes"] + size <= POOL_LIMIT:
         _free[size].append(ptr)
         stats["pooled_bytes"] += size
     else:
         lib.lt_free(ptr)
+
+
+def _evict(keep_bytes: int) -> None:
+    """Free pooled buffers, those of the size classes used least recently first, until at
+    most ``keep_bytes`` stay pooled."""
+    for size in sorted(list(_free), key=lambda s: _last_use.get(s, -1)):
+        queue = _free[size]
+        while stats["pooled_bytes"] > keep_bytes:
+            try:
+                ptr = queue.pop()
+            except IndexError:
+                break
+            stats["pooled_bytes"] -= size
+            lib.lt_free(ptr)
+        if stats["pooled_bytes"] <= keep_bytes:
+            return
 
 
 def empty(shape: tuple, dtype: np.dtype) -> np.ndarray:
@@ -54,6 +79,7 @@ def empty(shape: tuple, dtype: np.dtype) -> np.ndarray:
         ptr = _free[size].pop()
         stats["pooled_bytes"] -= size
         stats["pool_hits"] += 1
+        _last_use[size] = next(_ticks)
     except IndexError:
         ptr = lib.lt_alloc(size)
         if ptr == ffi.NULL:

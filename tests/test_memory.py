@@ -59,6 +59,30 @@ def test_pool_is_bounded(monkeypatch):
     lt.empty_cache()
 
 
+def test_a_full_pool_makes_room_for_the_sizes_in_use(monkeypatch):
+    """A pool filled by buffers of other sizes (an earlier phase of the program) frees the
+    least recently used ones for the buffers of the loop that runs now, which then hits."""
+    lt.empty_cache()
+    monkeypatch.setattr(_memory, "POOL_LIMIT", 4 << 20)
+    olds = [lt.asarray(np.full(300_000, float(i), dtype=np.float32)) * 2.0 for i in range(4)]
+    lt.eval(*olds)                                     # 4 buffers of ~1.2 MB: the pool is full
+    del olds
+    gc.collect()
+    assert lt.stats()["pooled_bytes"] > 3 << 20
+    x = lt.asarray(np.arange(N, dtype=np.float32))
+    evaluate_once(x)
+    gc.collect()
+    hits = lt.stats()["pool_hits"]
+    for _ in range(5):
+        out = evaluate_once(x)
+        np.testing.assert_array_equal(out, np.arange(N, dtype=np.float32) * 2 + 1)
+        del out
+        gc.collect()
+    assert lt.stats()["pool_hits"] >= hits + 5
+    assert lt.stats()["pooled_bytes"] <= 4 << 20
+    lt.empty_cache()
+
+
 def test_size_classes_round_up_by_at_most_an_eighth():
     for nbytes in (131072, 131073, 800_000, 40_000_000, 123_456_789):
         size = _memory._size_class(nbytes)
