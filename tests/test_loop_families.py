@@ -81,6 +81,34 @@ def test_large_transposed_outputs(path, dtname, shape):
                 same_bits(d, X.T - Y)
 
 
+@pytest.mark.parametrize("path", lt.kernel_paths())
+@pytest.mark.parametrize("dtname,shape,threads", [
+    ("float32", (1024, 1033), (1, 2, 3)),      # X's rows 4 KiB apart; rows of 1033 (9 mod 16)
+    ("float32", (1043, 1030), (1, 3)),         # the last band of 19 rows (16 + 3)
+    ("float32", (16, 70001), (1, 2, 20)),      # 20 threads: ranges inside one row
+    ("float64", (1003, 525), (1, 2)),          # 8-byte outputs: runs of 8-element lines
+])
+def test_large_transposed_outputs_in_line_aligned_runs(path, dtname, shape, threads):
+    # a streamed output's rows are cut at its 64-byte lines: a head run in the first block,
+    # then runs of whole lines reaching into the next block's columns (lt_run_tiled)
+    rng = np.random.default_rng(5)
+    r, c = shape
+    X = values(rng, (c, r), dtname)
+    Y = values(rng, (r, c), dtname)
+    with lt.config(kernel_path=path):
+        for t in threads:
+            with lt.config(num_threads=t):
+                same_bits(lt.asarray(X.T) + lt.asarray(Y), X.T + Y)
+                # rows one element shorter: other line boundaries in each row
+                same_bits(lt.asarray(X.T[:, 1:]) * lt.asarray(Y[:, 1:]), X.T[:, 1:] * Y[:, 1:])
+        # outputs of two sizes (no aligned runs) from one kernel
+        with lt.config(num_threads=2):
+            s, m = lt.asarray(X.T) - lt.asarray(Y), lt.asarray(X.T) < lt.asarray(Y)
+            lt.eval(s, m)
+            same_bits(s, X.T - Y)
+            same_bits(m, X.T < Y)
+
+
 @pytest.mark.parametrize("shape", [(3, 1000), (257, 259), (130, 300), (64, 64), (300, 70)])
 @pytest.mark.parametrize("dtname", ["uint8", "int16", "float32", "float64"])
 def test_negative_and_stepped_strides(shape, dtname):
