@@ -1067,10 +1067,11 @@ static void key_memo_put(key_memo_t *m, PyObject *key, PyObject *value) { (void)
 #endif
 
 /* quick_table[key] for a key built as a list: borrowed, NULL on a miss (with an error set
- * only on failure) */
-static PyObject *quick_lookup(PyObject *key)
+ * only on failure).  `memo`: through the memo (a key of kept objects, as quick_eval's; a
+ * plan's key holds tuples made afresh each call, which the memo could never match) */
+static PyObject *quick_lookup(PyObject *key, int memo)
 {
-    key_memo_t *m = key_memo_slot(key);
+    key_memo_t *m = memo ? key_memo_slot(key) : NULL;
     PyObject *value = key_memo_get(m, key);
     if (value != NULL) return value;
     PyObject *key_tuple = PyList_AsTuple(key);
@@ -1144,7 +1145,7 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
         if (walked < 0) return NULL;
         Py_RETURN_FALSE;
     }
-    PyObject *ck = quick_lookup(key);   /* borrowed */
+    PyObject *ck = quick_lookup(key, 1);   /* borrowed */
     Py_DECREF(key);
     if (ck == NULL) {
         if (PyErr_Occurred()) return NULL;
@@ -2255,7 +2256,7 @@ static PyObject *plan_eval(PyObject *self, PyObject *roots)
     PyObject *key = PyList_New(0);
     if (key == NULL) return NULL;
     int keyed = plan_key(roots, order, n_order, key, leaves, &n_leaves);
-    PyObject *steps = keyed == 1 ? quick_lookup(key) : NULL;   /* borrowed */
+    PyObject *steps = keyed == 1 ? quick_lookup(key, 0) : NULL;   /* borrowed */
     Py_DECREF(key);
     if (keyed <= 0) {
         if (keyed < 0) return NULL;
