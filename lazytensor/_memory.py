@@ -52,19 +52,19 @@ def _give_back(ptr, size: int) -> None:
         lib.lt_free(ptr)
 
 
-def _evict(keep_bytes: int) -> None:
+def _evict(keep_bytes=None) -> None:
     """Free pooled buffers, those of the size classes used least recently first, until at
-    most ``keep_bytes`` stay pooled."""
+    most ``keep_bytes`` stay pooled (None: all of them)."""
     for size in sorted(list(_free), key=lambda s: _last_use.get(s, -1)):
         queue = _free[size]
-        while stats["pooled_bytes"] > keep_bytes:
+        while keep_bytes is None or stats["pooled_bytes"] > keep_bytes:
             try:
                 ptr = queue.pop()
             except IndexError:
                 break
             stats["pooled_bytes"] -= size
             lib.lt_free(ptr)
-        if stats["pooled_bytes"] <= keep_bytes:
+        if keep_bytes is not None and stats["pooled_bytes"] <= keep_bytes:
             return
 
 
@@ -92,11 +92,4 @@ def empty(shape: tuple, dtype: np.dtype) -> np.ndarray:
 
 def empty_cache() -> None:
     """Release the memory the pool holds (buffers still in use are not affected)."""
-    for size, queue in list(_free.items()):
-        while True:
-            try:
-                ptr = queue.pop()
-            except IndexError:
-                break
-            stats["pooled_bytes"] -= size
-            lib.lt_free(ptr)
+    _evict(None)
