@@ -1054,12 +1054,29 @@ static void lt_range_task(void *arg) { lt_run_range((lt_task *)arg); }
  * spins).  One job at a time uses the pool: a call that finds it busy (another Python
  * thread inside a kernel) starts threads of its own for that call.  Who runs a range never
  * changes its result.  A forked child starts with no workers.
+ *
+ * The tasks of a job are claimed, by the caller and the workers alike, from one counter
+ * that also holds the job's generation (so that a worker waking late can never claim a
+ * task of a later job): the caller runs tasks until none is left, then waits only for those
+ * a worker has started.  A worker slow to wake (a sleeping virtual CPU can take tens of
+ * microseconds) then costs nothing: the caller runs its task too.  10^5 float32, two
+ * threads, in the peer benchmark (each call after other libraries ran): the calls had taken
+ * 2-4x the time of one thread, waiting for the worker.
  */
 #define LT_POOL_MAX 255
+#define LT_WAIT_SPINS 1000
+#define LT_TASKS_PER_THREAD 4
 typedef void (*lt_taskfn)(void *task);
 
+static inline void lt_cpu_relax(void)
+{
+#if defined(__SSE2__)
+    _mm_pause();
+#endif
+}
+
 static struct {
-    pthread_mutex_t lock;        /* guards everything below */
+    pthread_mutex_t lock;        /* guards everything below but `claim` */
     pthread_cond_t wake, done;
     pthread_mutex_t busy;        /* held by the caller for the length of a job */
     int n_workers;
@@ -1067,11 +1084,34 @@ static struct {
     lt_taskfn fn;
     char *tasks;
     size_t stride;
-    int n_helping;               /* worker w < n_helping runs task w + 1 */
-    int pending;                 /* helping workers not finished yet */
+    int n_tasks;
+    int finished;                /* tasks of this job run to the end */
+    uint64_t claim;              /* (generation << 32) | next task; atomic */
     unsigned long start_gen[LT_POOL_MAX];
 } lt_pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
-              PTHREAD_MUTEX_INITIALIZER, 0, 0, NULL, NULL, 0, 0, 0, {0} };
+              PTHREAD_MUTEX_INITIALIZER, 0, 0, NULL, NULL, 0, 0, 0, 0, {0} };
+
+/* The next task of the job of generation `gen`, or -1 when all are taken (or that job is
+ * over) */
+static int lt_pool_claim(unsigned long gen, int n_tasks)
+{
+    uint64_t c = __atomic_load_n(&lt_pool.claim, __ATOMIC_ACQUIRE);
+    for (;;) {
+        if ((uint32_t)(c >> 32) != (uint32_t)gen || (int)(uint32_t)c >= n_tasks) return -1;
+        if (__atomic_compare_exchange_n(&lt_pool.claim, &c, c + 1, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+            return (int)(uint32_t)c;
+    }
+}
+
+/* Run the job's tasks while any is left; returns how many this thread ran */
+static int lt_pool_run_tasks(unsigned long gen, lt_taskfn fn, char *tasks, size_t stride,
+                             int n_tasks)
+{
+    int ran = 0;
+    for (int t; (t = lt_pool_claim(gen, n_tasks)) >= 0; ran++) fn(tasks + (size_t)t * stride);
+    return ran;
+}
 
 static void *lt_worker_main(void *arg)
 {
@@ -1084,14 +1124,17 @@ static void *lt_worker_main(void *arg)
     for (;;) {
         while (lt_pool.generation == seen) pthread_cond_wait(&lt_pool.wake, &lt_pool.lock);
         seen = lt_pool.generation;
-        if (me < lt_pool.n_helping) {
-            lt_taskfn fn = lt_pool.fn;
-            char *task = lt_pool.tasks + (size_t)(me + 1) * lt_pool.stride;
-            pthread_mutex_unlock(&lt_pool.lock);
-            fn(task);
-            pthread_mutex_lock(&lt_pool.lock);
-            if (--lt_pool.pending == 0) pthread_cond_signal(&lt_pool.done);
-        }
+        lt_taskfn fn = lt_pool.fn;
+        char *tasks = lt_pool.tasks;
+        const size_t stride = lt_pool.stride;
+        const int n_tasks = lt_pool.n_tasks;
+        pthread_mutex_unlock(&lt_pool.lock);
+        /* the job's fields stay valid while a task of it is unfinished, and a claim
+         * succeeds only then */
+        const int ran = lt_pool_run_tasks(seen, fn, tasks, stride, n_tasks);
+        pthread_mutex_lock(&lt_pool.lock);
+        if (ran && __atomic_add_fetch(&lt_pool.finished, ran, __ATOMIC_RELEASE) == lt_pool.n_tasks)
+            pthread_cond_signal(&lt_pool.done);
     }
     return NULL;
 }
@@ -1103,68 +1146,89 @@ static void lt_pool_after_fork(void)
     pthread_cond_init(&lt_pool.wake, NULL);
     pthread_cond_init(&lt_pool.done, NULL);
     lt_pool.n_workers = 0;
-    lt_pool.pending = 0;
-    lt_pool.n_helping = 0;
+    lt_pool.n_tasks = 0;
+    lt_pool.finished = 0;
 }
 
 static pthread_once_t lt_pool_once = PTHREAD_ONCE_INIT;
 static void lt_pool_init(void) { pthread_atfork(NULL, NULL, lt_pool_after_fork); }
 
+/* Threads of this call only (the pool is busy): thread i runs tasks i, i + threads, ... */
+typedef struct { lt_taskfn fn; char *tasks; size_t stride; int first, step, n; } lt_spawned_job;
+static void lt_spawned_run(lt_spawned_job *j)
+{
+    for (int t = j->first; t < j->n; t += j->step) j->fn(j->tasks + (size_t)t * j->stride);
+}
 static void *lt_spawned_main(void *arg)
 {
-    void **job = (void **)arg;
-    ((lt_taskfn)job[0])(job[1]);
+    lt_spawned_run((lt_spawned_job *)arg);
     return NULL;
 }
-
-/* Threads of this call only (the pool is busy): as before the pool existed. */
-static void lt_parallel_spawn(int n, lt_taskfn fn, char *tasks, size_t stride)
+static void lt_parallel_spawn(int threads, int n, lt_taskfn fn, char *tasks, size_t stride)
 {
-    pthread_t threads[256];
-    void *jobs[256][2];
+    pthread_t ids[256];
+    lt_spawned_job jobs[256];
     int started[256] = {0};
-    for (int t = 1; t < n; t++) {
-        jobs[t][0] = (void *)fn;
-        jobs[t][1] = tasks + (size_t)t * stride;
-        started[t] = pthread_create(&threads[t], NULL, lt_spawned_main, jobs[t]) == 0;
-    }
-    fn(tasks);
-    for (int t = 1; t < n; t++) {
-        if (started[t]) pthread_join(threads[t], NULL);
-        else fn(tasks + (size_t)t * stride);   /* could not start a thread: run it here */
+    for (int t = 0; t < threads; t++) jobs[t] = (lt_spawned_job){fn, tasks, stride, t, threads, n};
+    for (int t = 1; t < threads; t++)
+        started[t] = pthread_create(&ids[t], NULL, lt_spawned_main, &jobs[t]) == 0;
+    lt_spawned_run(&jobs[0]);
+    for (int t = 1; t < threads; t++) {
+        if (started[t]) pthread_join(ids[t], NULL);
+        else lt_spawned_run(&jobs[t]);   /* could not start a thread: run them here */
     }
 }
 
-/* Run fn on tasks[0..n) (each `stride` bytes), task 0 in the calling thread. */
-static void lt_parallel(int n, lt_taskfn fn, void *tasks_, size_t stride)
+/* Run fn on tasks[0..n) (each `stride` bytes) on up to `threads` threads, the calling thread
+ * taking part. */
+static void lt_parallel_tasks(int threads, int n, lt_taskfn fn, void *tasks_, size_t stride)
 {
     char *tasks = (char *)tasks_;
-    if (n <= 1) { fn(tasks); return; }
+    if (threads > n) threads = n;
+    if (threads <= 1) {
+        for (int t = 0; t < n; t++) fn(tasks + (size_t)t * stride);
+        return;
+    }
     pthread_once(&lt_pool_once, lt_pool_init);
-    if (pthread_mutex_trylock(&lt_pool.busy) != 0) { lt_parallel_spawn(n, fn, tasks, stride); return; }
+    if (pthread_mutex_trylock(&lt_pool.busy) != 0) {
+        lt_parallel_spawn(threads, n, fn, tasks, stride);
+        return;
+    }
     pthread_mutex_lock(&lt_pool.lock);
-    while (lt_pool.n_workers < n - 1 && lt_pool.n_workers < LT_POOL_MAX) {
+    while (lt_pool.n_workers < threads - 1 && lt_pool.n_workers < LT_POOL_MAX) {
         pthread_t t;
         lt_pool.start_gen[lt_pool.n_workers] = lt_pool.generation;
         if (pthread_create(&t, NULL, lt_worker_main, (void *)(intptr_t)lt_pool.n_workers) != 0) break;
         pthread_detach(t);
         lt_pool.n_workers++;
     }
-    const int helping = n - 1 < lt_pool.n_workers ? n - 1 : lt_pool.n_workers;
+    const unsigned long gen = ++lt_pool.generation;
     lt_pool.fn = fn;
     lt_pool.tasks = tasks;
     lt_pool.stride = stride;
-    lt_pool.n_helping = helping;
-    lt_pool.pending = helping;
-    lt_pool.generation++;
-    pthread_cond_broadcast(&lt_pool.wake);
+    lt_pool.n_tasks = n;
+    lt_pool.finished = 0;
+    __atomic_store_n(&lt_pool.claim, (uint64_t)(uint32_t)gen << 32, __ATOMIC_RELEASE);
+    if (lt_pool.n_workers > 0) pthread_cond_broadcast(&lt_pool.wake);
     pthread_mutex_unlock(&lt_pool.lock);
-    fn(tasks);
-    for (int t = helping + 1; t < n; t++) fn(tasks + (size_t)t * stride);   /* no worker for it */
+    const int ran = lt_pool_run_tasks(gen, fn, tasks, stride, n);   /* with the workers */
+    /* the tasks the workers took: waited for by spinning a little first, as the wake-up
+     * from a condition variable can take tens of microseconds on a virtual CPU (bounded:
+     * about 0.1 ms, then the caller sleeps) */
+    for (int spin = 0; spin < LT_WAIT_SPINS &&
+                       __atomic_load_n(&lt_pool.finished, __ATOMIC_ACQUIRE) + ran < n; spin++)
+        lt_cpu_relax();
     pthread_mutex_lock(&lt_pool.lock);
-    while (lt_pool.pending > 0) pthread_cond_wait(&lt_pool.done, &lt_pool.lock);
+    lt_pool.finished += ran;
+    while (lt_pool.finished < n) pthread_cond_wait(&lt_pool.done, &lt_pool.lock);
     pthread_mutex_unlock(&lt_pool.lock);
     pthread_mutex_unlock(&lt_pool.busy);
+}
+
+/* One task per thread */
+static void lt_parallel(int n, lt_taskfn fn, void *tasks, size_t stride)
+{
+    lt_parallel_tasks(n, n, fn, tasks, stride);
 }
 
 /* ---- fused reductions -------------------------------------------------------------
@@ -1625,15 +1689,21 @@ int lt_run(const lt_program *p)
     const int64_t n_threads = lt_thread_count(p->n_threads, n_chunks, n_chunks * LT_CHUNK);
 
     lt_task tasks[256];
-    /* ranges of whole chunks: results cannot depend on the split */
-    for (int64_t t = 0; t < n_threads; t++) {
+    /* ranges of whole chunks: results cannot depend on the split.  LT_TASKS_PER_THREAD
+     * ranges per thread, so that a thread that starts late (or runs slowly) leaves the
+     * others the ranges it has not taken (lt_parallel_tasks) */
+    int64_t n_tasks = n_threads > 1 ? n_threads * LT_TASKS_PER_THREAD : 1;
+    if (n_tasks > n_chunks / LT_PARALLEL_MIN_CHUNKS * 2) n_tasks = n_chunks / LT_PARALLEL_MIN_CHUNKS * 2;
+    if (n_tasks > 256) n_tasks = 256;
+    if (n_tasks < n_threads) n_tasks = n_threads;
+    for (int64_t t = 0; t < n_tasks; t++) {
         tasks[t].p = p;
-        tasks[t].first_chunk = n_chunks * t / n_threads;
-        tasks[t].end_chunk = n_chunks * (t + 1) / n_threads;
+        tasks[t].first_chunk = n_chunks * t / n_tasks;
+        tasks[t].end_chunk = n_chunks * (t + 1) / n_tasks;
         tasks[t].status = 0;
     }
-    lt_parallel((int)n_threads, lt_range_task, tasks, sizeof tasks[0]);
-    for (int64_t t = 0; t < n_threads; t++)
+    lt_parallel_tasks((int)n_threads, (int)n_tasks, lt_range_task, tasks, sizeof tasks[0]);
+    for (int64_t t = 0; t < n_tasks; t++)
         if (tasks[t].status != 0) return tasks[t].status;
     return 0;
 }
