@@ -645,8 +645,9 @@ static void lt_ctx_chunk(lt_ctx *c, int64_t pos, int64_t n)
  * 128, and the panel (40 KiB) still fits L1 (the figures: lt_run_tiled); in L3 (square
  * sides 700-1000) 40 rows took 1.01-1.05x the time of 32, so smaller outputs keep 32.  On
  * the AVX-512 path the panel is staged by 16 x 16 tiles (lt_stage16) and large outputs keep
- * 32 rows too: X.T + Y of 3162^2 float32 from memory, one thread, 40 rows (32 by tiles, 8 one
- * by one) took 1.06x the time of 32 (on the AVX2 and generic paths 40 and 32 tie).  The
+ * 32 rows too: X.T + Y of 1024 x 9765 float32 from memory, one thread, 40 rows (32 by
+ * tiles, 8 one by one) took 1.06x the time of 32 (on the AVX2 and generic paths, 3162^2, 40
+ * and 32 tie).  The
  * number of columns stays a constant: a run-time one made the staging slower. */
 #define LT_TILE_ROWS 32
 #define LT_TILE_ROWS_LARGE 40
@@ -690,7 +691,7 @@ static int lt_plan_tiled(const lt_program *p)
         }                                                                                    \
     }
 #ifdef LT_STREAM_LINES
-/* The lines of rows [0, nrows) of 4-byte elements from b, as prefetch `hint` */
+/* Prefetch (`hint`) the lines holding bytes [b, b + bytes) */
 #define LT_PREFETCH_SPAN(b, bytes, hint)                                                      \
     for (uintptr_t q_ = (uintptr_t)(b) & ~(uintptr_t)63;                                      \
          q_ <= ((uintptr_t)(b) + (uintptr_t)(bytes) - 1); q_ += 64)                          \
@@ -1061,7 +1062,7 @@ static void lt_range_task(void *arg) { lt_run_range((lt_task *)arg); }
  * a worker has started.  A worker slow to wake (a sleeping virtual CPU can take tens of
  * microseconds) then costs nothing: the caller runs its task too.  10^5 float32, two
  * threads, in the peer benchmark (each call after other libraries ran): the calls had taken
- * 2-4x the time of one thread, waiting for the worker.
+ * 1.3-3.8x the time of one thread, waiting for the worker (docs/architecture.md, "Kernel").
  */
 #define LT_POOL_MAX 255
 #define LT_WAIT_SPINS 1000
@@ -1219,7 +1220,7 @@ static void lt_parallel_tasks(int threads, int n, lt_taskfn fn, void *tasks_, si
                        __atomic_load_n(&lt_pool.finished, __ATOMIC_ACQUIRE) + ran < n; spin++)
         lt_cpu_relax();
     pthread_mutex_lock(&lt_pool.lock);
-    lt_pool.finished += ran;
+    __atomic_add_fetch(&lt_pool.finished, ran, __ATOMIC_RELEASE);
     while (lt_pool.finished < n) pthread_cond_wait(&lt_pool.done, &lt_pool.lock);
     pthread_mutex_unlock(&lt_pool.lock);
     pthread_mutex_unlock(&lt_pool.busy);
