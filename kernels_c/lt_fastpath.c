@@ -557,7 +557,7 @@ static PyTypeObject busy_type = {
 
 /* ---- lt.mode(name): the mode's context manager ------------------------------------------
  * `with lt.mode("fast"): ...` is part of every call of a small expression written that way;
- * as a Python class (_config.mode, kept for builds without this extension) entering and
+ * as a Python class (_config.python_mode, kept for builds without this extension) entering and
  * leaving cost three Python calls, about 0.4 us, a tenth of a fused call at 10^3 elements. */
 typedef struct {
     PyObject_HEAD

@@ -1692,9 +1692,11 @@ int lt_run(const lt_program *p)
     lt_task tasks[256];
     /* ranges of whole chunks: results cannot depend on the split.  LT_TASKS_PER_THREAD
      * ranges per thread, so that a thread that starts late (or runs slowly) leaves the
-     * others the ranges it has not taken (lt_parallel_tasks) */
+     * others the ranges it has not taken (lt_parallel_tasks); none shorter than half the
+     * threshold's chunks per thread */
+    const int64_t max_tasks = n_chunks / (LT_PARALLEL_MIN_CHUNKS / 2);
     int64_t n_tasks = n_threads > 1 ? n_threads * LT_TASKS_PER_THREAD : 1;
-    if (n_tasks > n_chunks / LT_PARALLEL_MIN_CHUNKS * 2) n_tasks = n_chunks / LT_PARALLEL_MIN_CHUNKS * 2;
+    if (n_tasks > max_tasks) n_tasks = max_tasks;
     if (n_tasks > 256) n_tasks = 256;
     if (n_tasks < n_threads) n_tasks = n_threads;
     for (int64_t t = 0; t < n_tasks; t++) {

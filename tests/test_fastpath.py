@@ -797,15 +797,11 @@ def test_a_leaf_read_only_by_c_keeps_its_layout_and_address(view, monkeypatch):
         layouts.append(node.layout)
     assert layouts[0] == (arr.shape, arr.strides, arr.dtype)
     assert layouts[1] is layouts[0] and layouts[2] is layouts[0]
-    assert x._node.address == _fastpath_address(arr)
-
-
-def _fastpath_address(a):
-    return _eval._fastpath.data_address(a)
+    assert x._node.address == _eval._fastpath.data_address(arr)
 
 
 def test_set_value_clears_the_layout_kept_for_a_value():
-    for node in (_graph.Node("leaf", (), (), np.dtype(np.float32), (3,)),):
-        node.layout, node.address = ((3,), (4,), np.dtype(np.float32)), 12345
-        node.set_value(np.zeros(3, np.float32))
-        assert node.layout is None and node.address is None
+    node = _graph.Node("leaf", (), (), np.dtype(np.float32), (3,))
+    node.layout, node.address = ((3,), (4,), np.dtype(np.float32)), 12345
+    node.set_value(np.zeros(3, np.float32))
+    assert node.layout is None and node.address is None
