@@ -17,6 +17,7 @@
 #include <string.h>
 #include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -1050,11 +1051,14 @@ static void lt_range_task(void *arg) { lt_run_range((lt_task *)arg); }
 
 /* ---- worker threads -----------------------------------------------------------------
  *
- * A kernel above the size threshold runs its ranges on several threads.  The workers are
- * started on first use and kept; between jobs they sleep on a condition variable (nothing
- * spins).  One job at a time uses the pool: a call that finds it busy (another Python
- * thread inside a kernel) starts threads of its own for that call.  Who runs a range never
- * changes its result.  A forked child starts with no workers.
+ * A kernel whose estimated work pays for it runs its ranges on several threads.  The
+ * workers are started on first use and kept; after a job a worker watches for the next one
+ * for LT_LINGER_NS (0.1 ms), then sleeps on a condition variable, so an idle worker does
+ * not spin.  A run too short to pay for waking a sleeping worker takes only the workers
+ * still awake, unless it follows the last one closely (lt_pool_threads).  One job at a time
+ * uses the pool: a call that finds it busy (another Python thread inside a kernel) starts
+ * threads of its own for that call.  Who runs a range never changes its result.  A forked
+ * child starts with no workers.
  *
  * The tasks of a job are claimed, by the caller and the workers alike, from one counter
  * that also holds the job's generation (so that a worker waking late can never claim a
@@ -1067,7 +1071,33 @@ static void lt_range_task(void *arg) { lt_run_range((lt_task *)arg); }
 #define LT_POOL_MAX 255
 #define LT_WAIT_SPINS 1000
 #define LT_TASKS_PER_THREAD 4
+/* When threads pay (lt_thread_count, lt_pool_threads).  On the Xeon VM, waking a sleeping
+ * worker took the caller 10-25 us and the worker started 50-80 us later; a worker awake
+ * made a 10^5-element a*b+c 1.8x faster.  So: a run estimated below LT_WAKE_MIN_NS on one
+ * thread wakes no sleeping worker, unless it starts within LT_RECENT_NS of the last run
+ * that could use threads (a loop of calls); a worker lingers LT_LINGER_NS after a job; and
+ * a thread takes at least LT_THREAD_MIN_NS of the estimated time and LT_THREAD_MIN_CHUNKS
+ * chunks (LT_PARALLEL_MIN_CHUNKS when the time is unknown).  Figures: docs/architecture.md,
+ * "Kernel". */
+#define LT_WAKE_MIN_NS 150000
+#define LT_RECENT_NS 250000
+#define LT_LINGER_NS 100000
+#define LT_THREAD_MIN_NS 5000
+#define LT_THREAD_MIN_CHUNKS 8
+/* moving data, per byte read or written, one thread: a*b+c over 10^5 float32 (1.6 MB, in
+ * L2) took 0.33 ns per element for its 16 bytes; over 10^6 and more, and sums of 3 * 10^5
+ * and more, 40-90 ps per byte */
+#define LT_CACHED_BYTES (4 << 20)
+#define LT_CACHED_PS_PER_BYTE 20
+#define LT_MEMORY_PS_PER_BYTE 60
 typedef void (*lt_taskfn)(void *task);
+
+static int64_t lt_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
 
 static inline void lt_cpu_relax(void)
 {
@@ -1087,10 +1117,12 @@ static struct {
     size_t stride;
     int n_tasks;
     int finished;                /* tasks of this job run to the end */
+    int sleeping;                /* workers waiting on `wake` (read without the lock too) */
+    int64_t last_start;          /* lt_now_ns() when the last run that could use threads began */
     uint64_t claim;              /* (generation << 32) | next task; atomic */
     unsigned long start_gen[LT_POOL_MAX];
-} lt_pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
-              PTHREAD_MUTEX_INITIALIZER, 0, 0, NULL, NULL, 0, 0, 0, 0, {0} };
+} lt_pool = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
+              .done = PTHREAD_COND_INITIALIZER, .busy = PTHREAD_MUTEX_INITIALIZER };
 
 /* The next task of the job of generation `gen`, or -1 when all are taken (or that job is
  * over) */
@@ -1114,6 +1146,21 @@ static int lt_pool_run_tasks(unsigned long gen, lt_taskfn fn, char *tasks, size_
     return ran;
 }
 
+/* A worker done with job `gen` watches for the next one for LT_LINGER_NS before it sleeps:
+ * a loop that calls kernels back to back then finds it awake, where waking it from the
+ * condition variable took longer than a range of a 10^5-element kernel on the Xeon VM
+ * (docs/architecture.md, "Kernel").  Bounded, so an idle worker still sleeps. */
+static void lt_pool_linger(unsigned long gen)
+{
+    const int64_t until = lt_now_ns() + LT_LINGER_NS;
+    for (int spin = 1;; spin++) {
+        if ((uint32_t)(__atomic_load_n(&lt_pool.claim, __ATOMIC_ACQUIRE) >> 32) != (uint32_t)gen)
+            return;
+        lt_cpu_relax();
+        if (spin % 64 == 0 && lt_now_ns() > until) return;
+    }
+}
+
 static void *lt_worker_main(void *arg)
 {
     const int me = (int)(intptr_t)arg;
@@ -1123,7 +1170,11 @@ static void *lt_worker_main(void *arg)
     pthread_mutex_lock(&lt_pool.lock);
     unsigned long seen = lt_pool.start_gen[me];
     for (;;) {
-        while (lt_pool.generation == seen) pthread_cond_wait(&lt_pool.wake, &lt_pool.lock);
+        while (lt_pool.generation == seen) {
+            __atomic_add_fetch(&lt_pool.sleeping, 1, __ATOMIC_RELAXED);
+            pthread_cond_wait(&lt_pool.wake, &lt_pool.lock);
+            __atomic_sub_fetch(&lt_pool.sleeping, 1, __ATOMIC_RELAXED);
+        }
         seen = lt_pool.generation;
         lt_taskfn fn = lt_pool.fn;
         char *tasks = lt_pool.tasks;
@@ -1133,9 +1184,14 @@ static void *lt_worker_main(void *arg)
         /* the job's fields stay valid while a task of it is unfinished, and a claim
          * succeeds only then */
         const int ran = lt_pool_run_tasks(seen, fn, tasks, stride, n_tasks);
+        if (ran) {
+            pthread_mutex_lock(&lt_pool.lock);
+            if (__atomic_add_fetch(&lt_pool.finished, ran, __ATOMIC_RELEASE) == lt_pool.n_tasks)
+                pthread_cond_signal(&lt_pool.done);
+            pthread_mutex_unlock(&lt_pool.lock);
+        }
+        lt_pool_linger(seen);
         pthread_mutex_lock(&lt_pool.lock);
-        if (ran && __atomic_add_fetch(&lt_pool.finished, ran, __ATOMIC_RELEASE) == lt_pool.n_tasks)
-            pthread_cond_signal(&lt_pool.done);
     }
     return NULL;
 }
@@ -1149,6 +1205,8 @@ static void lt_pool_after_fork(void)
     lt_pool.n_workers = 0;
     lt_pool.n_tasks = 0;
     lt_pool.finished = 0;
+    lt_pool.sleeping = 0;
+    lt_pool.last_start = 0;
 }
 
 static pthread_once_t lt_pool_once = PTHREAD_ONCE_INIT;
@@ -1181,7 +1239,8 @@ static void lt_parallel_spawn(int threads, int n, lt_taskfn fn, char *tasks, siz
 }
 
 /* Run fn on tasks[0..n) (each `stride` bytes) on up to `threads` threads, the calling thread
- * taking part. */
+ * taking part: the workers awake (lingering after a job) and as many sleeping ones as it
+ * takes to make up the number (lt_thread_count decides it). */
 static void lt_parallel_tasks(int threads, int n, lt_taskfn fn, void *tasks_, size_t stride)
 {
     char *tasks = (char *)tasks_;
@@ -1210,12 +1269,14 @@ static void lt_parallel_tasks(int threads, int n, lt_taskfn fn, void *tasks_, si
     lt_pool.n_tasks = n;
     lt_pool.finished = 0;
     __atomic_store_n(&lt_pool.claim, (uint64_t)(uint32_t)gen << 32, __ATOMIC_RELEASE);
-    if (lt_pool.n_workers > 0) pthread_cond_broadcast(&lt_pool.wake);
+    int wake = threads - 1 - (lt_pool.n_workers - lt_pool.sleeping);
+    if (wake > lt_pool.sleeping) wake = lt_pool.sleeping;
     pthread_mutex_unlock(&lt_pool.lock);
+    for (int w = 0; w < wake; w++) pthread_cond_signal(&lt_pool.wake);
     const int ran = lt_pool_run_tasks(gen, fn, tasks, stride, n);   /* with the workers */
     /* the tasks the workers took: waited for by spinning a little first, as the wake-up
      * from a condition variable can take tens of microseconds on a virtual CPU (bounded:
-     * about 0.1 ms, then the caller sleeps) */
+     * 1000 pauses, about 11 us on the Xeon, then the caller sleeps) */
     for (int spin = 0; spin < LT_WAIT_SPINS &&
                        __atomic_load_n(&lt_pool.finished, __ATOMIC_ACQUIRE) + ran < n; spin++)
         lt_cpu_relax();
@@ -1230,6 +1291,20 @@ static void lt_parallel_tasks(int threads, int n, lt_taskfn fn, void *tasks_, si
 static void lt_parallel(int n, lt_taskfn fn, void *tasks, size_t stride)
 {
     lt_parallel_tasks(n, n, fn, tasks, stride);
+}
+
+/* How many of `n` threads a run estimated at `work_ns` on one thread (-1: unknown) takes
+ * now: all when it is long enough to pay for waking sleeping workers, or when it follows
+ * the start of the last such run closely (a loop of calls: woken now, the workers then
+ * linger between the next ones); else only the workers awake. */
+static int64_t lt_pool_threads(int64_t n, int64_t work_ns)
+{
+    const int64_t now = lt_now_ns();
+    const int64_t last = __atomic_exchange_n(&lt_pool.last_start, now, __ATOMIC_RELAXED);
+    if (work_ns < 0 || work_ns >= LT_WAKE_MIN_NS || now - last < LT_RECENT_NS) return n;
+    const int64_t awake = (int64_t)__atomic_load_n(&lt_pool.n_workers, __ATOMIC_RELAXED) -
+                          __atomic_load_n(&lt_pool.sleeping, __ATOMIC_RELAXED);
+    return awake < 1 ? 1 : (awake + 1 < n ? awake + 1 : n);
 }
 
 /* ---- fused reductions -------------------------------------------------------------
@@ -1563,16 +1638,37 @@ static void lt_red_range(lt_rtask *t)
 
 static void lt_red_task(void *arg) { lt_red_range((lt_rtask *)arg); }
 
-/* Threads for a run: the request, at most one per `units` of work and one per
- * LT_PARALLEL_MIN_CHUNKS chunks of its `elements`, at least 1, at most 256. */
-static int64_t lt_thread_count(int32_t requested, int64_t units, int64_t elements)
+/* The estimated time of program p over `elements` elements on one thread, -1 if unknown:
+ * its ops, and moving its data at LT_CACHED_PS_PER_BYTE while the data fits in
+ * LT_CACHED_BYTES, else at LT_MEMORY_PS_PER_BYTE */
+static int64_t lt_work_ns(const lt_program *p, int64_t elements)
+{
+    const int32_t ps = p->work_ps[p->exact ? 1 : 0];
+    if (ps <= 0) return -1;
+    const double bytes = (double)elements * (p->work_bytes > 0 ? p->work_bytes : 0);
+    const double ns = ((double)elements * ps +
+                       bytes * (bytes <= LT_CACHED_BYTES ? LT_CACHED_PS_PER_BYTE
+                                                         : LT_MEMORY_PS_PER_BYTE)) / 1000;
+    return ns < 1e15 ? (int64_t)ns : (int64_t)1e15;
+}
+
+/* Threads for a run: the request, at most one per `units` of work, one per LT_THREAD_MIN_NS
+ * of its estimated time `work_ns` and one per LT_THREAD_MIN_CHUNKS chunks of its `elements`
+ * (one per LT_PARALLEL_MIN_CHUNKS when the time is unknown, -1), at least 1, at most 256;
+ * then as lt_pool_threads allows. */
+static int64_t lt_thread_count(int32_t requested, int64_t units, int64_t elements,
+                               int64_t work_ns)
 {
     int64_t n = requested < 1 ? 1 : requested;
-    const int64_t by_size = elements / ((int64_t)LT_PARALLEL_MIN_CHUNKS * LT_CHUNK);
+    const int64_t by_size = work_ns < 0
+        ? elements / ((int64_t)LT_PARALLEL_MIN_CHUNKS * LT_CHUNK)
+        : elements / ((int64_t)LT_THREAD_MIN_CHUNKS * LT_CHUNK);
     if (n > by_size) n = by_size;
+    if (work_ns >= 0 && n > work_ns / LT_THREAD_MIN_NS) n = work_ns / LT_THREAD_MIN_NS;
     if (n > units) n = units;
     if (n < 1) n = 1;
-    return n > 256 ? 256 : n;
+    if (n > 256) n = 256;
+    return n > 1 ? lt_pool_threads(n, work_ns) : 1;
 }
 
 static int lt_run_reduce_distinct(const lt_program *p)
@@ -1605,7 +1701,8 @@ static int lt_run_reduce_distinct(const lt_program *p)
     /* threads: at least LT_PARALLEL_MIN_CHUNKS chunks' worth of elements each (and of
      * columns when they split the columns) */
     const int64_t n_threads = lt_thread_count(
-        p->n_threads, mode == LT_RED_OUTER_Q ? Q / LT_CHUNK : n_units, p->size);
+        p->n_threads, mode == LT_RED_OUTER_Q ? Q / LT_CHUNK : n_units, p->size,
+        lt_work_ns(p, p->size));
 
     char *blocks = NULL;
     if (mode == LT_RED_BLOCKS) {
@@ -1687,14 +1784,15 @@ int lt_run(const lt_program *p)
     if (!lt_path_supported(p->path)) return -3;
     if (p->n_red > 0) return lt_run_reduce(p);
     const int64_t n_chunks = (p->size + LT_CHUNK - 1) / LT_CHUNK;
-    const int64_t n_threads = lt_thread_count(p->n_threads, n_chunks, n_chunks * LT_CHUNK);
+    const int64_t n_threads = lt_thread_count(p->n_threads, n_chunks, n_chunks * LT_CHUNK,
+                                              lt_work_ns(p, p->size));
 
     lt_task tasks[256];
     /* ranges of whole chunks: results cannot depend on the split.  LT_TASKS_PER_THREAD
      * ranges per thread, so that a thread that starts late (or runs slowly) leaves the
      * others the ranges it has not taken (lt_parallel_tasks); none shorter than half the
-     * threshold's chunks per thread */
-    const int64_t max_tasks = n_chunks / (LT_PARALLEL_MIN_CHUNKS / 2);
+     * least chunks per thread */
+    const int64_t max_tasks = n_chunks / (LT_THREAD_MIN_CHUNKS / 2);
     int64_t n_tasks = n_threads > 1 ? n_threads * LT_TASKS_PER_THREAD : 1;
     if (n_tasks > max_tasks) n_tasks = max_tasks;
     if (n_tasks > 256) n_tasks = 256;
@@ -2004,7 +2102,7 @@ int lt_run_rowwise(const lt_rowfns *fns, int64_t rows, int64_t cols, intptr_t sr
         if (ops[k] < 0 || ops[k] >= lt_n_ops) return -2;
     const lt_rowcall r = {fns, rows, cols, src_row_bytes, (const char *)src, (char *)dst,
                           exact, path};
-    const int64_t n_threads_ = lt_thread_count(n_threads, rows, rows * cols);
+    const int64_t n_threads_ = lt_thread_count(n_threads, rows, rows * cols, -1);
     lt_rowtask tasks[256];
     for (int64_t t = 0; t < n_threads_; t++) {
         tasks[t].r = &r;

@@ -53,6 +53,11 @@ typedef struct {
     /* bit 0 (fast mode), bit 1 (exact mode): inputs read in place are prefetched
      * LT_PREFETCH_CHUNKS chunks ahead (the rule: lazytensor/_cost.py, prefetch_bits) */
     int32_t prefetch;
+    /* for whether a run pays for waking sleeping worker threads (lt_work_ns): the estimated
+     * picoseconds per element of its ops on one thread (fast, exact mode; 0: unknown;
+     * lazytensor/_cost.py, work_ps) and the bytes per element it reads and writes */
+    int32_t work_ps[2];
+    int32_t work_bytes;
 } lt_program;
 
 enum { LT_STREAM_MIN_BYTES = 4194304 };   /* 4 MiB */

@@ -194,6 +194,17 @@ def op_ns(op: str, dtype: str, exact: bool, path: str) -> float:
     return ns * FLOAT64_FACTOR if dtype == "float64" else ns
 
 
+def work_ps(ops, on: Machine = None) -> tuple:
+    """(fast, exact): the estimated picoseconds per element, on one thread, of the op
+    functions ``ops`` ((op, dtype) pairs; a reduction's is costed as an unlisted op) on
+    machine ``on`` (default: this one).  With what moving the data costs (lt_kernel.c,
+    lt_work_ns), it decides whether a run pays for waking sleeping worker threads."""
+    on = on or machine()
+    return tuple(max(1, min(2**31 - 1, round(1000 * sum(op_ns(op, dt, exact, on.path)
+                                                        for op, dt in ops))))
+                 for exact in (False, True))
+
+
 def _mode_bits(holds) -> int:
     """Bit 0 if ``holds(False)`` (fast mode), plus bit 1 if ``holds(True)`` (exact mode)."""
     return (1 if holds(False) else 0) | (2 if holds(True) else 0)

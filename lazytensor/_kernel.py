@@ -127,6 +127,8 @@ class CompiledKernel:
         p.red_np, p.red_nr = plan.red_np, plan.red_nr
         p.plain_stores = program.plain_stores
         p.prefetch = program.prefetch
+        p.work_ps = program.work_ps
+        p.work_bytes = program.work_bytes
         self._proto = p
         # taken only without waiting: C's flag where the extension is built, else a Lock
         self._busy = _fastpath.Busy() if _fastpath is not None else threading.Lock()

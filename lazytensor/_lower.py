@@ -29,6 +29,8 @@ class Program:
     red_fn: tuple = ()      # per sink: the reduction function's name ("sum:float32")
     plain_stores: int = 0   # bit 0 fast mode, bit 1 exact: no streaming stores (_cost.py)
     prefetch: int = 0       # bit 0 fast mode, bit 1 exact: prefetch inputs read in place
+    work_ps: tuple = (0, 0)  # fast, exact: estimated ps per element of the ops (_cost.py)
+    work_bytes: int = 0      # bytes per element the kernel reads and writes
 
     @property
     def n_instr(self) -> int:
@@ -198,4 +200,6 @@ def _allocate(vinstr, vsize, vkind, sinks=(), in_place=frozenset()) -> Program:
     return Program(tuple(instr), tuple(params), tuple(reg_kind), tuple(reg_arg),
                    tuple(reg_size), tuple(listing), tuple(red_reg), tuple(red_fn),
                    _cost.plain_stores(writers, ops, out_bytes),
-                   _cost.prefetch_bits(len(in_place), _cost.chunk_passes(ops), first_reader))
+                   _cost.prefetch_bits(len(in_place), _cost.chunk_passes(ops), first_reader),
+                   _cost.work_ps(ops + [(fn, None) for fn in red_fn]),
+                   out_bytes + sum(vsize[v] for v, kind in enumerate(vkind) if kind[0] == "in"))

@@ -13,6 +13,29 @@ settings.register_profile("ci", max_examples=60, deadline=None,
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+# Tests that compare thread counts need the split to happen.  A kernel splits a run only
+# when its estimated time pays for a thread (and for waking a sleeping worker), which depends
+# on the op table's figures and on what ran just before; with no estimate (0) it splits every
+# run of 64 chunks a thread, as it always did before the estimate.  So the tests lower their
+# kernels without one; `work_estimates` gives a test the library's own.
+from lazytensor import _cost  # noqa: E402
+
+_real_work_ps = _cost.work_ps
+_cost.work_ps = lambda ops, on=None: (0, 0)
+
+
+@pytest.fixture
+def work_estimates(monkeypatch):
+    """Lower kernels with the library's work estimates (see above) for this test."""
+    import lazytensor as lt
+
+    monkeypatch.setattr(_cost, "work_ps", _real_work_ps)
+    lt._kernel.clear_cache()
+    yield
+    monkeypatch.undo()
+    lt._kernel.clear_cache()
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)

@@ -3,6 +3,7 @@ Every result is compared with NumPy (elementwise: bit for bit) or with the one-t
 
 import multiprocessing
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -55,6 +56,47 @@ def test_many_kernels_on_the_pool(threads):
         s = float(lt.sum(x * y))
         threads(1)
         assert s == float(lt.sum(x * y))
+
+
+def test_small_kernels_in_a_loop_on_the_pool(threads, work_estimates):
+    """Calls back to back take the workers (awake between them) at sizes where a lone call
+    runs on one thread: sizes about the least a thread takes, odd numbers of chunks, an
+    elementwise kernel and a sum, exact mode, two inputs in turn (so that a reused output
+    buffer never holds the expected values already): the bits of one thread."""
+    rng = np.random.default_rng(5)
+    for n in (2_047, 2 * 8 * 256 + 1, 9_999, 30_001, 100_003):
+        arrays = [(rng.standard_normal(n) * 2).astype(np.float32) for _ in range(2)]
+        xs = [lt.asarray(a) for a in arrays]
+        with lt.mode("exact"):
+            threads(1)
+            refs = [np.asarray(lt.exp(-x * x) * lt.log1p(lt.abs(x))) for x in xs]
+            ref_sums = [float(lt.sum(x * x)) for x in xs]
+            for k in (2, 3):
+                threads(k)
+                for i in range(80):
+                    x = xs[i % 2]
+                    np.testing.assert_array_equal(
+                        np.asarray(lt.exp(-x * x) * lt.log1p(lt.abs(x))), refs[i % 2])
+                    assert float(lt.sum(x * x)) == ref_sums[i % 2]
+        for a, ref, ref_sum in zip(arrays, refs, ref_sums):
+            a64 = a.astype(np.float64)
+            np.testing.assert_allclose(ref, np.exp(-a64 * a64) * np.log1p(np.abs(a64)),
+                                       rtol=2e-5, atol=1e-37)
+            np.testing.assert_allclose(ref_sum, (a64 * a64).sum(), rtol=1e-5)
+
+
+def test_idle_workers_sleep(threads, work_estimates):
+    """A worker lingers a moment after a job (about 0.1 ms), then sleeps: an idle process
+    uses no CPU time."""
+    threads(2)
+    x = lt.asarray(np.ones(N, np.float32))
+    for _ in range(50):
+        np.asarray(x * x + 1)
+    time.sleep(0.05)
+    start = time.process_time()        # all threads of the process
+    time.sleep(0.5)
+    used = time.process_time() - start
+    assert used < 0.05, f"{used:.3f} s of CPU time in 0.5 s of idling"
 
 
 def test_python_threads_share_the_pool(threads, run_threads):
