@@ -56,7 +56,7 @@ def main(argv=None) -> None:
                         while time.time() - start < args.seconds:
                             for threads, out in times.items():
                                 lt.set_num_threads(threads)
-                                for _ in range(8):    # back to back within a thread count
+                                for _ in range(32):   # back to back within a thread count
                                     _wait(gap)
                                     t0 = time.perf_counter()
                                     np.asarray(funcs[name]())

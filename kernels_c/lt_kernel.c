@@ -1069,19 +1069,20 @@ static void lt_range_task(void *arg) { lt_run_range((lt_task *)arg); }
  * 1.3-3.8x the time of one thread, waiting for the worker (docs/architecture.md, "Kernel").
  */
 #define LT_POOL_MAX 255
-#define LT_WAIT_SPINS 1000
 #define LT_TASKS_PER_THREAD 4
 /* When threads pay (lt_thread_count, lt_pool_threads).  On the Xeon VM, waking a sleeping
  * worker took the caller 10-25 us and the worker started 50-80 us later; a worker awake
  * made a 10^5-element a*b+c 1.8x faster.  So: a run estimated below LT_WAKE_MIN_NS on one
- * thread wakes no sleeping worker, unless it starts within LT_RECENT_NS of the last run
- * that could use threads (a loop of calls); a worker lingers LT_LINGER_NS after a job; and
+ * thread wakes no sleeping worker, unless it is one of a run of such calls, each starting
+ * within LT_RECENT_NS of the last (a loop); a worker lingers LT_LINGER_NS after a job; and
  * a thread takes at least LT_THREAD_MIN_NS of the estimated time and LT_THREAD_MIN_CHUNKS
  * chunks (LT_PARALLEL_MIN_CHUNKS when the time is unknown).  Figures: docs/architecture.md,
  * "Kernel". */
 #define LT_WAKE_MIN_NS 150000
 #define LT_RECENT_NS 250000
+#define LT_RECENT_RUNS 3
 #define LT_LINGER_NS 100000
+#define LT_WAIT_NS 200000
 #define LT_THREAD_MIN_NS 5000
 #define LT_THREAD_MIN_CHUNKS 8
 /* moving data, per byte read or written, one thread: a*b+c over 10^5 float32 (1.6 MB, in
@@ -1119,6 +1120,7 @@ static struct {
     int finished;                /* tasks of this job run to the end */
     int sleeping;                /* workers waiting on `wake` (read without the lock too) */
     int64_t last_start;          /* lt_now_ns() when the last run that could use threads began */
+    int streak;                  /* such runs in a row, each within LT_RECENT_NS of the last */
     uint64_t claim;              /* (generation << 32) | next task; atomic */
     unsigned long start_gen[LT_POOL_MAX];
 } lt_pool = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
@@ -1207,6 +1209,7 @@ static void lt_pool_after_fork(void)
     lt_pool.finished = 0;
     lt_pool.sleeping = 0;
     lt_pool.last_start = 0;
+    lt_pool.streak = 0;
 }
 
 static pthread_once_t lt_pool_once = PTHREAD_ONCE_INIT;
@@ -1274,12 +1277,15 @@ static void lt_parallel_tasks(int threads, int n, lt_taskfn fn, void *tasks_, si
     pthread_mutex_unlock(&lt_pool.lock);
     for (int w = 0; w < wake; w++) pthread_cond_signal(&lt_pool.wake);
     const int ran = lt_pool_run_tasks(gen, fn, tasks, stride, n);   /* with the workers */
-    /* the tasks the workers took: waited for by spinning a little first, as the wake-up
-     * from a condition variable can take tens of microseconds on a virtual CPU (bounded:
-     * 1000 pauses, about 11 us on the Xeon, then the caller sleeps) */
-    for (int spin = 0; spin < LT_WAIT_SPINS &&
-                       __atomic_load_n(&lt_pool.finished, __ATOMIC_ACQUIRE) + ran < n; spin++)
+    /* the tasks the workers took: waited for by spinning first (up to LT_WAIT_NS), as a
+     * caller asleep on the condition variable was woken 50-80 us after the last task ended
+     * on the Xeon VM (with one task per thread, a sum of 10^5 elements took 5x the time of
+     * one thread, its caller sleeping past the 11 us of the spin it had) */
+    const int64_t until = lt_now_ns() + LT_WAIT_NS;
+    for (int spin = 1; __atomic_load_n(&lt_pool.finished, __ATOMIC_ACQUIRE) + ran < n; spin++) {
         lt_cpu_relax();
+        if (spin % 64 == 0 && lt_now_ns() > until) break;
+    }
     pthread_mutex_lock(&lt_pool.lock);
     __atomic_add_fetch(&lt_pool.finished, ran, __ATOMIC_RELEASE);
     while (lt_pool.finished < n) pthread_cond_wait(&lt_pool.done, &lt_pool.lock);
@@ -1294,14 +1300,18 @@ static void lt_parallel(int n, lt_taskfn fn, void *tasks, size_t stride)
 }
 
 /* How many of `n` threads a run estimated at `work_ns` on one thread (-1: unknown) takes
- * now: all when it is long enough to pay for waking sleeping workers, or when it follows
- * the start of the last such run closely (a loop of calls: woken now, the workers then
- * linger between the next ones); else only the workers awake. */
+ * now: all when it is long enough to pay for waking sleeping workers, or when it is one of
+ * LT_RECENT_RUNS or more such runs in a row, each started within LT_RECENT_NS of the last
+ * (a loop of calls: woken now, the workers then linger between the next ones; the two or
+ * three kernels of one evaluation are not one); else only the workers awake. */
 static int64_t lt_pool_threads(int64_t n, int64_t work_ns)
 {
     const int64_t now = lt_now_ns();
     const int64_t last = __atomic_exchange_n(&lt_pool.last_start, now, __ATOMIC_RELAXED);
-    if (work_ns < 0 || work_ns >= LT_WAKE_MIN_NS || now - last < LT_RECENT_NS) return n;
+    const int streak = now - last < LT_RECENT_NS
+        ? __atomic_add_fetch(&lt_pool.streak, 1, __ATOMIC_RELAXED) : 0;
+    if (streak == 0) __atomic_store_n(&lt_pool.streak, 0, __ATOMIC_RELAXED);
+    if (work_ns < 0 || work_ns >= LT_WAKE_MIN_NS || streak >= LT_RECENT_RUNS) return n;
     const int64_t awake = (int64_t)__atomic_load_n(&lt_pool.n_workers, __ATOMIC_RELAXED) -
                           __atomic_load_n(&lt_pool.sleeping, __ATOMIC_RELAXED);
     return awake < 1 ? 1 : (awake + 1 < n ? awake + 1 : n);
@@ -1638,18 +1648,36 @@ static void lt_red_range(lt_rtask *t)
 
 static void lt_red_task(void *arg) { lt_red_range((lt_rtask *)arg); }
 
-/* The estimated time of program p over `elements` elements on one thread, -1 if unknown:
- * its ops, and moving its data at LT_CACHED_PS_PER_BYTE while the data fits in
- * LT_CACHED_BYTES, else at LT_MEMORY_PS_PER_BYTE */
-static int64_t lt_work_ns(const lt_program *p, int64_t elements)
+/* Ranges for a run on `threads` threads: LT_TASKS_PER_THREAD each (so that a worker that
+ * starts late leaves the others what it has not taken), at most one per `units` of work
+ * and 256, at least one per thread */
+static int64_t lt_task_count(int64_t threads, int64_t units)
 {
-    const int32_t ps = p->work_ps[p->exact ? 1 : 0];
+    int64_t n = threads > 1 ? threads * LT_TASKS_PER_THREAD : 1;
+    if (n > units) n = units;
+    if (n > 256) n = 256;
+    return n < threads ? threads : n;
+}
+
+/* The estimated time of a run over `elements` elements on one thread, -1 if unknown: its
+ * ops (`ps` per element, fast and exact mode), and moving its data (`bytes_per_element`) at
+ * LT_CACHED_PS_PER_BYTE while the data fits in LT_CACHED_BYTES, else at
+ * LT_MEMORY_PS_PER_BYTE */
+static int64_t lt_estimate_ns(const int32_t ps_of_mode[2], int32_t bytes_per_element,
+                              int32_t exact, int64_t elements)
+{
+    const int32_t ps = ps_of_mode[exact ? 1 : 0];
     if (ps <= 0) return -1;
-    const double bytes = (double)elements * (p->work_bytes > 0 ? p->work_bytes : 0);
+    const double bytes = (double)elements * (bytes_per_element > 0 ? bytes_per_element : 0);
     const double ns = ((double)elements * ps +
                        bytes * (bytes <= LT_CACHED_BYTES ? LT_CACHED_PS_PER_BYTE
                                                          : LT_MEMORY_PS_PER_BYTE)) / 1000;
     return ns < 1e15 ? (int64_t)ns : (int64_t)1e15;
+}
+
+static int64_t lt_work_ns(const lt_program *p, int64_t elements)
+{
+    return lt_estimate_ns(p->work_ps, p->work_bytes, p->exact, elements);
 }
 
 /* Threads for a run: the request, at most one per `units` of work, one per LT_THREAD_MIN_NS
@@ -1710,19 +1738,21 @@ static int lt_run_reduce_distinct(const lt_program *p)
         if (!blocks) return -1;
     }
     lt_rtask tasks[256];
-    for (int64_t t = 0; t < n_threads; t++) {
+    const int64_t n_tasks = lt_task_count(n_threads,
+                                          mode == LT_RED_OUTER_Q ? Q / LT_CHUNK : n_units);
+    for (int64_t t = 0; t < n_tasks; t++) {
         tasks[t].p = p;
         tasks[t].mode = mode;
         tasks[t].P = P; tasks[t].R = R; tasks[t].Q = Q;
-        tasks[t].first = n_units * t / n_threads;
-        tasks[t].end = n_units * (t + 1) / n_threads;
+        tasks[t].first = n_units * t / n_tasks;
+        tasks[t].end = n_units * (t + 1) / n_tasks;
         tasks[t].blocks = blocks;
         tasks[t].n_units = n_units;
         tasks[t].status = 0;
     }
-    lt_parallel((int)n_threads, lt_red_task, tasks, sizeof tasks[0]);
+    lt_parallel_tasks((int)n_threads, (int)n_tasks, lt_red_task, tasks, sizeof tasks[0]);
     int status = 0;
-    for (int64_t t = 0; t < n_threads; t++)
+    for (int64_t t = 0; t < n_tasks; t++)
         if (tasks[t].status != 0) status = tasks[t].status;
     if (mode == LT_RED_BLOCKS && status == 0) {
         /* each row: its block partials, pairwise in block order */
@@ -1788,15 +1818,9 @@ int lt_run(const lt_program *p)
                                               lt_work_ns(p, p->size));
 
     lt_task tasks[256];
-    /* ranges of whole chunks: results cannot depend on the split.  LT_TASKS_PER_THREAD
-     * ranges per thread, so that a thread that starts late (or runs slowly) leaves the
-     * others the ranges it has not taken (lt_parallel_tasks); none shorter than half the
-     * least chunks per thread */
-    const int64_t max_tasks = n_chunks / (LT_THREAD_MIN_CHUNKS / 2);
-    int64_t n_tasks = n_threads > 1 ? n_threads * LT_TASKS_PER_THREAD : 1;
-    if (n_tasks > max_tasks) n_tasks = max_tasks;
-    if (n_tasks > 256) n_tasks = 256;
-    if (n_tasks < n_threads) n_tasks = n_threads;
+    /* ranges of whole chunks (results cannot depend on the split), none shorter than half
+     * the least chunks per thread */
+    const int64_t n_tasks = lt_task_count(n_threads, n_chunks / (LT_THREAD_MIN_CHUNKS / 2));
     for (int64_t t = 0; t < n_tasks; t++) {
         tasks[t].p = p;
         tasks[t].first_chunk = n_chunks * t / n_tasks;
@@ -1870,9 +1894,17 @@ static void lt_block_task(void *arg) { lt_block_range((lt_btask *)arg); }
 int lt_run_blocks(const lt_blocks *b)
 {
     if (b->n_blocks <= 0 || b->n_prog <= 0) return 0;
-    int64_t n_threads = b->n_threads < 1 ? 1 : b->n_threads;
+    /* the estimate: each program's over a block, times the blocks (unknown if one is) */
+    int64_t work_ns = 0, elements = 0;
+    for (int32_t j = 0; j < b->n_prog && work_ns >= 0; j++) {
+        const int64_t w = lt_work_ns(b->prog[j], b->prog[j]->size);
+        work_ns = w < 0 ? -1 : work_ns + w * b->n_blocks;
+        elements += b->prog[j]->size * b->n_blocks;
+    }
+    int64_t n_threads = b->n_threads < 1 ? 1 : b->n_threads;     /* unknown: every block */
     if (n_threads > b->n_blocks) n_threads = b->n_blocks;
     if (n_threads > 256) n_threads = 256;
+    if (work_ns >= 0) n_threads = lt_thread_count(b->n_threads, b->n_blocks, elements, work_ns);
     lt_btask tasks[256];
     for (int64_t t = 0; t < n_threads; t++) {
         tasks[t].b = b;
@@ -2102,16 +2134,19 @@ int lt_run_rowwise(const lt_rowfns *fns, int64_t rows, int64_t cols, intptr_t sr
         if (ops[k] < 0 || ops[k] >= lt_n_ops) return -2;
     const lt_rowcall r = {fns, rows, cols, src_row_bytes, (const char *)src, (char *)dst,
                           exact, path};
-    const int64_t n_threads_ = lt_thread_count(n_threads, rows, rows * cols, -1);
+    const int64_t n_threads_ = lt_thread_count(
+        n_threads, rows, rows * cols, lt_estimate_ns(fns->work_ps, fns->work_bytes, exact,
+                                                     rows * cols));
     lt_rowtask tasks[256];
-    for (int64_t t = 0; t < n_threads_; t++) {
+    const int64_t n_tasks = lt_task_count(n_threads_, rows);
+    for (int64_t t = 0; t < n_tasks; t++) {
         tasks[t].r = &r;
-        tasks[t].first = rows * t / n_threads_;
-        tasks[t].end = rows * (t + 1) / n_threads_;
+        tasks[t].first = rows * t / n_tasks;
+        tasks[t].end = rows * (t + 1) / n_tasks;
         tasks[t].status = 0;
     }
-    lt_parallel((int)n_threads_, lt_rowwise_task, tasks, sizeof tasks[0]);
-    for (int64_t t = 0; t < n_threads_; t++)
+    lt_parallel_tasks((int)n_threads_, (int)n_tasks, lt_rowwise_task, tasks, sizeof tasks[0]);
+    for (int64_t t = 0; t < n_tasks; t++)
         if (tasks[t].status != 0) return tasks[t].status;
     return 0;
 }

@@ -84,6 +84,8 @@ typedef struct {
     int32_t itemsize;            /* 4 (float32) or 8 (float64) */
     int32_t op_subtract, op_exp, op_divide, op_log, op_add;   /* opcodes; divide_by_scalar */
     int32_t red_max, red_sum;    /* lt_red_name: "max:<dtype>", "sum:<dtype>" */
+    int32_t work_ps[2];          /* as lt_program's: the ops' ps per element, fast and exact */
+    int32_t work_bytes;          /* and the bytes per element read and written */
 } lt_rowfns;
 
 int lt_run(const lt_program *prog);

@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from . import _config, _kernel, _memory
+from . import _config, _cost, _kernel, _memory
 from ._args import normalize_axes, tensor_value, wrap
 from ._kernel import check_status, data_address, ffi, lib
 from ._lower import OPCODE
@@ -63,6 +63,11 @@ def _functions(dtype: np.dtype, logsumexp: bool):
         fns.op_add = OPCODE[("add", dt)]
         fns.red_max = _kernel.REDUCTIONS[f"max:{dt}"]
         fns.red_sum = _kernel.REDUCTIONS[f"sum:{dt}"]
+        # the work per element, for the thread split (lt_thread_count): what the expression
+        # form's kernels run, and the row read and the row (softmax) or nothing written
+        ops = [("max", dt), ("subtract", dt), ("exp", dt), ("sum", dt)]
+        fns.work_ps = _cost.work_ps(ops if logsumexp else ops + [("divide_by_scalar", dt)])
+        fns.work_bytes = dtype.itemsize * (1 if logsumexp else 2)
         found = _FUNCTIONS[key] = (fns, int(ffi.cast("uintptr_t", fns)))
     return found
 
