@@ -1055,7 +1055,7 @@ static void lt_range_task(void *arg) { lt_run_range((lt_task *)arg); }
  * workers are started on first use and kept; after a job a worker watches for the next one
  * for LT_LINGER_NS (0.1 ms), then sleeps on a condition variable, so an idle worker does
  * not spin.  A run too short to pay for waking a sleeping worker takes only the workers
- * still awake, unless it follows the last one closely (lt_pool_threads).  One job at a time
+ * still awake, unless it is one of a loop of calls (lt_pool_threads).  One job at a time
  * uses the pool: a call that finds it busy (another Python thread inside a kernel) starts
  * threads of its own for that call.  Who runs a range never changes its result.  A forked
  * child starts with no workers.
@@ -1308,9 +1308,12 @@ static int64_t lt_pool_threads(int64_t n, int64_t work_ns)
 {
     const int64_t now = lt_now_ns();
     const int64_t last = __atomic_exchange_n(&lt_pool.last_start, now, __ATOMIC_RELAXED);
-    const int streak = now - last < LT_RECENT_NS
-        ? __atomic_add_fetch(&lt_pool.streak, 1, __ATOMIC_RELAXED) : 0;
-    if (streak == 0) __atomic_store_n(&lt_pool.streak, 0, __ATOMIC_RELAXED);
+    int streak = 0;              /* capped: a count that never wraps (races only miscount) */
+    if (now - last < LT_RECENT_NS) {
+        streak = __atomic_load_n(&lt_pool.streak, __ATOMIC_RELAXED);
+        if (streak < LT_RECENT_RUNS) streak++;
+    }
+    __atomic_store_n(&lt_pool.streak, streak, __ATOMIC_RELAXED);
     if (work_ns < 0 || work_ns >= LT_WAKE_MIN_NS || streak >= LT_RECENT_RUNS) return n;
     const int64_t awake = (int64_t)__atomic_load_n(&lt_pool.n_workers, __ATOMIC_RELAXED) -
                           __atomic_load_n(&lt_pool.sleeping, __ATOMIC_RELAXED);
@@ -1726,8 +1729,8 @@ static int lt_run_reduce_distinct(const lt_program *p)
         mode = LT_RED_OUTER_Q;
         n_units = Q;
     }
-    /* threads: at least LT_PARALLEL_MIN_CHUNKS chunks' worth of elements each (and of
-     * columns when they split the columns) */
+    /* threads: as lt_thread_count allows (at least a chunk of columns each when they split
+     * the columns) */
     const int64_t n_threads = lt_thread_count(
         p->n_threads, mode == LT_RED_OUTER_Q ? Q / LT_CHUNK : n_units, p->size,
         lt_work_ns(p, p->size));
