@@ -22,6 +22,7 @@ import gc
 import json
 import os
 import platform
+import random
 import shlex
 import statistics
 import subprocess
@@ -815,6 +816,9 @@ def default_repeat(n):
     return 7
 
 
+WARM_MAX_N = 10**6   # a timed sample follows an untimed call of the same implementation
+
+
 def measure(wl, n, threads, impls, repeat, seed, log):
     """Result rows for one workload, size and thread count."""
     n_used, inputs = make_inputs(wl, n, seed)
@@ -850,10 +854,17 @@ def measure(wl, n, threads, impls, repeat, seed, log):
             variants.append((v, first, chk))
     del ref
     times = {id(v): [] for v, _, _ in variants}
+    # The call before leaves the caches (and the thread pools) in its own state: with the
+    # order rotating each round, each implementation mostly followed the same one (lt exact
+    # followed NumPy in two rounds of three and took twice lt fast's time at 10^5).  So up to
+    # WARM_MAX_N elements each sample follows an untimed call of its own implementation, and
+    # the order is a new random one each round (seeded).
+    order = random.Random(seed)
     for r in range(repeat):
         gc.collect()
-        k = r % max(1, len(variants))
-        for v, _, _ in variants[k:] + variants[:k]:
+        for v, _, _ in order.sample(variants, len(variants)):
+            if n_used <= WARM_MAX_N:
+                v.run_timed(1)
             times[id(v)].append(v.run_timed(calls_per_sample(n_used)))
     for v, first, chk in variants:
         v.close()
@@ -1154,7 +1165,7 @@ def write_report(args, argv, impls, notes, bw, results, skipped, out, img_dir, e
     lines += ["## How to read this", "",
               "- Timing: one process; inputs are made once per workload and size; every "
               "implementation is called once untimed after its first call, then all run in "
-              "interleaved rounds (the order rotates each round) and each median is taken over "
+              "interleaved rounds (in a new random order each round; up to 10^6 elements each sample follows an untimed call of its own implementation) and each median is taken over "
               "its rounds. A sample is the mean of k back-to-back calls, k = min(100, "
               "10^5 / N) (at least 1): at 10^3 a single call measures cold caches more than "
               "the call. A lazytensor call builds the lazy expression and evaluates it "
