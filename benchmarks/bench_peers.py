@@ -1165,7 +1165,9 @@ def write_report(args, argv, impls, notes, bw, results, skipped, out, img_dir, e
     lines += ["## How to read this", "",
               "- Timing: one process; inputs are made once per workload and size; every "
               "implementation is called once untimed after its first call, then all run in "
-              "interleaved rounds (in a new random order each round; up to 10^6 elements each sample follows an untimed call of its own implementation) and each median is taken over "
+              "interleaved rounds (in a new random order each round; up to 10^6 elements "
+              "each sample follows an untimed call of its own implementation) and each "
+              "median is taken over "
               "its rounds. A sample is the mean of k back-to-back calls, k = min(100, "
               "10^5 / N) (at least 1): at 10^3 a single call measures cold caches more than "
               "the call. A lazytensor call builds the lazy expression and evaluates it "
