@@ -100,7 +100,7 @@ int lt_chunk_size(void) { return LT_CHUNK; }
 
 #define LT_REG_BYTES (LT_CHUNK * 8)
 #define LT_MAX_DIMS 64
-#define LT_PARALLEL_MIN_CHUNKS 64      /* below 16 Ki elements a thread costs more than it saves */
+#define LT_PARALLEL_MIN_CHUNKS 64      /* chunks a thread, for runs of unknown cost (lt_thread_count) */
 
 /* Fill n elements of `size` bytes at dst with the value at src (typed stores: a memcpy call
  * per element made small runs cost microseconds). */
@@ -1064,9 +1064,10 @@ static void lt_range_task(void *arg) { lt_run_range((lt_task *)arg); }
  * that also holds the job's generation (so that a worker waking late can never claim a
  * task of a later job): the caller runs tasks until none is left, then waits only for those
  * a worker has started.  A worker slow to wake (a sleeping virtual CPU can take tens of
- * microseconds) then costs nothing: the caller runs its task too.  10^5 float32, two
- * threads, in the peer benchmark (each call after other libraries ran): the calls had taken
- * 1.3-3.8x the time of one thread, waiting for the worker (docs/architecture.md, "Kernel").
+ * microseconds) then costs only the wake-up call: the caller runs its tasks too.  10^5
+ * float32, two threads, in the peer benchmark (each call after other libraries ran): the
+ * calls had taken 1.3-3.8x the time of one thread, waiting for the worker
+ * (docs/architecture.md, "Kernel").
  */
 #define LT_POOL_MAX 255
 #define LT_TASKS_PER_THREAD 4
