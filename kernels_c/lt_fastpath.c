@@ -33,6 +33,7 @@
 
 #define MAX_NODES 64            /* members + inputs the walk handles; more: Python's path */
 #define MAX_STACK 256
+#define KEY_ROOM 64             /* items a key list is made with room for */
 
 typedef int (*lt_run_fn)(const lt_program *);
 
@@ -271,6 +272,25 @@ static PyObject *layout_made(PyObject *node)
     return layout;                       /* NULL, no error: not of its form, Python's turn */
 }
 
+/* Whether op name `op` is `name` (an interned string): 1 or 0, -1 on error.  The table's
+ * names are interned, so identity nearly always decides (PyUnicode_Compare twice per node
+ * was a sixth of the walk). */
+static int is_op(PyObject *op, PyObject *name)
+{
+    if (op == name) return 1;
+    if (PyUnicode_CheckExact(op) && PyUnicode_CHECK_INTERNED(op)) return 0;
+    const int c = PyUnicode_Compare(op, name);
+    return c == -1 && PyErr_Occurred() ? -1 : c == 0;
+}
+
+/* A list to build a key in, with room for `room` items (no reallocation while it grows) */
+static PyObject *key_list(Py_ssize_t room)
+{
+    PyObject *list = PyList_New(room);
+    if (list != NULL) Py_SET_SIZE(list, 0);     /* the slots stay allocated (and NULL) */
+    return list;
+}
+
 static int find(PyObject *const *seen, int n, PyObject *node)
 {
     for (int i = 0; i < n; i++)
@@ -314,9 +334,9 @@ static int walk(PyObject *root, PyObject *key, PyObject **inputs, int *n_inputs)
                 inputs[(*n_inputs)++] = x;
             } else {
                 PyObject *x_op = SLOT(x, off_op);
-                int is_reduce = x_op == NULL ? 1 : PyUnicode_Compare(x_op, s_reduce);
-                if (is_reduce == -1 && PyErr_Occurred()) return -1;
-                if (is_reduce == 0 || top == MAX_STACK) return 0;   /* not one group */
+                const int reduce = x_op == NULL ? 0 : is_op(x_op, s_reduce);
+                if (reduce < 0) return -1;
+                if (reduce || top == MAX_STACK) return 0;   /* not one group */
                 ready = 0;
                 stack[top++] = x;
             }
@@ -327,9 +347,9 @@ static int walk(PyObject *root, PyObject *key, PyObject **inputs, int *n_inputs)
         if (op == NULL || node_shape == NULL) return 0;
         int same = node_shape == shape ? 1 : PyObject_RichCompareBool(node_shape, shape, Py_EQ);
         if (same < 0) return -1;
-        int is_reduce = PyUnicode_Compare(op, s_reduce);
-        if (is_reduce == -1 && PyErr_Occurred()) return -1;
-        if (is_reduce == 0 || !same || n_members >= max_group_nodes || n_seen == MAX_NODES)
+        const int reduce = is_op(op, s_reduce);
+        if (reduce < 0) return -1;
+        if (reduce || !same || n_members >= max_group_nodes || n_seen == MAX_NODES)
             return 0;
         seen[n_seen] = node;
         ref[n_seen++] = n_members++;
@@ -955,7 +975,7 @@ static PyObject *reduction_below(PyObject *root)
         PyObject *op = SLOT(node, off_op), *ins = SLOT(node, off_inputs), *pending = NULL;
         if (op == NULL || !PyUnicode_Check(op) || ins == NULL || !PyTuple_CheckExact(ins))
             return NULL;
-        if (PyUnicode_Compare(op, s_reduce) == 0) return node;
+        if (is_op(op, s_reduce) == 1) return node;
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(ins); i++) {
             PyObject *x = PyTuple_GET_ITEM(ins, i);
             if (Py_TYPE(x) != node_type) return NULL;
@@ -978,8 +998,8 @@ static PyObject *reduction_below(PyObject *root)
  * elements), -1 on error. */
 static int cast_of_value(PyObject *root)
 {
-    const int is_cast = PyUnicode_Compare(SLOT(root, off_op), s_cast) == 0;
-    if (PyErr_Occurred()) return -1;
+    const int is_cast = is_op(SLOT(root, off_op), s_cast);
+    if (is_cast < 0) return -1;
     PyObject *ins = SLOT(root, off_inputs), *dtype = SLOT(root, off_dtype);
     if (!is_cast || !PyTuple_CheckExact(ins) || PyTuple_GET_SIZE(ins) != 1 ||
         !PyArray_DescrCheck(dtype) || ((PyArray_Descr *)dtype)->type_num != NPY_FLOAT32)
@@ -1088,8 +1108,8 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
     if (SLOT(root, off_value) != Py_None) Py_RETURN_TRUE;
     PyObject *op = SLOT(root, off_op);
     if (op == NULL) Py_RETURN_FALSE;
-    int reduction = PyUnicode_Compare(op, s_reduce) == 0;
-    if (PyErr_Occurred()) return NULL;
+    const int reduction = is_op(op, s_reduce);
+    if (reduction < 0) return NULL;
     PyObject *top = root;
     if (reduction) {
         PyObject *ins = SLOT(root, off_inputs);
@@ -1100,7 +1120,7 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
 
     PyObject *inputs[MAX_NODES];
     int n_inputs, walked;
-    PyObject *key = PyList_New(0);
+    PyObject *key = key_list(KEY_ROOM);
     if (key == NULL) return NULL;
     if (SLOT(top, off_value) != Py_None) {     /* a reduction of a value: one input */
         PyObject *layout = layout_made(top);
@@ -1377,6 +1397,36 @@ static PyObject *new_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObj
     return node;
 }
 
+/* _graph._sweep_at, read from the module's dict (a module getattr costs more); the value read
+ * last is kept while the dict's version tag says no global of _graph has been set since (a
+ * dict lookup per recorded op otherwise).  -1 on error. */
+static Py_ssize_t sweep_at(void)
+{
+#if PY_VERSION_HEX < 0x030C0000       /* ma_version_tag: deprecated in 3.12 */
+    static uint64_t version;
+    static Py_ssize_t kept = -1;
+    const uint64_t now = ((PyDictObject *)graph_globals)->ma_version_tag;
+    if (kept >= 0 && now == version) return kept;
+#endif
+    PyObject *limit = PyDict_GetItemWithError(graph_globals, s_sweep_at);
+    if (limit == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "lazytensor: _graph._sweep_at is missing");
+        return -1;
+    }
+    Py_ssize_t at = PyLong_AsSsize_t(limit);
+    if (at < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "lazytensor: _graph._sweep_at is negative");
+        return -1;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    kept = at;
+    version = now;
+#endif
+    return at;
+}
+
 /* _graph.op_node(op, inputs, attrs, dtype, shape): the live node of that key (recorded by
  * this thread), or a new one remembered (weakly) in the hash-consing table.  New reference. */
 static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *dtype,
@@ -1427,16 +1477,8 @@ static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObje
         return NULL;
     }
     Py_DECREF(weak);
-    /* _graph._sweep_at, read from the module's dict (a module getattr costs more) */
-    PyObject *limit = PyDict_GetItemWithError(graph_globals, s_sweep_at);
-    if (limit == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_RuntimeError, "lazytensor: _graph._sweep_at is missing");
-        Py_DECREF(node);
-        return NULL;
-    }
-    Py_ssize_t at = PyLong_AsSsize_t(limit);
-    if (PyErr_Occurred()) {
+    Py_ssize_t at = sweep_at();
+    if (at < 0) {
         Py_DECREF(node);
         return NULL;
     }
@@ -1499,17 +1541,42 @@ static int is_scalar(PyObject *x)
     return PyFloat_CheckExact(x) || PyLong_CheckExact(x);
 }
 
-/* The signature (computation dtype, result dtype) cached for `key`; NULL (no error) if
- * none yet. Borrowed items. */
-static int signature(PyObject *key, PyObject **dtype, PyObject **out_dtype)
+/* The signature (computation dtype, result dtype) of op `name` on operands of dtype or
+ * scalar type `a` and `b` (NULL for a unary op), as fast_signatures holds it under the key
+ * (name, a[, b]); 0 (no error) if it has none yet.  A small memo in front of the dict keeps
+ * the items of keys met before (held, so no other object can take their addresses) with
+ * their signature: making, hashing and comparing the key tuple was about a fifth of
+ * recording an op.  A signature depends only on its key (the op table's promotion rules),
+ * so the memo stays right when the dict is cleared.  Borrowed items, good until the next
+ * call. */
+#define SIG_MEMO_SLOTS 64
+static struct { PyObject *name, *a, *b, *dtype, *out_dtype; } sig_memo[SIG_MEMO_SLOTS];
+
+static int signature(PyObject *name, PyObject *a, PyObject *b, PyObject **dtype,
+                     PyObject **out_dtype)
 {
+    const uintptr_t h = (((uintptr_t)name >> 4) * 31 + ((uintptr_t)a >> 4)) * 31 + ((uintptr_t)b >> 4);
+    const int slot = (int)((h * 0x9E3779B97F4A7C15u) >> 58);       /* 6 bits: 64 slots */
+    if (sig_memo[slot].name == name && sig_memo[slot].a == a && sig_memo[slot].b == b) {
+        *dtype = sig_memo[slot].dtype;
+        *out_dtype = sig_memo[slot].out_dtype;
+        return 1;
+    }
+    PyObject *key = b ? PyTuple_Pack(3, name, a, b) : PyTuple_Pack(2, name, a);
     PyObject *sig = key ? PyDict_GetItemWithError(fast_signatures, key) : NULL;
+    Py_XDECREF(key);
     if (sig == NULL || !PyTuple_CheckExact(sig) || PyTuple_GET_SIZE(sig) != 2) {
         PyErr_Clear();
         return 0;
     }
-    *dtype = PyTuple_GET_ITEM(sig, 0);
-    *out_dtype = PyTuple_GET_ITEM(sig, 1);
+    PyObject *old[5] = {sig_memo[slot].name, sig_memo[slot].a, sig_memo[slot].b,
+                        sig_memo[slot].dtype, sig_memo[slot].out_dtype};
+    sig_memo[slot].name = Py_NewRef(name);
+    sig_memo[slot].a = Py_NewRef(a);
+    sig_memo[slot].b = Py_XNewRef(b);
+    *dtype = sig_memo[slot].dtype = Py_NewRef(PyTuple_GET_ITEM(sig, 0));
+    *out_dtype = sig_memo[slot].out_dtype = Py_NewRef(PyTuple_GET_ITEM(sig, 1));
+    for (int i = 0; i < 5; i++) Py_XDECREF(old[i]);
     return 1;
 }
 
@@ -1559,7 +1626,7 @@ static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     PyObject *made_shape = NULL;       /* a broadcast shape made here */
     if (nargs != 3 || tensor_type == NULL) goto python;
     PyObject *name = args[0], *a = args[1], *b = args[2];
-    PyObject *na = NULL, *nb = NULL, *shape, *key;
+    PyObject *na = NULL, *nb = NULL, *shape, *ka, *kb;     /* (name, ka, kb): the signature's key */
     if (Py_TYPE(a) == tensor_type) {
         na = SLOT(a, off_tensor_node);
         shape = SLOT(na, off_shape);
@@ -1572,23 +1639,24 @@ static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 if (shape == NULL) goto python;      /* Python raises the error */
                 made_shape = shape;
             }
-            key = PyTuple_Pack(3, name, SLOT(na, off_dtype), SLOT(nb, off_dtype));
+            ka = SLOT(na, off_dtype);
+            kb = SLOT(nb, off_dtype);
         } else if (is_scalar(b)) {
-            key = PyTuple_Pack(3, name, SLOT(na, off_dtype), (PyObject *)Py_TYPE(b));
+            ka = SLOT(na, off_dtype);
+            kb = (PyObject *)Py_TYPE(b);
         } else {
             goto python;
         }
     } else if (Py_TYPE(b) == tensor_type && is_scalar(a)) {
         nb = SLOT(b, off_tensor_node);
         shape = SLOT(nb, off_shape);
-        key = PyTuple_Pack(3, name, (PyObject *)Py_TYPE(a), SLOT(nb, off_dtype));
+        ka = (PyObject *)Py_TYPE(a);
+        kb = SLOT(nb, off_dtype);
     } else {
         goto python;
     }
     PyObject *dtype, *out_dtype;
-    int known = signature(key, &dtype, &out_dtype);
-    Py_XDECREF(key);
-    if (!known) goto python;
+    if (!signature(name, ka, kb, &dtype, &out_dtype)) goto python;
     PyObject *oa = operand(na, a, dtype), *ob = operand(nb, b, dtype);
     if (oa == NULL || ob == NULL) goto python;
     PyObject *inputs = PyTuple_Pack(2, oa, ob);
@@ -1641,14 +1709,36 @@ static PyObject *dunder_call(int k, PyObject *self, PyObject *other)
     static PyObject *dunder_##k(PyObject *self, PyObject *other) { return dunder_call(k, self, other); }
 LT_DUNDERS(LT_DUNDER_FN)
 
+/* -t and abs(t): unary() straight from the slot (the Python methods were a lambda each) */
+static PyObject *unary(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+static PyObject *s_negative, *s_abs;
+
+static PyObject *dunder_neg(PyObject *self, PyObject *unused)
+{
+    PyObject *args[2] = {s_negative, self};
+    return unary(NULL, args, 2);
+}
+
+static PyObject *dunder_abs(PyObject *self, PyObject *unused)
+{
+    PyObject *args[2] = {s_abs, self};
+    return unary(NULL, args, 2);
+}
+
 static PyMethodDef dunder_methods[] = {
 #define LT_DUNDER_DEF(k, dunder, op, reflected) {dunder, dunder_##k, METH_O, NULL},
     LT_DUNDERS(LT_DUNDER_DEF)
     {NULL, NULL, 0, NULL},
 };
+static PyMethodDef unary_dunder_methods[] = {
+    {"__neg__", dunder_neg, METH_NOARGS, NULL},
+    {"__abs__", dunder_abs, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
 
 /* setup_operators({dunder name: Python method}) -> {dunder name: method descriptor of Tensor}
- * for the operators above (each falling back to its Python method). */
+ * for the binary operators above (each falling back to its Python method), and __neg__ and
+ * __abs__ (unary() hands anything but its lean case to Python's unary). */
 static PyObject *setup_operators(PyObject *self, PyObject *python)
 {
     static const char *ops[LT_N_DUNDERS] = {
@@ -1675,6 +1765,16 @@ static PyObject *setup_operators(PyObject *self, PyObject *python)
         Py_XSETREF(dunder_op[k], PyUnicode_InternFromString(ops[k]));
         if (dunder_op[k] == NULL) Py_CLEAR(out);
     }
+    if (out != NULL && s_negative == NULL) {
+        s_negative = PyUnicode_InternFromString("negative");
+        s_abs = PyUnicode_InternFromString("abs");
+        if (s_negative == NULL || s_abs == NULL) Py_CLEAR(out);
+    }
+    for (PyMethodDef *m = unary_dunder_methods; out != NULL && m->ml_name != NULL; m++) {
+        PyObject *d = PyDescr_NewMethod(tensor_type, m);
+        if (d == NULL || PyDict_SetItemString(out, m->ml_name, d)) Py_CLEAR(out);
+        Py_XDECREF(d);
+    }
     return out;
 }
 
@@ -1683,10 +1783,10 @@ static PyObject *unary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 2 || tensor_type == NULL || Py_TYPE(args[1]) != tensor_type) goto python;
     PyObject *name = args[0], *node = SLOT(args[1], off_tensor_node);
-    PyObject *key = PyTuple_Pack(2, name, SLOT(node, off_dtype)), *dtype, *out_dtype;
-    int known = signature(key, &dtype, &out_dtype);
-    Py_XDECREF(key);
-    if (!known || SLOT(node, off_dtype) != dtype) goto python;
+    PyObject *dtype, *out_dtype;
+    if (!signature(name, SLOT(node, off_dtype), NULL, &dtype, &out_dtype) ||
+        SLOT(node, off_dtype) != dtype)
+        goto python;
     PyObject *inputs = PyTuple_Pack(1, node);
     if (inputs == NULL) return NULL;
     PyObject *made = op_node(name, inputs, empty_tuple, out_dtype, SLOT(node, off_shape));
@@ -2253,7 +2353,7 @@ static PyObject *plan_eval(PyObject *self, PyObject *roots)
     if (n_order > MAX_PLAN) Py_RETURN_FALSE;
     if (n_order == 0) Py_RETURN_TRUE;
     int n_leaves;
-    PyObject *key = PyList_New(0);
+    PyObject *key = key_list(KEY_ROOM);
     if (key == NULL) return NULL;
     int keyed = plan_key(roots, order, n_order, key, leaves, &n_leaves);
     PyObject *steps = keyed == 1 ? quick_lookup(key, 0) : NULL;   /* borrowed */
@@ -2511,7 +2611,7 @@ static PyMethodDef methods[] = {
      "op_node(op, inputs, attrs, dtype, shape) -> Node: _graph.op_node in C."},
     {"setup_operators", setup_operators, METH_O,
      "setup_operators({dunder: Python method}) -> {dunder: method descriptor of Tensor}: "
-     "the arithmetic and comparison operators in C."},
+     "the arithmetic and comparison operators, -t and abs(t) in C."},
     {"setup_value", setup_value, METH_VARARGS,
      "setup_value(tensor_module, _value, __array__, EvalLock, evaluate_one) -> {name: method "
      "descriptor of Tensor}: Tensor._value and __array__ in C."},

@@ -616,7 +616,8 @@ if _fastpath is not None:
     for _name, _method in _methods.items():
         setattr(Tensor, _name, _method)
     # + - * / and the comparisons as C methods too (a Python frame each, about 0.2 us, in
-    # front of binary()); the Python dunders stay for operands other than Tensor, int, float
+    # front of binary()); the Python dunders stay for operands other than Tensor, int, float.
+    # It also gives __neg__ and __abs__, which call unary() directly.
     _methods = _fastpath.setup_operators({name: getattr(Tensor, name) for name in (
         "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
         "__rtruediv__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__")})
