@@ -12,7 +12,9 @@ The installed build is imported first: both compiled modules register under the 
 were built with, and the first import decides which one ``lazytensor`` gets.
 
 ``--flush MiB`` writes a buffer of that size before each timed call (as in bench_stores.py), so
-that a large input comes from memory rather than from a large L3.
+that a large input comes from memory rather than from a large L3.  ``--record-only`` times the
+recording of each expression alone (built, never evaluated; reductions evaluate their input
+when called, so use it on elementwise workloads).
 """
 
 from __future__ import annotations
@@ -78,6 +80,8 @@ def main(argv=None) -> None:
     ap.add_argument("--workloads", default="exp,softmax,logsumexp")
     ap.add_argument("--modes", default="fast,exact")
     ap.add_argument("--seconds", type=float, default=3.0, help="per workload and mode")
+    ap.add_argument("--record-only", action="store_true",
+                    help="time building the expression, without evaluating it")
     Flush.add_option(ap)
     args = ap.parse_args(argv)
     flush = Flush(args.flush)
@@ -92,9 +96,10 @@ def main(argv=None) -> None:
     for tag, lt in builds.items():
         lt.set_num_threads(args.threads)
         funcs[tag] = workloads(lt, n)
+    call = (lambda fn: fn()) if args.record_only else (lambda fn: np.asarray(fn()))
     print(f"# n = {n}, {args.threads} thread(s); ns per element, calls alternating; "
           "ratio new/old of the medians and of the minima"
-          + flush.note)
+          + (" (recording only)" if args.record_only else "") + flush.note)
     for mode in args.modes.split(","):
         for name in args.workloads.split(","):
             times = {"new": [], "old": []}
@@ -107,7 +112,7 @@ def main(argv=None) -> None:
                     with lt.mode(mode):
                         flush()
                         t0 = time.perf_counter()
-                        np.asarray(funcs[tag][name]())
+                        call(funcs[tag][name])
                         times[tag].append(time.perf_counter() - t0)
             a, b = (np.array(times[t]) / n * 1e9 for t in ("new", "old"))
             print(f"{mode:5s} {name:10s} new min {a.min():7.3f} med {np.median(a):7.3f} | "

@@ -10,7 +10,8 @@
  * structure busy in another thread.  Python then takes its own path.
  *
  * binary(), unary(), result() and leaf_tensor() record a node the way _elementwise and
- * _graph do in their lean cases (the same hash-consed node, made here); memo_call() and
+ * _graph do in their lean cases, hash-consed in this module's table of op nodes (which
+ * _graph.op_node, replaced by op_node() here, uses too); memo_call() and
  * replay() are the recording memo of _replay.py.  Anything else goes to the Python functions.
  *
  * Node attributes are read straight from their __slots__ (offsets taken from the member
@@ -42,15 +43,14 @@ static Py_ssize_t off_op, off_inputs, off_attrs, off_dtype, off_shape, off_value
 static PyObject *quick_table, *operand_of, *memory_empty, *check_status, *counters,
     *cache_stats, *mode_var, *config_module, *kernel_module, *memory_stats,
     *intern_table;
-static Py_ssize_t off_key, off_ident, off_layout, off_address;
+static Py_ssize_t off_key, off_layout, off_address;
 static long long pool_min_bytes;
 /* recording */
 static PyTypeObject *tensor_type;
 static Py_ssize_t off_tensor_node;
 static PyObject *fast_signatures, *fast_constants, *py_binary, *py_unary, *graph_module,
-    *graph_globals,
     *py_op_node;
-static PyObject *s_sweep_at, *s_sweep, *s_leaf, *s_dtype, *s_shape;
+static PyObject *s_leaf, *s_dtype, *s_shape;
 static lt_run_fn run_kernel;
 static long max_group_nodes, max_group_inputs;
 static long cast_inline_max;    /* _eval.CAST_INLINE_MAX */
@@ -59,6 +59,9 @@ static PyObject *s_reduce, *s_cast, *s_fast, *s_num_threads, *s_path,
     *s_allocated_bytes, *empty_tuple, *s_transpose;
 
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
+
+static int install_node_hooks(PyTypeObject *type);
+static void intern_forget(PyObject *node);
 
 static int slot_offset(PyObject *type, const char *name, Py_ssize_t *off)
 {
@@ -89,8 +92,8 @@ static PyObject *setup(PyObject *self, PyObject *args)
         slot_offset(type, "attrs", &off_attrs) || slot_offset(type, "dtype", &off_dtype) ||
         slot_offset(type, "shape", &off_shape) || slot_offset(type, "value", &off_value) ||
         slot_offset(type, "operand", &off_operand) || slot_offset(type, "key", &off_key) ||
-        slot_offset(type, "ident", &off_ident) || slot_offset(type, "layout", &off_layout) ||
-        slot_offset(type, "address", &off_address))
+        slot_offset(type, "layout", &off_layout) || slot_offset(type, "address", &off_address) ||
+        install_node_hooks((PyTypeObject *)type))
         return NULL;
     run_kernel = (lt_run_fn)PyLong_AsVoidPtr(run_addr);
     if (run_kernel == NULL && PyErr_Occurred()) return NULL;
@@ -901,7 +904,10 @@ static int set_value(PyObject *node, PyObject *array)
     Py_CLEAR(SLOT(node, off_layout));      /* kept for the value before, if any */
     Py_CLEAR(SLOT(node, off_address));
     PyObject *key = SLOT(node, off_key);
-    if (key != NULL && key != Py_None) {
+    if (key != NULL && PyLong_CheckExact(key)) {         /* in this module's table */
+        intern_forget(node);
+        Py_SETREF(SLOT(node, off_key), Py_NewRef(Py_None));
+    } else if (key != NULL && key != Py_None) {           /* in _graph._INTERN */
         const Py_hash_t hash = PyObject_Hash(key);
         if (hash == -1) return -1;
         PyObject *ref = dict_get(intern_table, key, hash);
@@ -1337,8 +1343,6 @@ static PyObject *setup_recording(PyObject *self, PyObject *args)
         return NULL;
     py_op_node = PyObject_GetAttrString(graph_module, "op_node");
     if (py_op_node == NULL) return NULL;
-    graph_globals = PyModule_GetDict(graph_module);   /* borrowed: the module is kept */
-    if (graph_globals == NULL) return NULL;
     if (slot_offset(type, "_node", &off_tensor_node)) return NULL;
     tensor_type = (PyTypeObject *)type;
     PyObject *keep[] = {type, fast_signatures, fast_constants, py_binary, py_unary, graph_module};
@@ -1364,21 +1368,6 @@ static PyObject *map_tuple(PyObject *t, PyObject *(*f)(PyObject *))
     return out;
 }
 
-/* id(o).  A node keeps the int it was given the first time (its ident slot): the keys of
- * the ops recorded again and again on the same inputs then hold the same int objects, and
- * the lookup that meets the dead entry of the last recording compares them by identity. */
-static PyObject *identity_of(PyObject *o)
-{
-    if (Py_TYPE(o) != node_type) return PyLong_FromVoidPtr(o);
-    PyObject *id = SLOT(o, off_ident);
-    if (id == NULL) {
-        id = PyLong_FromVoidPtr(o);
-        if (id == NULL) return NULL;
-        SLOT(o, off_ident) = id;
-    }
-    return Py_NewRef(id);
-}
-
 /* Node(op, inputs, attrs, dtype, shape, value, key), made in place (Node.__init__'s fields).
  * New reference. */
 static PyObject *new_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *dtype,
@@ -1397,110 +1386,271 @@ static PyObject *new_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObj
     return node;
 }
 
-/* _graph._sweep_at, read from the module's dict (a module getattr costs more); the value read
- * last is kept while the dict's version tag says no global of _graph has been set since (a
- * dict lookup per recorded op otherwise).  -1 on error. */
-static Py_ssize_t sweep_at(void)
+/* ---- the hash-consing table of op nodes --------------------------------------------------
+ * The op nodes recorded here are hash-consed in a table of this module, not in
+ * _graph._INTERN (a dict of key tuples and weak references, which Python's op_node keeps for
+ * the pure-Python fallback and which still holds the constants): an open-addressing table
+ * (linear probing) of borrowed node pointers, hashed on the node's own fields: op, the
+ * identity of each input, attrs, dtype and the recording thread, whose ident a node in the
+ * table keeps in its `key` slot (an int; Python's keys are tuples).  No key tuple, no int per
+ * input, no weak reference and no sweep of dead entries: a node leaves the table when it gets
+ * its value (set_value, forget), when the collector clears it and when it dies (Node's
+ * tp_clear and tp_dealloc are this module's, see install_node_hooks).  Those objects and the
+ * dict's lookup, insertion and sweep were half the time of recording an op. */
+typedef struct {
+    Py_hash_t hash;
+    PyObject *node;            /* borrowed; NULL: never used; INTERN_GONE: removed */
+} intern_entry;
+#define INTERN_GONE ((PyObject *)1)
+#define INTERN_MIN 1024
+static intern_entry *intern_entries;
+static size_t intern_mask, intern_used, intern_gone;
+static unsigned long intern_version;        /* changes when the entries move (resize) */
+
+static uintptr_t mix(uintptr_t h, uintptr_t v)
 {
-#if PY_VERSION_HEX < 0x030C0000       /* ma_version_tag: deprecated in 3.12 */
-    static uint64_t version;
-    static Py_ssize_t kept = -1;
-    const uint64_t now = ((PyDictObject *)graph_globals)->ma_version_tag;
-    if (kept >= 0 && now == version) return kept;
-#endif
-    PyObject *limit = PyDict_GetItemWithError(graph_globals, s_sweep_at);
-    if (limit == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_RuntimeError, "lazytensor: _graph._sweep_at is missing");
-        return -1;
-    }
-    Py_ssize_t at = PyLong_AsSsize_t(limit);
-    if (at < 0) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "lazytensor: _graph._sweep_at is negative");
-        return -1;
-    }
-#if PY_VERSION_HEX < 0x030C0000
-    kept = at;
-    version = now;
-#endif
-    return at;
+    return (h ^ v) * 0x9E3779B97F4A7C15u;
 }
 
-/* _graph.op_node(op, inputs, attrs, dtype, shape): the live node of that key (recorded by
- * this thread), or a new one remembered (weakly) in the hash-consing table.  New reference. */
+/* The hash of a node op(inputs; attrs) of dtype recorded by `thread`: equal fields (inputs
+ * by identity) give equal hashes.  0, or -1 on error. */
+static int node_hash(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *dtype,
+                     PyObject *thread, Py_hash_t *out)
+{
+    const Py_hash_t h_op = PyObject_Hash(op), h_dtype = PyObject_Hash(dtype),
+                    h_attrs = PyTuple_CheckExact(attrs) && PyTuple_GET_SIZE(attrs) == 0
+                              ? 0 : PyObject_Hash(attrs),
+                    h_thread = PyObject_Hash(thread);
+    if (h_op == -1 || h_dtype == -1 || h_attrs == -1 || h_thread == -1 ||
+        !PyTuple_CheckExact(inputs))
+        return -1;
+    uintptr_t h = (uintptr_t)h_op;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(inputs); i++)
+        h = mix(h, (uintptr_t)PyTuple_GET_ITEM(inputs, i) >> 4);
+    h = mix(mix(mix(h, (uintptr_t)h_attrs), (uintptr_t)h_dtype), (uintptr_t)h_thread);
+    *out = (Py_hash_t)(h ^ (h >> 29));
+    return 0;
+}
+
+/* Whether `node` is op(inputs; attrs) of dtype recorded by `thread`: 1, 0, or -1 on error.
+ * Equality as a key tuple's: inputs by identity, the rest by == after identity. */
+static int node_matches(PyObject *node, PyObject *op, PyObject *inputs, PyObject *attrs,
+                        PyObject *dtype, PyObject *thread)
+{
+    PyObject *ins = SLOT(node, off_inputs);
+    const Py_ssize_t n = PyTuple_GET_SIZE(inputs);
+    if (ins == NULL || !PyTuple_CheckExact(ins) || PyTuple_GET_SIZE(ins) != n) return 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (PyTuple_GET_ITEM(ins, i) != PyTuple_GET_ITEM(inputs, i)) return 0;
+    PyObject *const pairs[4][2] = {{SLOT(node, off_op), op}, {SLOT(node, off_dtype), dtype},
+                                   {SLOT(node, off_key), thread}, {SLOT(node, off_attrs), attrs}};
+    for (int k = 0; k < 4; k++) {
+        if (pairs[k][0] == pairs[k][1]) continue;
+        if (pairs[k][0] == NULL) return 0;
+        const int eq = PyObject_RichCompareBool(pairs[k][0], pairs[k][1], Py_EQ);
+        if (eq != 1) return eq;
+    }
+    return 1;
+}
+
+/* The node in the table equal to op(inputs; attrs) of dtype by `thread`, a new reference, or
+ * NULL (an error set, or none: a miss). */
+static PyObject *intern_find(Py_hash_t hash, PyObject *op, PyObject *inputs, PyObject *attrs,
+                             PyObject *dtype, PyObject *thread)
+{
+restart:
+    if (intern_entries == NULL) return NULL;
+    const unsigned long version = intern_version;
+    for (size_t i = (size_t)hash & intern_mask;; i = (i + 1) & intern_mask) {
+        PyObject *node = intern_entries[i].node;
+        if (node == NULL) return NULL;
+        if (node == INTERN_GONE || intern_entries[i].hash != hash) continue;
+        Py_INCREF(node);        /* a comparison may run Python code, which may drop it */
+        const int same = node_matches(node, op, inputs, attrs, dtype, thread);
+        if (same == 1) return node;
+        Py_DECREF(node);
+        if (same < 0) return NULL;
+        if (version != intern_version) goto restart;     /* that code resized the table */
+    }
+}
+
+/* Rehash the live entries into a table of `capacity` (a power of 2).  0, or -1 (no memory). */
+static int intern_resize(size_t capacity)
+{
+    intern_entry *entries = PyMem_Calloc(capacity, sizeof *entries);
+    if (entries == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; intern_entries != NULL && i <= intern_mask; i++) {
+        PyObject *node = intern_entries[i].node;
+        if (node == NULL || node == INTERN_GONE) continue;
+        size_t j = (size_t)intern_entries[i].hash & (capacity - 1);
+        while (entries[j].node != NULL) j = (j + 1) & (capacity - 1);
+        entries[j] = intern_entries[i];
+    }
+    PyMem_Free(intern_entries);
+    intern_entries = entries;
+    intern_mask = capacity - 1;
+    intern_gone = 0;
+    intern_version++;
+    return 0;
+}
+
+/* Put a node (not in the table) under its hash.  0, or -1 on error.  The table is at most
+ * half full, removed entries included: past that it is rebuilt at four times its live
+ * entries (which also shrinks it after many deaths). */
+static int intern_add(PyObject *node, Py_hash_t hash)
+{
+    if (intern_entries == NULL || (intern_used + intern_gone + 1) * 2 > intern_mask + 1) {
+        size_t capacity = INTERN_MIN;
+        while (capacity < 4 * (intern_used + 1)) capacity *= 2;
+        if (intern_resize(capacity)) return -1;
+    }
+    size_t i = (size_t)hash & intern_mask;
+    while (intern_entries[i].node != NULL && intern_entries[i].node != INTERN_GONE)
+        i = (i + 1) & intern_mask;
+    if (intern_entries[i].node == INTERN_GONE) intern_gone--;
+    intern_entries[i].hash = hash;
+    intern_entries[i].node = node;
+    intern_used++;
+    return 0;
+}
+
+/* Take `node` out of the table if it is there (its `key` slot an int), from set_value, a
+ * collector's clear or its death.  Never fails and leaves any pending error as it was. */
+static void intern_forget(PyObject *node)
+{
+    PyObject *thread = SLOT(node, off_key);
+    if (thread == NULL || !PyLong_CheckExact(thread) || intern_entries == NULL) return;
+    PyObject *err_type, *err_value, *err_tb;
+    PyErr_Fetch(&err_type, &err_value, &err_tb);
+    Py_hash_t hash;
+    size_t at = intern_mask + 1;           /* not found */
+    if (SLOT(node, off_op) != NULL && SLOT(node, off_inputs) != NULL &&
+        SLOT(node, off_attrs) != NULL && SLOT(node, off_dtype) != NULL &&
+        node_hash(SLOT(node, off_op), SLOT(node, off_inputs), SLOT(node, off_attrs),
+                  SLOT(node, off_dtype), thread, &hash) == 0) {
+        for (size_t i = (size_t)hash & intern_mask; intern_entries[i].node != NULL;
+             i = (i + 1) & intern_mask)
+            if (intern_entries[i].node == node) {
+                at = i;
+                break;
+            }
+    }
+    /* not under its hash (a field changed, or its hash failed): a pointer left behind
+     * would be read after the node is freed, so look everywhere */
+    for (size_t i = 0; at > intern_mask && i <= intern_mask; i++)
+        if (intern_entries[i].node == node) at = i;
+    if (at <= intern_mask) {
+        intern_entries[at].node = INTERN_GONE;
+        intern_used--;
+        intern_gone++;
+    }
+    PyErr_Restore(err_type, err_value, err_tb);
+}
+
+/* forget(node): Node.set_value's removal from this table (the node's key set to None). */
+static PyObject *forget(PyObject *self, PyObject *node)
+{
+    if (node_type == NULL || Py_TYPE(node) != node_type) {
+        PyErr_SetString(PyExc_TypeError, "forget: a Node (after setup)");
+        return NULL;
+    }
+    intern_forget(node);
+    Py_XSETREF(SLOT(node, off_key), Py_NewRef(Py_None));
+    Py_RETURN_NONE;
+}
+
+/* intern_size() -> the number of nodes in the table (for the tests) */
+static PyObject *intern_size(PyObject *self, PyObject *unused)
+{
+    return PyLong_FromSize_t(intern_used);
+}
+
+/* Node's slots but __weakref__, in Node.__slots__ order: what node_clear empties */
+static Py_ssize_t *const node_slots[] = {&off_op, &off_inputs, &off_attrs, &off_dtype,
+                                          &off_shape, &off_value, &off_key, &off_operand,
+                                          &off_layout, &off_address};
+#define N_NODE_SLOTS (sizeof node_slots / sizeof node_slots[0])
+
+/* Node's tp_clear (the collector breaking a cycle): out of the table, then its slots
+ * emptied, as subtype_clear does. */
+static int node_clear(PyObject *self)
+{
+    intern_forget(self);
+    for (size_t k = 0; k < N_NODE_SLOTS; k++) Py_CLEAR(SLOT(self, *node_slots[k]));
+    return 0;
+}
+
+/* Node's tp_dealloc: out of the table, then what subtype_dealloc does for a class with
+ * __slots__ and __weakref__ and no finalizer, with its trashcan (a long chain of nodes dies
+ * one level at a time, not by deep recursion). */
+static void node_dealloc(PyObject *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    Py_TRASHCAN_BEGIN(self, node_dealloc)
+    intern_forget(self);
+    PyObject_ClearWeakRefs(self);
+    for (size_t k = 0; k < N_NODE_SLOTS; k++) Py_CLEAR(SLOT(self, *node_slots[k]));
+    type->tp_free(self);
+    Py_DECREF(type);             /* an instance of a heap type holds a reference to it */
+    Py_TRASHCAN_END
+}
+
+/* Node's tp_clear and tp_dealloc replaced by the two above, which take a node out of the
+ * table before it goes.  Only for the layout they know: Node itself (no subclass, none
+ * allowed from now on), its slots those of node_slots and __weakref__, no __dict__, no
+ * finalizer.  0, or -1 with an error saying what differs. */
+static int install_node_hooks(PyTypeObject *type)
+{
+    PyObject *subclasses = PyObject_CallMethod((PyObject *)type, "__subclasses__", NULL);
+    if (subclasses == NULL) return -1;
+    const Py_ssize_t n_sub = PyList_Check(subclasses) ? PyList_GET_SIZE(subclasses) : -1;
+    Py_DECREF(subclasses);
+    const Py_ssize_t size = (Py_ssize_t)sizeof(PyObject) + (Py_ssize_t)(N_NODE_SLOTS + 1) * (Py_ssize_t)sizeof(PyObject *);
+    if (n_sub != 0 || type->tp_basicsize != size || type->tp_weaklistoffset <= 0 ||
+        type->tp_dictoffset != 0 || type->tp_finalize != NULL || type->tp_del != NULL ||
+        type->tp_base != &PyBaseObject_Type || !(type->tp_flags & Py_TPFLAGS_HEAPTYPE) ||
+        !(type->tp_flags & Py_TPFLAGS_HAVE_GC)) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "lazytensor: _graph.Node is not the class kernels_c/lt_fastpath.c "
+                        "knows (its slots, no subclass, no finalizer)");
+        return -1;
+    }
+    type->tp_clear = node_clear;
+    type->tp_dealloc = node_dealloc;
+    type->tp_flags &= ~Py_TPFLAGS_BASETYPE;
+    PyType_Modified(type);
+    return 0;
+}
+
+/* _graph.op_node(op, inputs, attrs, dtype, shape): the pending node of that op recorded by
+ * this thread, or a new one put in the table.  New reference. */
 static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *dtype,
                          PyObject *shape)
 {
-    /* (op, id of each input..., attrs, dtype, thread), as _graph.op_node makes it */
-    const Py_ssize_t n_in = PyTuple_GET_SIZE(inputs);
     PyObject *thread = thread_ident();
-    PyObject *key = thread ? PyTuple_New(n_in + 4) : NULL;
-    if (key == NULL) return NULL;
-    PyTuple_SET_ITEM(key, 0, Py_NewRef(op));
-    for (Py_ssize_t i = 0; i < n_in; i++) {
-        PyObject *id = identity_of(PyTuple_GET_ITEM(inputs, i));
-        if (id == NULL) {
-            Py_DECREF(key);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(key, 1 + i, id);
-    }
-    PyTuple_SET_ITEM(key, n_in + 1, Py_NewRef(attrs));
-    PyTuple_SET_ITEM(key, n_in + 2, Py_NewRef(dtype));
-    PyTuple_SET_ITEM(key, n_in + 3, Py_NewRef(thread));
-    const Py_hash_t hash = PyObject_Hash(key);      /* once for the lookup and the insertion */
-    if (hash == -1) {
-        Py_DECREF(key);
-        return NULL;
-    }
-    PyObject *ref = dict_get(intern_table, key, hash);
-    if (ref != NULL && PyWeakref_Check(ref)) {
-        PyObject *node = PyWeakref_GetObject(ref);
-        if (node != Py_None && Py_TYPE(node) == node_type) {
-            Py_DECREF(key);
-            return Py_NewRef(node);
-        }
-    }
-    if (PyErr_Occurred()) {
-        Py_DECREF(key);
-        return NULL;
-    }
-    PyObject *node = new_node(op, inputs, attrs, dtype, shape, Py_None, key);
-    Py_DECREF(key);
-    if (node == NULL) return NULL;
-    /* _graph._remember */
-    PyObject *weak = PyWeakref_NewRef(node, NULL);
-    if (weak == NULL || dict_set(intern_table, key, weak, hash)) {
-        Py_XDECREF(weak);
-        Py_DECREF(node);
-        return NULL;
-    }
-    Py_DECREF(weak);
-    Py_ssize_t at = sweep_at();
-    if (at < 0) {
-        Py_DECREF(node);
-        return NULL;
-    }
-    if (PyDict_GET_SIZE(intern_table) > at) {
-        PyObject *r = PyObject_CallMethodNoArgs(graph_module, s_sweep);
-        if (r == NULL) {
-            Py_DECREF(node);
-            return NULL;
-        }
-        Py_DECREF(r);
-    }
+    Py_hash_t hash;
+    if (thread == NULL || node_hash(op, inputs, attrs, dtype, thread, &hash)) return NULL;
+    PyObject *node = intern_find(hash, op, inputs, attrs, dtype, thread);
+    if (node != NULL || PyErr_Occurred()) return node;
+    node = new_node(op, inputs, attrs, dtype, shape, Py_None, thread);
+    if (node != NULL && intern_add(node, hash)) Py_CLEAR(node);   /* its death forgets nothing */
     return node;
 }
 
-/* op_node(op, inputs, attrs, dtype, shape): _graph.op_node (installed in its place), in C for
- * tuples of inputs and attributes; Python's for anything else. */
+/* op_node(op, inputs, attrs, dtype, shape): _graph.op_node (installed in its place); inputs
+ * and attrs given as other sequences are made tuples. */
 static PyObject *op_node_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 5 || node_type == NULL || !PyTuple_CheckExact(args[1]) ||
-        !PyTuple_CheckExact(args[2]))
-        return PyObject_Vectorcall(py_op_node, args, nargs, NULL);
-    return op_node(args[0], args[1], args[2], args[3], args[4]);
+    if (nargs != 5 || node_type == NULL) return PyObject_Vectorcall(py_op_node, args, nargs, NULL);
+    PyObject *inputs = PySequence_Tuple(args[1]), *attrs = inputs ? PySequence_Tuple(args[2]) : NULL;
+    PyObject *node = attrs ? op_node(args[0], inputs, attrs, args[3], args[4]) : NULL;
+    Py_XDECREF(inputs);
+    Py_XDECREF(attrs);
+    return node;
 }
 
 static PyObject *new_tensor(PyObject *node)      /* steals `node` */
@@ -2609,6 +2759,10 @@ static PyObject *setup_jit(PyObject *self, PyObject *stats)
 static PyMethodDef methods[] = {
     {"op_node", (PyCFunction)(void (*)(void))op_node_call, METH_FASTCALL,
      "op_node(op, inputs, attrs, dtype, shape) -> Node: _graph.op_node in C."},
+    {"forget", forget, METH_O,
+     "forget(node): take a node out of the hash-consing table (Node.set_value)."},
+    {"intern_size", intern_size, METH_NOARGS,
+     "intern_size() -> the number of op nodes in the hash-consing table."},
     {"setup_operators", setup_operators, METH_O,
      "setup_operators({dunder: Python method}) -> {dunder: method descriptor of Tensor}: "
      "the arithmetic and comparison operators, -t and abs(t) in C."},
@@ -2680,7 +2834,7 @@ PyMODINIT_FUNC PyInit__fastpath(void)
         {&s_recorded, "recorded"}, {&s_char_p, "char *"}, {&s_plan, "plan"}, {&s_enabled, "enabled"},
         {&s_block_elements, "BLOCK_ELEMENTS"}, {&s_min_elements, "MIN_ELEMENTS"},
         {&s_inputs, "inputs"}, {&s_outputs, "outputs"}, {&s_sinks, "sinks"},
-        {&s_kernel, "kernel"}, {&s_transpose, "transpose"}, {&s_sweep_at, "_sweep_at"}, {&s_sweep, "_sweep"}, {&s_allocated_bytes, "allocated_bytes"},
+        {&s_kernel, "kernel"}, {&s_transpose, "transpose"}, {&s_allocated_bytes, "allocated_bytes"},
         {&s_num_threads, "_num_threads"}, {&s_path, "_path"},
         {&s_evaluations, "evaluations"}, {&s_kernels, "kernels"}, {&s_hits, "hits"},
         {&s_const, "const"}, {&s_replayed, "replayed"}, {&s_plain, "plain"},

@@ -18,12 +18,14 @@ import numpy as np
 class Node:
     # `operand` caches, for a node with a value, what a kernel needs to read it (set by
     # _kernel.operand_of: a pointer and the layout), as a value never changes once set;
-    # `ident` is id(self) as the int kernels_c/lt_fastpath.c put in the hash-consing keys of
-    # the ops that read this node (unset until then); `layout` and `address` are what that
-    # C path keeps of a value it reads without an operand (its layout tuple for the plan
-    # keys and its address; unset until then, cleared by set_value)
+    # `layout` and `address` are what kernels_c/lt_fastpath.c keeps of a value it reads
+    # without an operand (its layout tuple for the plan keys and its address; unset until
+    # then, cleared by set_value).  `key`: None, the key tuple of _INTERN, or (a node in the
+    # C module's hash-consing table) its recording thread's ident.  That module replaces
+    # this class's tp_dealloc and tp_clear (so that a node leaves its table when it dies)
+    # and knows these slots: change both together.
     __slots__ = ("op", "inputs", "attrs", "dtype", "shape", "value", "key", "operand",
-                 "ident", "layout", "address", "__weakref__")
+                 "layout", "address", "__weakref__")
 
     def __init__(self, op, inputs, attrs, dtype, shape, value=None, key=None):
         self.op = op
@@ -47,15 +49,24 @@ class Node:
         array.setflags(False)   # write=False; by position: cheaper than a keyword or .flags
         self.value = array
         self.layout = self.address = None
-        if self.key is not None:   # its inputs may now die and their ids be reused
-            ref = _INTERN.get(self.key)
+        key = self.key
+        if type(key) is int:       # in kernels_c/lt_fastpath.c's table
+            _forget(self)
+        elif key is not None:      # its inputs may now die and their ids be reused
+            ref = _INTERN.get(key)
             if ref is not None and ref() is self:
-                del _INTERN[self.key]
+                del _INTERN[key]
             self.key = None
         self.inputs = ()
 
 
-# Hash-consing table: key -> weak reference to the node.  A key holds the ids of the
+# The C module's op_node (installed in place of op_node below when it is built) keeps op
+# nodes in a table of its own (kernels_c/lt_fastpath.c, "the hash-consing table"), and
+# `_forget` is its function that takes a node out of it (set to it with op_node).
+_forget = None
+
+# Hash-consing table of the pure-Python path (op nodes when the C module is not built) and of
+# constants: key -> weak reference to the node.  A key holds the ids of the
 # inputs.  That is safe without removing a node's entry when it dies: a reference that is
 # still alive means a live node, which keeps its inputs (and so their ids) alive, and a dead
 # reference is never a hit.  Dead entries are swept when the table has doubled since the

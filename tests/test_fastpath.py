@@ -3,6 +3,7 @@ state and the counters of the Python path, share its quick table, follow mode, t
 kernel-path changes made between calls, and hand anything unusual back to Python."""
 
 
+import gc
 import operator
 import sys
 
@@ -334,16 +335,59 @@ def test_c_recording_hands_the_rest_to_python():
             assert np.signbit(got).tolist() == np.signbit(expected).tolist()
 
 
-def test_c_recording_sweeps_the_hash_consing_table(monkeypatch):
+def test_python_op_node_sweeps_its_table(monkeypatch):
+    # _graph's own table (constants, and op nodes when the C module is not built)
     calls = []
     real_sweep = _graph._sweep
     monkeypatch.setattr(_graph, "_sweep", lambda: calls.append(1) or real_sweep())
     monkeypatch.setattr(_graph, "_sweep_at", len(_graph._INTERN) + 10)
-    x = lt.asarray(np.arange(4.0))
-    for k in range(1, 40):
-        x + float(k)                  # dead at once: entries pile up until a sweep
+    x = lt.asarray(np.arange(4.0))._node
+    for k in range(1, 40):      # dead at once: entries pile up until a sweep
+        _graph.python_op_node("add", (x, _graph.constant(np.float64(k))), (), x.dtype, x.shape)
     assert calls
     assert len(_graph._INTERN) <= _graph._sweep_at
+
+
+def test_c_table_shares_live_nodes_and_lets_dead_ones_go():
+    size = _eval._fastpath.intern_size()
+    x = lt.asarray(np.arange(4.0, dtype=np.float32))
+    a, b = lt.exp(x) * 2, lt.exp(x) * 2
+    assert a._node is b._node and a._node.inputs[0] is b._node.inputs[0]
+    assert type(a._node.key) is int and _eval._fastpath.intern_size() == size + 2
+    c = lt.exp(x)
+    del a, b
+    assert _eval._fastpath.intern_size() == size + 1      # exp(x) lives on in c
+    d = c * 2                                             # not the dead product's node
+    assert d._node.inputs[0] is c._node and _eval._fastpath.intern_size() == size + 2
+    d.numpy()                                             # evaluated: out of the table
+    assert d._node.key is None and _eval._fastpath.intern_size() == size + 1
+    assert (c * 2)._node is not d._node                   # a new pending node
+    # a cycle: the collector clears it, and the node leaves the table (its attrs, no longer
+    # hashable, make it be looked for everywhere)
+    e = lt.exp(c)
+    box = [e._node]
+    e._node.attrs = (box,)                                # node -> attrs -> list -> node
+    assert _eval._fastpath.intern_size() == size + 2
+    del e, box
+    gc.collect()
+    assert _eval._fastpath.intern_size() == size + 1
+    del c
+    assert _eval._fastpath.intern_size() == size
+
+
+def test_a_long_chain_of_nodes_dies_without_deep_recursion():
+    x = lt.asarray(np.ones(3, dtype=np.float32))
+    size = _eval._fastpath.intern_size()
+    y = x
+    for _ in range(200_000):
+        y = y + 1.0
+    del y                                                 # one level at a time (trashcan)
+    assert _eval._fastpath.intern_size() == size
+
+
+def test_node_cannot_be_subclassed():
+    with pytest.raises(TypeError):
+        type("Sub", (_graph.Node,), {})
 
 
 # ---- kept plans of several kernels ------------------------------------------------------
