@@ -1232,6 +1232,7 @@ static void lt_parallel_spawn(int threads, int n, lt_taskfn fn, char *tasks, siz
     pthread_t ids[256];
     lt_spawned_job jobs[256];
     int started[256] = {0};
+    threads = threads < 1 ? 1 : threads > 256 ? 256 : threads;     /* the arrays above */
     for (int t = 0; t < threads; t++) jobs[t] = (lt_spawned_job){fn, tasks, stride, t, threads, n};
     for (int t = 1; t < threads; t++)
         started[t] = pthread_create(&ids[t], NULL, lt_spawned_main, &jobs[t]) == 0;
