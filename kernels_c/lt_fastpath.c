@@ -88,6 +88,10 @@ static PyObject *setup(PyObject *self, PyObject *args)
                           &max_group_inputs, &cast_inline_max, &PyDict_Type, &memory_stats,
                           &pool_min_bytes, &PyDict_Type, &intern_table))
         return NULL;
+    if (!PyModule_Check(config_module) || !PyModule_Check(kernel_module)) {
+        PyErr_SetString(PyExc_TypeError, "setup: _config and _kernel must be modules");
+        return NULL;
+    }
     if (slot_offset(type, "op", &off_op) || slot_offset(type, "inputs", &off_inputs) ||
         slot_offset(type, "attrs", &off_attrs) || slot_offset(type, "dtype", &off_dtype) ||
         slot_offset(type, "shape", &off_shape) || slot_offset(type, "value", &off_value) ||
@@ -780,13 +784,26 @@ static int call_close(call_t *c)
     return 0;
 }
 
+/* A module's global (borrowed), read from its dict: what getattr finds for a module without
+ * __getattr__, at half the cost.  NULL with an error when it is missing. */
+static PyObject *module_global(PyObject *module, PyObject *name)
+{
+    PyObject *dict = PyModule_GetDict(module);     /* borrowed; never NULL for a module */
+    PyObject *value = dict ? PyDict_GetItemWithError(dict, name) : NULL;
+    if (value == NULL && !PyErr_Occurred())
+        PyErr_Format(PyExc_AttributeError, "lazytensor: %R has no %R", module, name);
+    return value;
+}
+
+/* The mode (this context's), the thread count (_config._num_threads) and the kernel path
+ * (_kernel._path) of a call.  0, or -1 on error. */
 static int read_settings(settings_t *s)
 {
-    PyObject *mode = NULL, *threads = NULL, *path = NULL;
+    PyObject *mode = NULL, *threads, *path;
     int r = -1;
     if (PyContextVar_Get(mode_var, NULL, &mode) == 0 && mode != NULL &&
-        (threads = PyObject_GetAttr(config_module, s_num_threads)) != NULL &&
-        (path = PyObject_GetAttr(kernel_module, s_path)) != NULL) {
+        (threads = module_global(config_module, s_num_threads)) != NULL &&
+        (path = module_global(kernel_module, s_path)) != NULL) {
         s->exact = PyUnicode_Check(mode) && PyUnicode_CompareWithASCIIString(mode, "exact") == 0;
         s->n_threads = (int32_t)PyLong_AsLong(threads);
         s->path = (int32_t)PyLong_AsLong(path);
@@ -795,8 +812,6 @@ static int read_settings(settings_t *s)
         PyErr_SetString(PyExc_RuntimeError, "lazytensor: the mode is not set");
     }
     Py_XDECREF(mode);
-    Py_XDECREF(threads);
-    Py_XDECREF(path);
     return r;
 }
 
