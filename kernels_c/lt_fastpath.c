@@ -97,7 +97,7 @@ static PyObject *setup(PyObject *self, PyObject *args)
         slot_offset(type, "shape", &off_shape) || slot_offset(type, "value", &off_value) ||
         slot_offset(type, "operand", &off_operand) || slot_offset(type, "key", &off_key) ||
         slot_offset(type, "layout", &off_layout) || slot_offset(type, "address", &off_address) ||
-        install_node_hooks((PyTypeObject *)type))
+        install_node_hooks((PyTypeObject *)type) < 0)
         return NULL;
     run_kernel = (lt_run_fn)PyLong_AsVoidPtr(run_addr);
     if (run_kernel == NULL && PyErr_Occurred()) return NULL;
@@ -1616,29 +1616,40 @@ static void node_dealloc(PyObject *self)
 
 /* Node's tp_clear and tp_dealloc replaced by the two above, which take a node out of the
  * table before it goes.  Only for the layout they know: Node itself (no subclass, none
- * allowed from now on), its slots those of node_slots and __weakref__, no __dict__, no
- * finalizer.  0, or -1 with an error saying what differs. */
+ * allowed from now on), its slots those of node_slots and __weakref__ (an offset in the
+ * object, or from 3.12 managed by the interpreter), no __dict__, no finalizer.  1 when
+ * installed; 0 for another layout, and op_node() then leaves hash-consing to Python's
+ * _graph.op_node (its dict of weak references); -1 on error. */
+static int node_hooks;
+
 static int install_node_hooks(PyTypeObject *type)
 {
     PyObject *subclasses = PyObject_CallMethod((PyObject *)type, "__subclasses__", NULL);
     if (subclasses == NULL) return -1;
     const Py_ssize_t n_sub = PyList_Check(subclasses) ? PyList_GET_SIZE(subclasses) : -1;
     Py_DECREF(subclasses);
-    const Py_ssize_t size = (Py_ssize_t)sizeof(PyObject) + (Py_ssize_t)(N_NODE_SLOTS + 1) * (Py_ssize_t)sizeof(PyObject *);
-    if (n_sub != 0 || type->tp_basicsize != size || type->tp_weaklistoffset <= 0 ||
-        type->tp_dictoffset != 0 || type->tp_finalize != NULL || type->tp_del != NULL ||
-        type->tp_base != &PyBaseObject_Type || !(type->tp_flags & Py_TPFLAGS_HEAPTYPE) ||
-        !(type->tp_flags & Py_TPFLAGS_HAVE_GC)) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "lazytensor: _graph.Node is not the class kernels_c/lt_fastpath.c "
-                        "knows (its slots, no subclass, no finalizer)");
-        return -1;
-    }
+    const Py_ssize_t slots = (Py_ssize_t)sizeof(PyObject) + (Py_ssize_t)N_NODE_SLOTS * (Py_ssize_t)sizeof(PyObject *);
+    int weakref_known = type->tp_weaklistoffset == slots &&
+                        type->tp_basicsize == slots + (Py_ssize_t)sizeof(PyObject *);
+#ifdef Py_TPFLAGS_MANAGED_WEAKREF
+    weakref_known |= (type->tp_flags & Py_TPFLAGS_MANAGED_WEAKREF) && type->tp_basicsize == slots;
+#endif
+    if (n_sub != 0 || !weakref_known || type->tp_dictoffset != 0 || type->tp_finalize != NULL ||
+        type->tp_del != NULL || type->tp_base != &PyBaseObject_Type ||
+        !(type->tp_flags & Py_TPFLAGS_HEAPTYPE) || !(type->tp_flags & Py_TPFLAGS_HAVE_GC))
+        return 0;
     type->tp_clear = node_clear;
     type->tp_dealloc = node_dealloc;
     type->tp_flags &= ~Py_TPFLAGS_BASETYPE;
     PyType_Modified(type);
-    return 0;
+    node_hooks = 1;
+    return 1;
+}
+
+/* node_hooks() -> whether op nodes are hash-consed in this module's table (for the tests) */
+static PyObject *node_hooks_installed(PyObject *self, PyObject *unused)
+{
+    return PyBool_FromLong(node_hooks);
 }
 
 /* _graph.op_node(op, inputs, attrs, dtype, shape): the pending node of that op recorded by
@@ -1646,6 +1657,14 @@ static int install_node_hooks(PyTypeObject *type)
 static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *dtype,
                          PyObject *shape)
 {
+    if (!node_hooks) {            /* a Node layout this module does not know: Python's table */
+        PyObject *args[5] = {op, inputs, attrs, dtype, shape};
+        if (py_op_node == NULL) {
+            PyErr_SetString(PyExc_RuntimeError, "lazytensor: setup_recording() first");
+            return NULL;
+        }
+        return PyObject_Vectorcall(py_op_node, args, 5, NULL);
+    }
     PyObject *thread = thread_ident();
     Py_hash_t hash;
     if (thread == NULL || node_hash(op, inputs, attrs, dtype, thread, &hash)) return NULL;
@@ -2778,6 +2797,8 @@ static PyMethodDef methods[] = {
      "forget(node): take a node out of the hash-consing table (Node.set_value)."},
     {"intern_size", intern_size, METH_NOARGS,
      "intern_size() -> the number of op nodes in the hash-consing table."},
+    {"node_hooks", node_hooks_installed, METH_NOARGS,
+     "node_hooks() -> whether op nodes are hash-consed in this module's table."},
     {"setup_operators", setup_operators, METH_O,
      "setup_operators({dunder: Python method}) -> {dunder: method descriptor of Tensor}: "
      "the arithmetic and comparison operators, -t and abs(t) in C."},
