@@ -65,12 +65,12 @@ class Node:
 # `_forget` is its function that takes a node out of it (set to it with op_node).
 _forget = None
 
-# Hash-consing table of the pure-Python path (op nodes when the C module is not built) and of
-# constants: key -> weak reference to the node.  A key holds the ids of the
-# inputs.  That is safe without removing a node's entry when it dies: a reference that is
-# still alive means a live node, which keeps its inputs (and so their ids) alive, and a dead
-# reference is never a hit.  Dead entries are swept when the table has doubled since the
-# last sweep (a callback per node death cost more than the sweep).
+# Hash-consing table of the pure-Python path (op nodes when the C module is not built, or does
+# not know Node's layout) and of constants: key -> weak reference to the node.  A key holds
+# the ids of the inputs.  That is safe without removing a node's entry when it dies: a
+# reference that is still alive means a live node, which keeps its inputs (and so their ids)
+# alive, and a dead reference is never a hit.  Dead entries are swept when the table has
+# doubled since the last sweep (a callback per node death cost more than the sweep).
 # A key also holds the recording thread: threads never share a pending node, since a value
 # is computed in the mode of the thread that evaluates it (two threads evaluating one shared
 # pending expression in exact and fast mode would otherwise each see the other's bits).
