@@ -175,31 +175,26 @@ static inline double ltm_exp_q6(double r)
  *   p: truncation < 2^-71, evaluation of r + r^2 q: r^2 q <= 2^-9.5 |r|, its errors
  *      < 2^-60 |r|, the final add 2^-53 |p| <= 2^-61.5;
  *   T_hi: 2^-53; T_hi * p: 2^-53 * 2^-8.5; T_hi + T_hi p: 2^-53; scaling exact (normal).
- *   Total < 2^-53 (T) + 2^-53 (add) + 2^-60 < 2^-51.9.  */
-static inline double ltm_exp_d(double x)
-{
-    double r, rlo;
-    int64_t k = ltm_exp_reduce(x, &r, &rlo);
-    double p = r + r * r * ltm_exp_q6(r);
-    double t = lt_tab_exp_t_hi[k & 127];
-    return ltm_exp_scale(k, 1023) * (t + t * p);
-}
-
-/* The same exp to the accuracy a float32 result needs, for the first passes below (the
- * chunk loops are bound by the two 512-bit ports: two multiplies and two adds fewer per vector
- * made exp 0.88x the time at 10^7, gelu_tanh 0.92x, x * sigmoid(x) 0.95x; docs/exact-math.md).  Degree 4 Taylor, p = r + r^2 (1/2 +
- * r (1/6 + r/24)): truncation |r|^5/120 e^|r| < 1.22e-15 < 2^-49.54 with |r| <= ln2/256 +
- * 2^-80, relative to a result >= e^-|r| > 0.997 of t: < 2^-49.53; the rest as above, < 2^-51.9.
- * Total < 2^-49.2 relative.  (logaddexp's bound needs the exp above.) */
-static inline double ltm_exp_d_f32(double x)
+ *   Total < 2^-53 (T) + 2^-53 (add) + 2^-60 < 2^-51.9.
+ * With `short_q` (a constant at every call), the same exp to the accuracy a float32 result
+ * needs, for the first passes below (their chunk loops are bound by the two 512-bit ports:
+ * two multiplies and two adds fewer per vector made exp 0.88x the time at 10^7, gelu_tanh
+ * 0.92x, x * sigmoid(x) 0.95x; docs/exact-math.md): degree 4 Taylor, p = r + r^2 (1/2 +
+ * r (1/6 + r/24)), truncation |r|^5/120 e^|r| < 1.22e-15 < 2^-49.54 with |r| <= ln2/256 +
+ * 2^-80, relative to a result >= e^-|r| > 0.997 of t: < 2^-49.53; the rest as above,
+ * < 2^-51.9.  Total < 2^-49.2 relative.  (logaddexp's bound needs the long form.) */
+static inline double ltm_exp_d_q(double x, int short_q)
 {
     double r, rlo;
     int64_t k = ltm_exp_reduce(x, &r, &rlo);
     const double *f = lt_tab_exp_fact;
-    double p = r + r * r * (f[4] + r * (f[6] + r * f[8]));
+    double q = short_q ? f[4] + r * (f[6] + r * f[8]) : ltm_exp_q6(r);
+    double p = r + r * r * q;
     double t = lt_tab_exp_t_hi[k & 127];
     return ltm_exp_scale(k, 1023) * (t + t * p);
 }
+static inline double ltm_exp_d(double x) { return ltm_exp_d_q(x, 0); }
+static inline double ltm_exp_d_f32(double x) { return ltm_exp_d_q(x, 1); }
 
 /* expm1(x) in double, x finite in [-745, 709-ish] (scale must not overflow).
  * y = (t - 1) + (t p + 2^m T_lo), t = 2^m T_hi.  Bound, relative to |y|:

@@ -61,7 +61,7 @@ static PyObject *s_reduce, *s_cast, *s_fast, *s_num_threads, *s_path,
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
 
 static int install_node_hooks(PyTypeObject *type);
-static void intern_forget(PyObject *node);
+static void leave_table(PyObject *node);
 
 static int slot_offset(PyObject *type, const char *name, Py_ssize_t *off)
 {
@@ -125,16 +125,14 @@ static int count_now(PyObject *dict, PyObject *name, long long amount)
     return r;
 }
 
-/* A tuple is hashed anew at each use: a hash-consing key (op, the input ids, attrs, dtype,
- * thread) is hashed once for a lookup followed by an insertion or a deletion (CPython's
- * known-hash calls; from 3.13, where they are gone, the plain ones). dict_get: borrowed. */
+/* A tuple is hashed anew at each use: the key of a node in _graph._INTERN is hashed once for
+ * the lookup and the deletion of set_value (CPython's known-hash calls; from 3.13, where they
+ * are gone, the plain ones). dict_get: borrowed. */
 #if PY_VERSION_HEX < 0x030D0000
 #define dict_get(d, key, hash) _PyDict_GetItem_KnownHash(d, key, hash)
-#define dict_set(d, key, value, hash) _PyDict_SetItem_KnownHash(d, key, value, hash)
 #define dict_del(d, key, hash) _PyDict_DelItem_KnownHash(d, key, hash)
 #else
 #define dict_get(d, key, hash) ((void)(hash), PyDict_GetItemWithError(d, key))
-#define dict_set(d, key, value, hash) ((void)(hash), PyDict_SetItem(d, key, value))
 #define dict_del(d, key, hash) ((void)(hash), PyDict_DelItem(d, key))
 #endif
 
@@ -920,8 +918,7 @@ static int set_value(PyObject *node, PyObject *array)
     Py_CLEAR(SLOT(node, off_address));
     PyObject *key = SLOT(node, off_key);
     if (key != NULL && PyLong_CheckExact(key)) {         /* in this module's table */
-        intern_forget(node);
-        Py_SETREF(SLOT(node, off_key), Py_NewRef(Py_None));
+        leave_table(node);
     } else if (key != NULL && key != Py_None) {           /* in _graph._INTERN */
         const Py_hash_t hash = PyObject_Hash(key);
         if (hash == -1) return -1;
@@ -1565,15 +1562,21 @@ static void intern_forget(PyObject *node)
     PyErr_Restore(err_type, err_value, err_tb);
 }
 
-/* forget(node): Node.set_value's removal from this table (the node's key set to None). */
+/* A node that gets its value leaves the table, its key set to None (set_value, forget) */
+static void leave_table(PyObject *node)
+{
+    intern_forget(node);
+    Py_XSETREF(SLOT(node, off_key), Py_NewRef(Py_None));
+}
+
+/* forget(node): Node.set_value's removal from this table (Python's set_value). */
 static PyObject *forget(PyObject *self, PyObject *node)
 {
     if (node_type == NULL || Py_TYPE(node) != node_type) {
         PyErr_SetString(PyExc_TypeError, "forget: a Node (after setup)");
         return NULL;
     }
-    intern_forget(node);
-    Py_XSETREF(SLOT(node, off_key), Py_NewRef(Py_None));
+    leave_table(node);
     Py_RETURN_NONE;
 }
 
@@ -1679,6 +1682,10 @@ static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObje
  * and attrs given as other sequences are made tuples. */
 static PyObject *op_node_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
+    if (py_op_node == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "op_node: setup_recording() first");
+        return NULL;
+    }
     if (nargs != 5 || node_type == NULL) return PyObject_Vectorcall(py_op_node, args, nargs, NULL);
     PyObject *inputs = PySequence_Tuple(args[1]), *attrs = inputs ? PySequence_Tuple(args[2]) : NULL;
     PyObject *node = attrs ? op_node(args[0], inputs, attrs, args[3], args[4]) : NULL;
