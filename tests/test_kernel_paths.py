@@ -63,6 +63,48 @@ def test_exact_bits_equal_on_every_path_and_thread_count(name, dtname):
         np.testing.assert_array_equal(bits, reference, err_msg=f"{name}[{dtname}] on {key}")
 
 
+FMA_PATHS = [p for p in ("avx2", "avx512") if p in lt.kernel_paths()]
+needs_two_fma_paths = pytest.mark.skipif(len(FMA_PATHS) < 2,
+                                         reason="this CPU runs fewer than two FMA paths")
+
+
+@needs_two_fma_paths
+@pytest.mark.parametrize("name,dtname", list(cases()))
+def test_fast_bits_equal_on_the_fma_paths(name, dtname):
+    """Fast mode's op functions are the same code with an FMA on both AVX paths: only the vector
+    width differs, so the bits must not (docs/architecture.md, "Kernel paths")."""
+    op = _ops.OPS[name]
+    arrays = [lt.asarray(random_bits(dtname, N, seed)) for seed in range(op.arity)]
+    attrs = tuple(0.1 * (k + 1) for k in range(len(op.attrs)))
+    results = {}
+    for path in FMA_PATHS:
+        with lt.config(kernel_path=path, num_threads=1, mode="fast"):
+            v = np.array(apply(name, *arrays, attrs=attrs))
+        results[path] = v.view(f"u{v.dtype.itemsize}") if v.dtype.kind == "f" else v
+    np.testing.assert_array_equal(results["avx512"], results["avx2"], err_msg=f"{name}[{dtname}]")
+
+
+@needs_two_fma_paths
+@pytest.mark.parametrize("dtname", ["float32", "float64"])
+def test_fast_reductions_and_rows_equal_on_the_fma_paths(dtname):
+    X = lt.asarray((np.random.default_rng(4).standard_normal((64, 1024)) * 3).astype(dtname))
+    build = {
+        "sum": lambda: lt.sum(lt.exp(X / 3)), "sum rows": lambda: lt.sum(X * X, axis=1),
+        "sum columns": lambda: lt.sum(X, axis=0), "var": lambda: lt.var(X, axis=1),
+        "prod": lambda: lt.prod(1 + X / 100, axis=1), "max": lambda: lt.max(lt.sin(X), axis=0),
+        "mean(gelu)": lambda: lt.mean(lt.nn.gelu(X)),
+        "logsumexp": lambda: lt.nn.logsumexp(X, axis=1), "softmax": lambda: lt.nn.softmax(X, axis=1),
+        "softmax columns": lambda: lt.nn.softmax(X, axis=0),
+    }
+    for what, fn in build.items():
+        results = {}
+        for path in FMA_PATHS:
+            with lt.config(kernel_path=path, num_threads=1, mode="fast"):
+                v = np.array(fn())
+            results[path] = v.view(f"u{v.dtype.itemsize}")
+        np.testing.assert_array_equal(results["avx512"], results["avx2"], err_msg=what)
+
+
 def math_cases():
     for op in _ops.OPS_LIST:
         if op.math:
