@@ -26,6 +26,7 @@ import numpy as np
 
 import lazytensor as lt
 from lazytensor import _kernel
+from lazytensor._elementwise import apply
 
 from _benchutil import Flush
 
@@ -35,6 +36,7 @@ def workloads(n: int):
     x = lt.asarray((rng.standard_normal(n) * 2).astype(np.float32))
     y, z, w = (lt.asarray(rng.standard_normal(n).astype(np.float32)) for _ in range(3))
     u = lt.asarray(rng.uniform(0.05, 0.95, n).astype(np.float32))   # in log's and atanh's domain
+    v = lt.asarray(rng.uniform(1.0, 20.0, n).astype(np.float32))    # in acosh's
     return {
         "x+1": lambda: x + 1,
         "a*b+c": lambda: x * y + z,
@@ -42,8 +44,15 @@ def workloads(n: int):
         "exp": lambda: lt.exp(x),
         "expm1": lambda: lt.expm1(x),
         "log": lambda: lt.log(u),
-        "atanh": lambda: lt.atanh(u),
         "tan": lambda: lt.tan(x),
+        "asin": lambda: lt.asin(u),
+        "acos": lambda: lt.acos(u),
+        "atan": lambda: lt.atan(x),
+        "atan2": lambda: lt.atan2(x, y),
+        "acosh": lambda: lt.acosh(v),
+        "atanh": lambda: lt.atanh(u),
+        "nextafter": lambda: lt.nextafter(x, y),
+        "fmod": lambda: apply("fmod", x, y),        # ONNX Mod's fmod=1 (lazytensor.onnx)
         "sigmoid": lambda: lt.nn.sigmoid(x),
         "silu": lambda: x * lt.nn.sigmoid(x),
         "nn.silu": lambda: lt.nn.silu(x),
