@@ -60,8 +60,10 @@ from dataclasses import dataclass
 # nextafter 0.875 -> 0.747 (streamed; exact 0.849 -> 0.771), fmod level (1.08-1.09).  acosh
 # and atanh (fast) measure 0.53 and 0.58 but keep figures above the rules' costly_min_ns
 # (0.6): without the prefetch that gives them, they took 1.8x and 2.1x the time (1.561
-# against 0.805, 1.901 against 0.863), as the costly ops do.  The other figures were set in a slower phase of the machine (about
-# 1.4x today's L1 times throughout), the one the thresholds below were set in.
+# against 0.805, 1.901 against 0.863), as the costly ops do.  Most other transcendental
+# figures are about 1.4x what op_costs.py measures today (the simple ops' agree): later
+# speed-ups and the machine's phase; the rules' thresholds were set with these figures, so
+# they stay until bench_stores.py says otherwise.
 NS_PER_ELEMENT = {
     "add": (0.035, 0.046),
     "subtract": (0.036, 0.048),
