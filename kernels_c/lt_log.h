@@ -177,6 +177,21 @@ static inline lt_dd ltm_log1p_dd(lt_dd t)
 
 /* ------------------------------------------------------------------ fast core (LT_FMA) */
 
+/* m r - 1 rounded once (r has 20 bits, m r within 2^-7.9 of 1): an FMA where the path has
+ * one; else m split at 26 bits, so that both products are exact and m_hi r - 1 too
+ * (Sterbenz), the same value.  Rounding m r first, as a plain multiply-add does, errs by
+ * 2^-53 absolute, which near x = 1 (log x ~ z small) was hundreds of ulps of the result. */
+static inline double ltm_log_mr1(double m, double r)
+{
+#if LT_HAS_FMA
+    return LT_FMA(m, r, -1.0);
+#else
+    double c = m * 134217729.0;
+    double mh = c - (c - m);
+    return (mh * r - 1.0) + (m - mh) * r;
+#endif
+}
+
 /* ln(h + lo) in double for the fast variants, h > 0 normal.  deg selects the polynomial:
  * 2 -> Q2 (relative error ~2^-36, float32 results), 6 -> Q6 (float64 results). */
 static inline double ltm_log_fcore(double h, double lo, int deg)
@@ -185,7 +200,7 @@ static inline double ltm_log_fcore(double h, double lo, int deg)
     double k, sc;
     double m = ltm_log_reduce(h, &i, &k, &sc);
     double r = lt_tab_log_r[i];
-    double z = LT_FMA(m, r, -1.0) + (lo * sc) * r;
+    double z = ltm_log_mr1(m, r) + (lo * sc) * r;
     double p;
     if (deg == 2) {
         const double *q = lt_tab_log_q2;
@@ -209,7 +224,7 @@ static inline double ltm_log_fcore_m(double h, double *ko)
     double sc;
     double m = ltm_log_reduce(h, &i, ko, &sc);
     double r = lt_tab_log_r[i];
-    double z = LT_FMA(m, r, -1.0);
+    double z = ltm_log_mr1(m, r);
     const double *q = lt_tab_log_q6;
     double z2 = z * z;
     double a = LT_FMA(z, q[1], q[0]), b = LT_FMA(z, q[3], q[2]);
