@@ -179,24 +179,27 @@ def test_float64_sample(name, mode):
         + ", ".join(repr(float(v[k])) for v in args))
 
 
-@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("name", UNARY + BINARY)
 def test_float64_fast_every_path(name):
     """Fast mode's bound holds on every kernel path, the generic one (no FMA) included, and
     near 1 and 0, where the log family's reduction m r - 1 cancels (a plain multiply-add
     there erred by up to 445 ulp on the generic path)."""
     op = _ops.OPS[name]
-    _, _, mp_fn, draw = verify_float64.functions()[name]
+    _, arity, mp_fn, draw = verify_float64.functions()[name]
     rng = np.random.default_rng(12)
-    x = np.concatenate([draw(rng, 2048), 1 + rng.uniform(-0.02, 0.02, 1024),
-                        rng.uniform(-0.02, 0.02, 1024)])
+    near_one, near_zero = 1 + rng.uniform(-0.02, 0.02, 1024), rng.uniform(-0.02, 0.02, 1024)
+    args = [np.concatenate([draw(rng, 2048), near_one, near_zero])]
+    if arity == 2:
+        args.append(np.concatenate([draw(rng, 2048), near_zero, near_one]))
     bound = op.ulp_bound("fast")
     for path in lt.kernel_paths():
         with lt.config(kernel_path=path, mode="fast"), np.errstate(all="ignore"):
-            got = _call(name, x)
-        err = verify_float64.ulp_errors(got, [x], mp_fn)
+            got = _call(name, *args)
+        err = verify_float64.ulp_errors(got, args, mp_fn)
         k = int(np.argmax(err))
         assert err[k] <= bound + 1e-9, (
-            f"{name} float64 (fast, {path}): error {err[k]:.3f} ulp > {bound} at {x[k]!r}")
+            f"{name} float64 (fast, {path}): error {err[k]:.3f} ulp > {bound} at "
+            + ", ".join(repr(float(v[k])) for v in args))
 
 
 @pytest.mark.parametrize("name", UNARY + BINARY)
