@@ -4,6 +4,9 @@ A sample is K calls timed together right after ``--busy-ms`` of a Python busy lo
 program does other work between calls, or the garbage collector has run), and K calls timed
 together after 300 more calls back to back; the table gives the medians of the two per call
 and their ratio.  The variants take turns within each round, and each pays its own busy loop.
+Each lazytensor call enters ``lt.mode(...)`` itself, as bench_peers.py's calls do: in one run
+with the mode set once around the loop instead (calls about 0.3 us shorter), no workload
+showed the effect below, so how closely the calls follow one another matters too.
 
     python benchmarks/bench_after_scalar.py --n 1e3 --workloads exp_log1p,silu,gelu_tanh
 
