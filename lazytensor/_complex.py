@@ -1,4 +1,5 @@
-"""Complex functions whose NumPy version misses the Array API's special cases.
+"""Complex functions whose NumPy version misses the Array API's special cases (or, for
+log1p, its accuracy near 0).
 
 ``_elementwise._complex_now`` looks an op's ``cplx`` name up here first, then in NumPy.
 """
@@ -44,4 +45,31 @@ def tanh(z: np.ndarray) -> np.ndarray:
     if np.any(edge):
         out = np.array(out, copy=True)
         out.imag[edge] = np.copysign(0.0, z.imag[edge])
+    return out
+
+
+def log1p(z: np.ndarray) -> np.ndarray:
+    """log(1 + z) without cancellation near 0: NumPy takes the logarithm of |1 + z|, whose
+    real part is 0 for |z| below 2^-53 (the standard says not to compute log(1 + x)).  For
+    finite nonzero z with |re|, |im| < 1/2, log|1 + z| = log1p(x (2 + x) + y^2) / 2 (no
+    overflow there); the imaginary part atan2(y, 1 + x), the zeros and the special values
+    stay NumPy's."""
+    wide = z.astype(np.complex128)   # complex64 is computed in double, rounded once
+    x, y = wide.real, wide.imag
+    with np.errstate(all="ignore"):
+        out = np.log1p(wide)
+        near = (np.abs(x) < 0.5) & (np.abs(y) < 0.5) & ((x != 0) | (y != 0))
+        re = np.where(near, 0.5 * np.log1p(x * (2.0 + x) + y * y), out.real)
+    return _compose(re, out.imag, z.dtype)
+
+
+def sign(z: np.ndarray) -> np.ndarray:
+    """sign with the standard's NaN + NaN j when either part is NaN (NumPy gives +-1 or +-1j
+    when the other part is infinite)."""
+    with np.errstate(all="ignore"):
+        out = np.sign(z)
+    nan = np.isnan(z.real) | np.isnan(z.imag)
+    if np.any(nan):
+        out = np.array(out, copy=True)
+        out[nan] = complex(np.nan, np.nan)
     return out

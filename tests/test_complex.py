@@ -57,3 +57,38 @@ def test_complex_where_and_promotion():
     assert (z + f).dtype == lt.complex128
     got = lt.where(lt.asarray([True, False]), z, 0)
     np.testing.assert_array_equal(got.numpy(), [1 + 1j, 0])
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_log1p_is_accurate_near_zero(dtype):
+    """NumPy's complex log1p is log(1 + z): its real part is 0 below |z| ~ 2^-53."""
+    import gmpy2
+
+    gmpy2.get_context().precision = 200
+    rng = np.random.default_rng(3)
+    z = (10.0 ** rng.uniform(-30, -0.4, 600) * np.exp(1j * rng.uniform(-np.pi, np.pi, 600)))
+    z = np.concatenate([z, [1e-20 + 1e-20j, -1.2116922049054679e-11 - 1.99e-12j,
+                            -6.3e-08 + 0.0016j]]).astype(dtype)
+    got = run(lt.log1p, z, dtype)
+    assert got.dtype == dtype
+    eps = float(np.finfo(dtype).eps)
+    for zi, gi in zip(z, got):
+        want = gmpy2.log(1 + gmpy2.mpc(complex(zi)))
+        err = float(abs(gmpy2.mpc(complex(gi)) - want) / abs(want))
+        assert err < 2 * eps, (complex(zi), complex(gi), want)
+
+
+def test_log1p_away_from_zero_and_special_values_stay_numpy():
+    z = np.array([0.7 + 0.1j, -0.9 + 0.2j, 3 - 4j, 1e300 + 1e300j, complex(-1.0, 0.0),
+                  complex(0.0, 0.0), complex(-0.0, -0.0), complex(2.0, INF), complex(NAN, 1.0)])
+    with np.errstate(all="ignore"):
+        want = np.log1p(z)
+    np.testing.assert_array_equal(run(lt.log1p, z), want)
+
+
+def test_sign_with_a_nan_part_is_nan():
+    got = run(lt.sign, [complex(INF, NAN), complex(-INF, NAN), complex(NAN, INF),
+                        complex(NAN, -INF), complex(NAN, 0.0), complex(1.0, NAN)])
+    assert np.all(np.isnan(got.real)) and np.all(np.isnan(got.imag))
+    ordinary = np.array([3 + 4j, -2j, complex(0.0, 0.0)])
+    np.testing.assert_allclose(run(lt.sign, ordinary), [0.6 + 0.8j, -1j, 0j])
