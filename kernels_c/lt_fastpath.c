@@ -136,18 +136,20 @@ static int count_now(PyObject *dict, PyObject *name, long long amount)
 #define dict_del(d, key, hash) ((void)(hash), PyDict_DelItem(d, key))
 #endif
 
-/* threading.get_ident() of the calling thread, as an int (borrowed): the last one made is
+/* The calling thread's recording id, as an int (borrowed): its thread state's unique id,
+ * never given to another thread (threading.get_ident() values are reused once a thread has
+ * ended, which let a new thread find an ended one's pending nodes).  The last one made is
  * kept, since nearly every call comes from the same thread. */
-static PyObject *thread_ident(void)
+static PyObject *recording_id(void)
 {
-    static unsigned long last_ident;
+    static uint64_t last_id;
     static PyObject *last;
-    const unsigned long ident = PyThread_get_thread_ident();
-    if (last == NULL || ident != last_ident) {
-        PyObject *made = PyLong_FromUnsignedLong(ident);
+    const uint64_t id = PyThreadState_GetID(PyThreadState_Get());
+    if (last == NULL || id != last_id) {
+        PyObject *made = PyLong_FromUnsignedLongLong(id);
         if (made == NULL) return NULL;
         Py_XSETREF(last, made);
-        last_ident = ident;
+        last_id = id;
     }
     return last;
 }
@@ -1403,8 +1405,8 @@ static PyObject *new_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObj
  * _graph._INTERN (a dict of key tuples and weak references, which Python's op_node keeps for
  * the pure-Python fallback and which still holds the constants): an open-addressing table
  * (linear probing) of borrowed node pointers, hashed on the node's own fields: op, the
- * identity of each input, attrs, dtype and the recording thread, whose ident a node in the
- * table keeps in its `key` slot (an int; Python's keys are tuples).  No key tuple, no int per
+ * identity of each input, attrs, dtype and the recording thread, whose id (recording_id) a
+ * node in the table keeps in its `key` slot (an int; Python's keys are tuples).  No key tuple, no int per
  * input, no weak reference and no sweep of dead entries: a node leaves the table when it gets
  * its value (set_value, forget), when the collector clears it and when it dies (Node's
  * tp_clear and tp_dealloc are this module's, see install_node_hooks).  Those objects and the
@@ -1668,7 +1670,7 @@ static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObje
         }
         return PyObject_Vectorcall(py_op_node, args, 5, NULL);
     }
-    PyObject *thread = thread_ident();
+    PyObject *thread = recording_id();
     Py_hash_t hash;
     if (thread == NULL || node_hash(op, inputs, attrs, dtype, thread, &hash)) return NULL;
     PyObject *node = intern_find(hash, op, inputs, attrs, dtype, thread);

@@ -9,8 +9,9 @@ of 100,000 ops neither builds nor evaluates into Python's recursion limit.
 
 from __future__ import annotations
 
+import itertools
+import threading
 import weakref
-from _thread import get_ident
 
 import numpy as np
 
@@ -21,7 +22,7 @@ class Node:
     # `layout` and `address` are what kernels_c/lt_fastpath.c keeps of a value it reads
     # without an operand (its layout tuple for the plan keys and its address; unset until
     # then, cleared by set_value).  `key`: None, the key tuple of _INTERN, or (a node in the
-    # C module's hash-consing table) its recording thread's ident.  That module replaces
+    # C module's hash-consing table) its recording thread's id (never reused, unlike idents).  That module replaces
     # this class's tp_dealloc and tp_clear (so that a node leaves its table when it dies)
     # and knows these slots: change both together.
     __slots__ = ("op", "inputs", "attrs", "dtype", "shape", "value", "key", "operand",
@@ -36,6 +37,10 @@ class Node:
         self.value = value
         self.key = key
         self.operand = None
+
+    def __reduce__(self):
+        raise TypeError("a lazytensor graph node cannot be copied or pickled (its cached "
+                        "pointers belong to this process); copy or pickle the Tensor")
 
     def __repr__(self):
         state = "value" if self.value is not None else f"{len(self.inputs)} inputs"
@@ -73,8 +78,20 @@ _forget = None
 # doubled since the last sweep (a callback per node death cost more than the sweep).
 # A key also holds the recording thread: threads never share a pending node, since a value
 # is computed in the mode of the thread that evaluates it (two threads evaluating one shared
-# pending expression in exact and fast mode would otherwise each see the other's bits).
+# pending expression in exact and fast mode would otherwise each see the other's bits).  The
+# thread is named by an id of its own (_recording_id), not threading.get_ident(): idents are
+# reused once a thread has ended, and a new thread then found the ended one's pending nodes.
 _INTERN: dict = {}
+_thread_ids = itertools.count()
+_this_thread = threading.local()
+
+
+def _recording_id() -> int:
+    try:
+        return _this_thread.id
+    except AttributeError:
+        _this_thread.id = next(_thread_ids)
+        return _this_thread.id
 _SWEEP_MIN = 4096
 _sweep_at = _SWEEP_MIN
 
@@ -115,7 +132,7 @@ def constant(array0d: np.ndarray) -> Node:
 
 def op_node(op: str, inputs: tuple, attrs: tuple, dtype: np.dtype, shape: tuple) -> Node:
     """The node for ``op(*inputs)``, shared with any equal node built before."""
-    key = (op, *map(id, inputs), attrs, dtype, get_ident())   # flat: one tuple to hash
+    key = (op, *map(id, inputs), attrs, dtype, _recording_id())   # flat: one tuple to hash
     ref = _INTERN.get(key)
     node = ref() if ref is not None else None
     if node is None:
