@@ -119,7 +119,9 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
     if type(obj) is np.ndarray and dtype is None and device is None and copy is None:
         src = _dtypes._SERVED.get(obj.dtype)   # the common case, lean: a native
         if src is not None and obj.dtype is src:    # array of one of our dtypes, no copy
-            return Tensor._from_array(obj)
+            # a view: it reads the caller's memory, but reshaping the caller's array object
+            # in place (a.shape = ...) must not change the shape the tensor has recorded
+            return Tensor._from_array(obj.view())
     _check_device(device, "asarray")
     target = _dtypes.canonical_dtype(dtype, where="asarray") if dtype is not None else None
     if isinstance(obj, Tensor):
@@ -137,7 +139,9 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
                              f"but copy=False was given")
         # convert now: the result must not depend on later writes to the source
         return Tensor._from_array(np.asarray(Tensor._from_array(arr).astype(target)._value()))
-    if arr is not obj and arr.flags.writeable:
+    if arr is obj:
+        arr = arr.view()   # as above: the caller's array object may be reshaped in place
+    elif arr.flags.writeable:
         # an array made here (a copy, a conversion, a view of a buffer): what the tensor
         # hands out is read-only, so its value cannot be changed through it.  The caller's
         # own array object is left as it is (asarray without a copy reads the source).

@@ -309,6 +309,12 @@ def astype(x, dtype, /, *, copy=True, device=None):
     return _astype(x, dtype, copy=copy, device=device)
 
 
+def cast(x, dtype):
+    """``astype(x, dtype, copy=False)``: the library's own conversions, which never need a copy
+    of a value that already has the dtype."""
+    return astype(x, dtype, copy=False)
+
+
 def _unclipped_for_cast(x, dtype):
     """``v`` for ``x = clip(v, lo, hi)`` when casting either to ``dtype`` gives the same
     values, else ``x``.  A float-to-integer cast truncates, saturates at the target's range
@@ -351,7 +357,14 @@ def _astype(x, dtype, /, *, copy=True, device=None):
         raise TypeError(f"astype: expected a Tensor, got {type(x).__name__}")
     dtype = _dtypes.canonical_dtype(dtype, where="astype")
     if dtype == x.dtype:
-        return x  # values are immutable: sharing the node is a copy
+        node = x._node
+        if copy and node.value is not None:
+            # a value may be the caller's own array (asarray without a copy), which the
+            # caller can still write to: a copy must not follow it
+            out = np.array(node.value)
+            out.setflags(False)
+            return Tensor._from_array(out)
+        return x  # a pending result gets a buffer of its own: sharing the node is a copy
     if x.dtype.kind == "c" or dtype.kind == "c":
         if x.dtype.kind == "c" and dtype.kind != "c" and dtype != _dtypes.bool_:
             raise TypeError(f"astype: casting {x.dtype.name} to {dtype.name} would drop the "
@@ -398,7 +411,7 @@ def _bound(x, bound, name):
         bound = bound.item()
     if isinstance(bound, Tensor):
         if bound.dtype != x.dtype:
-            bound = astype(bound, x.dtype)
+            bound = cast(bound, x.dtype)
         return bound
     if x.dtype.kind in "iu":
         if isinstance(bound, float) and not float(bound).is_integer():

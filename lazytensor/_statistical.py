@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _graph
 from ._dtypes import canonical_dtype, float32, float64, int64, uint64
-from ._elementwise import FUNCTIONS, astype
+from ._elementwise import FUNCTIONS, cast
 from ._tensor import Tensor
 from ._args import check_kind, normalize_axes, normalize_axis, quiet, reduced_size, wrap
 from ._utility import reduction
@@ -52,7 +52,7 @@ def _accumulation_input(x, dtype, what):
         raise TypeError(f"{what}: cannot compute the {what} of a {x.dtype.name} tensor in "
                         f"{dt.name}: that would drop the imaginary part; take real() first")
     if not np.can_cast(x.dtype, dt, "safe"):
-        x = astype(x, dt)
+        x = cast(x, dt)
     return x, dt
 
 
@@ -72,15 +72,15 @@ def reduce_node(op, v, axes, keepdims, acc_dtype) -> Tensor:
 def _fused_accumulation(op, x, dt, axes, keepdims):
     """sum or prod of ``x`` in ``dt`` (real): cast to ``dt``, reduce in float64 or in
     64-bit integers, round once to ``dt``."""
-    v = astype(x, dt)
+    v = cast(x, dt)
     if dt.kind == "f":
         if dt.itemsize == 2:
-            v = astype(v, float32)   # exact; the float16 result is rounded once at the end
+            v = cast(v, float32)   # exact; the float16 result is rounded once at the end
         acc = float64
     else:
-        v = astype(v, uint64 if dt.kind == "u" else int64)
+        v = cast(v, uint64 if dt.kind == "u" else int64)
         acc = v.dtype
-    return astype(reduce_node(op, v, axes, keepdims, acc), dt)
+    return cast(reduce_node(op, v, axes, keepdims, acc), dt)
 
 
 @memoized
@@ -190,8 +190,8 @@ def _extremum(name, np_fn):
             if reduced_size(x.shape, axes) == 0:
                 raise ValueError(f"{name}: the {name}imum of zero elements is undefined "
                                  f"(tensor shape {x.shape}, axis {axis})")
-            v = astype(x, float32) if x.dtype.kind == "f" and x.dtype.itemsize == 2 else x
-            return astype(reduce_node(name, v, axes, keepdims, v.dtype), x.dtype)
+            v = cast(x, float32) if x.dtype.kind == "f" and x.dtype.itemsize == 2 else x
+            return cast(reduce_node(name, v, axes, keepdims, v.dtype), x.dtype)
 
         def compute(v, axes):
             if reduced_size(v.shape, axes) == 0:
@@ -262,11 +262,11 @@ def mean(x, /, *, axis=None, keepdims=False):
     dt = _float_result(x, "mean")
     if x.dtype.kind != "c":
         axes = normalize_axes(axis, x.ndim, "mean", x.shape)
-        v = astype(x, float32 if x.dtype.kind == "f" and x.dtype.itemsize == 2
+        v = cast(x, float32 if x.dtype.kind == "f" and x.dtype.itemsize == 2
                    else dt if x.dtype.kind in "biu" else x.dtype)
         total = reduce_node("sum", v, axes, keepdims, float64)
         # float64 sum / M (0 / 0 is NaN for an empty mean), rounded once to the dtype
-        return astype(total / float(reduced_size(x.shape, axes)), dt)
+        return cast(total / float(reduced_size(x.shape, axes)), dt)
     return reduction("mean", x, axis, keepdims,
                   lambda v, axes: np.mean(v, axis=axes, keepdims=keepdims), dt)
 
@@ -322,7 +322,7 @@ def _fused_spread(name, x, axis, correction, keepdims, dt):
     mean, then the float64 sum of squared deviations from it."""
     axes = normalize_axes(axis, x.ndim, name, x.shape)
     m = reduced_size(x.shape, axes)
-    v = astype(x, float64)
+    v = cast(x, float64)
     mean = reduce_node("sum", v, axes, True, float64) / float(m)
     mean._value()   # the first pass runs now, so the second recomputes v instead of storing it
     d = v - mean
@@ -331,7 +331,7 @@ def _fused_spread(name, x, axis, correction, keepdims, dt):
     out = ss / divisor if divisor > 0 else ss * float("nan")   # the standard's NaN
     if name == "std":
         out = FUNCTIONS["sqrt"](out)
-    return astype(out, dt)
+    return cast(out, dt)
 
 
 var = _spread("var", np.var)   # evaluates its mean on the way: nothing to replay

@@ -142,6 +142,12 @@ class Tensor:
 
         return reshape(self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
 
+    # ---- copies and pickles -------------------------------------------------------
+    def __reduce__(self):
+        """copy.copy, copy.deepcopy and pickle take the value (evaluated now), never the
+        node: its cached pointer and layout belong to this process's buffers."""
+        return (_rebuild, (np.array(self._value()),))
+
     # ---- values -----------------------------------------------------------------
     def _value(self) -> np.ndarray:
         node = self._node
@@ -306,3 +312,9 @@ def _writable_alias(array: np.ndarray) -> np.ndarray:
     if array.flags.writeable:
         return array
     return np.asarray(_Alias(array))
+
+
+def _rebuild(array: np.ndarray) -> Tensor:
+    """A tensor of a copied or unpickled value (Tensor.__reduce__)."""
+    array.setflags(False)
+    return Tensor._from_array(array)

@@ -13,7 +13,7 @@ import functools
 import numpy as np
 
 from . import _dtypes, nn
-from ._elementwise import FUNCTIONS, apply, astype, where as _where
+from ._elementwise import FUNCTIONS, apply, cast, where as _where
 from ._tensor import Tensor
 
 
@@ -107,12 +107,12 @@ def Pow(x, y):
     if not isinstance(x, Tensor) or not isinstance(y, Tensor):
         raise TypeError("onnx.Pow: inputs must be Tensors")
     if x.dtype.kind == "f":
-        return apply("pow", x, astype(y, x.dtype))
+        return apply("pow", x, cast(y, x.dtype))
     if x.dtype not in (_dtypes.int32, _dtypes.int64):
         raise TypeError(f"onnx.Pow does not take a {x.dtype.name} base (int32, int64, "
                         f"float32, float64 and float16)")
-    r = apply("pow", astype(x, _dtypes.float64), astype(y, _dtypes.float64))
-    return astype(r, x.dtype)
+    r = apply("pow", cast(x, _dtypes.float64), cast(y, _dtypes.float64))
+    return cast(r, x.dtype)
 
 
 def _fold(name, table_op, xs):
@@ -155,7 +155,7 @@ def _in_single_for_half(name, xs, compute):
         raise TypeError(f"onnx.{name} needs at least one input")
     _same_dtype(name, *xs)
     if xs[0].dtype == _dtypes.float16 and (len(xs) > 1 or name == "Mean"):
-        return astype(compute([astype(x, _dtypes.float32) for x in xs]), _dtypes.float16)
+        return cast(compute([cast(x, _dtypes.float32) for x in xs]), _dtypes.float16)
     return compute(xs)
 
 
@@ -177,11 +177,11 @@ def Where(condition, x, y):
 
 def Cast(x, to):
     """ONNX Cast to dtype ``to`` (the rules of docs/semantics.md)."""
-    return astype(x, to)
+    return cast(x, to)
 
 
 def CastLike(x, target_type):
     """Cast ``x`` to the element type of ``target_type`` (whose values are never read)."""
     if not isinstance(target_type, Tensor):
         raise TypeError("onnx.CastLike: target_type must be a Tensor")
-    return astype(x, target_type.dtype)
+    return cast(x, target_type.dtype)
