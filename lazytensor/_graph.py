@@ -22,9 +22,9 @@ class Node:
     # `layout` and `address` are what kernels_c/lt_fastpath.c keeps of a value it reads
     # without an operand (its layout tuple for the plan keys and its address; unset until
     # then, cleared by set_value).  `key`: None, the key tuple of _INTERN, or (a node in the
-    # C module's hash-consing table) its recording thread's id (never reused, unlike idents).  That module replaces
-    # this class's tp_dealloc and tp_clear (so that a node leaves its table when it dies)
-    # and knows these slots: change both together.
+    # C module's hash-consing table) its recording thread's id (never reused, unlike thread
+    # idents).  That module replaces this class's tp_dealloc and tp_clear (so that a node
+    # leaves its table when it dies) and knows these slots: change both together.
     __slots__ = ("op", "inputs", "attrs", "dtype", "shape", "value", "key", "operand",
                  "layout", "address", "__weakref__")
 
@@ -82,18 +82,19 @@ _forget = None
 # thread is named by an id of its own (_recording_id), not threading.get_ident(): idents are
 # reused once a thread has ended, and a new thread then found the ended one's pending nodes.
 _INTERN: dict = {}
+_SWEEP_MIN = 4096
+_sweep_at = _SWEEP_MIN
 _thread_ids = itertools.count()
 _this_thread = threading.local()
 
 
 def _recording_id() -> int:
+    """The calling thread's id in the keys: given once, never to another thread."""
     try:
         return _this_thread.id
     except AttributeError:
         _this_thread.id = next(_thread_ids)
         return _this_thread.id
-_SWEEP_MIN = 4096
-_sweep_at = _SWEEP_MIN
 
 
 def _lookup(key):

@@ -93,7 +93,8 @@ def test_fast_reductions_and_rows_equal_on_the_fma_paths(dtname):
         "sum columns": lambda: lt.sum(X, axis=0), "var": lambda: lt.var(X, axis=1),
         "prod": lambda: lt.prod(1 + X / 100, axis=1), "max": lambda: lt.max(lt.sin(X), axis=0),
         "mean(gelu)": lambda: lt.mean(lt.nn.gelu(X)),
-        "logsumexp": lambda: lt.nn.logsumexp(X, axis=1), "softmax": lambda: lt.nn.softmax(X, axis=1),
+        "logsumexp": lambda: lt.nn.logsumexp(X, axis=1),
+        "softmax": lambda: lt.nn.softmax(X, axis=1),
         "softmax columns": lambda: lt.nn.softmax(X, axis=0),
     }
     for what, fn in build.items():
