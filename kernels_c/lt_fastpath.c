@@ -50,7 +50,7 @@ static PyTypeObject *tensor_type;
 static Py_ssize_t off_tensor_node;
 static PyObject *fast_signatures, *fast_constants, *py_binary, *py_unary, *graph_module,
     *py_op_node;
-static PyObject *s_leaf, *s_dtype, *s_shape;
+static PyObject *s_leaf, *s_dtype, *s_shape, *s_negative, *s_abs;
 static lt_run_fn run_kernel;
 static long max_group_nodes, max_group_inputs;
 static long cast_inline_max;    /* _eval.CAST_INLINE_MAX */
@@ -1406,11 +1406,11 @@ static PyObject *new_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObj
  * the pure-Python fallback and which still holds the constants): an open-addressing table
  * (linear probing) of borrowed node pointers, hashed on the node's own fields: op, the
  * identity of each input, attrs, dtype and the recording thread, whose id (recording_id) a
- * node in the table keeps in its `key` slot (an int; Python's keys are tuples).  No key tuple, no int per
- * input, no weak reference and no sweep of dead entries: a node leaves the table when it gets
- * its value (set_value, forget), when the collector clears it and when it dies (Node's
- * tp_clear and tp_dealloc are this module's, see install_node_hooks).  Those objects and the
- * dict's lookup, insertion and sweep were half the time of recording an op. */
+ * node in the table keeps in its `key` slot (an int; Python's keys are tuples).  No key
+ * tuple, no int per input, no weak reference and no sweep of dead entries: a node leaves the
+ * table when it gets its value (set_value, forget), when the collector clears it and when it
+ * dies (Node's tp_clear and tp_dealloc are this module's, see install_node_hooks).  Those
+ * objects and the dict's lookup, insertion and sweep were half the time of recording an op. */
 typedef struct {
     Py_hash_t hash;
     PyObject *node;            /* borrowed; NULL: never used; INTERN_GONE: removed */
@@ -1633,7 +1633,8 @@ static int install_node_hooks(PyTypeObject *type)
     if (subclasses == NULL) return -1;
     const Py_ssize_t n_sub = PyList_Check(subclasses) ? PyList_GET_SIZE(subclasses) : -1;
     Py_DECREF(subclasses);
-    const Py_ssize_t slots = (Py_ssize_t)sizeof(PyObject) + (Py_ssize_t)N_NODE_SLOTS * (Py_ssize_t)sizeof(PyObject *);
+    const Py_ssize_t slots =
+        (Py_ssize_t)(sizeof(PyObject) + N_NODE_SLOTS * sizeof(PyObject *));
     int weakref_known = type->tp_weaklistoffset == slots &&
                         type->tp_basicsize == slots + (Py_ssize_t)sizeof(PyObject *);
 #ifdef Py_TPFLAGS_MANAGED_WEAKREF
@@ -1904,7 +1905,6 @@ LT_DUNDERS(LT_DUNDER_FN)
 
 /* -t and abs(t): unary() straight from the slot (the Python methods were a lambda each) */
 static PyObject *unary(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
-static PyObject *s_negative, *s_abs;
 
 static PyObject *dunder_neg(PyObject *self, PyObject *unused)
 {
@@ -1957,11 +1957,6 @@ static PyObject *setup_operators(PyObject *self, PyObject *python)
         Py_XSETREF(dunder_python[k], Py_NewRef(fallback));
         Py_XSETREF(dunder_op[k], PyUnicode_InternFromString(ops[k]));
         if (dunder_op[k] == NULL) Py_CLEAR(out);
-    }
-    if (out != NULL && s_negative == NULL) {
-        s_negative = PyUnicode_InternFromString("negative");
-        s_abs = PyUnicode_InternFromString("abs");
-        if (s_negative == NULL || s_abs == NULL) Py_CLEAR(out);
     }
     for (PyMethodDef *m = unary_dunder_methods; out != NULL && m->ml_name != NULL; m++) {
         PyObject *d = PyDescr_NewMethod(tensor_type, m);
@@ -2883,7 +2878,7 @@ PyMODINIT_FUNC PyInit__fastpath(void)
         {&s_num_threads, "_num_threads"}, {&s_path, "_path"},
         {&s_evaluations, "evaluations"}, {&s_kernels, "kernels"}, {&s_hits, "hits"},
         {&s_const, "const"}, {&s_replayed, "replayed"}, {&s_plain, "plain"},
-        {&s_strides, "strides"}, {&s_cast, "cast"},
+        {&s_strides, "strides"}, {&s_cast, "cast"}, {&s_negative, "negative"}, {&s_abs, "abs"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if ((*names[i].at = PyUnicode_InternFromString(names[i].text)) == NULL) return NULL;
