@@ -43,7 +43,7 @@ static Py_ssize_t off_op, off_inputs, off_attrs, off_dtype, off_shape, off_value
 static PyObject *quick_table, *operand_of, *memory_empty, *check_status, *counters,
     *cache_stats, *mode_var, *config_module, *kernel_module, *memory_stats,
     *intern_table;
-static Py_ssize_t off_key, off_layout, off_address;
+static Py_ssize_t off_key, off_layout, off_address, off_exact;
 static long long pool_min_bytes;
 /* recording */
 static PyTypeObject *tensor_type;
@@ -97,7 +97,7 @@ static PyObject *setup(PyObject *self, PyObject *args)
         slot_offset(type, "shape", &off_shape) || slot_offset(type, "value", &off_value) ||
         slot_offset(type, "operand", &off_operand) || slot_offset(type, "key", &off_key) ||
         slot_offset(type, "layout", &off_layout) || slot_offset(type, "address", &off_address) ||
-        install_node_hooks((PyTypeObject *)type) < 0)
+        slot_offset(type, "exact", &off_exact) || install_node_hooks((PyTypeObject *)type) < 0)
         return NULL;
     run_kernel = (lt_run_fn)PyLong_AsVoidPtr(run_addr);
     if (run_kernel == NULL && PyErr_Occurred()) return NULL;
@@ -361,7 +361,7 @@ static int walk(PyObject *root, PyObject *key, PyObject **inputs, int *n_inputs)
         seen[n_seen] = node;
         ref[n_seen++] = n_members++;
         if (PyList_Append(key, op) || PyList_Append(key, SLOT(node, off_attrs)) ||
-            PyList_Append(key, SLOT(node, off_dtype)))
+            PyList_Append(key, SLOT(node, off_dtype)) || PyList_Append(key, SLOT(node, off_exact)))
             return -1;
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(ins); i++) {
             int at = find(seen, n_seen, PyTuple_GET_ITEM(ins, i));
@@ -795,6 +795,21 @@ static PyObject *module_global(PyObject *module, PyObject *name)
     return value;
 }
 
+/* Whether this context's mode is exact: Py_True or Py_False (borrowed), NULL on error.
+ * What an op recorded now keeps (its node's `exact` slot). */
+static PyObject *mode_exact(void)
+{
+    PyObject *mode = NULL;
+    if (PyContextVar_Get(mode_var, NULL, &mode) < 0) return NULL;
+    if (mode == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "lazytensor: the mode is not set");
+        return NULL;
+    }
+    const int exact = PyUnicode_Check(mode) && PyUnicode_CompareWithASCIIString(mode, "exact") == 0;
+    Py_DECREF(mode);
+    return exact ? Py_True : Py_False;
+}
+
 /* The mode (this context's), the thread count (_config._num_threads) and the kernel path
  * (_kernel._path) of a call.  0, or -1 on error. */
 static int read_settings(settings_t *s)
@@ -820,7 +835,6 @@ static int call_run(call_t *c, const settings_t *s, int n_out)
 {
     lt_program *p = c->p;
     p->n_out = n_out;
-    p->exact = s->exact;
     p->n_threads = s->n_threads;
     p->path = s->path;
     /* the settings Python's run_pointers last wrote into p are not there now */
@@ -1031,8 +1045,7 @@ static int cast_of_value(PyObject *root)
     if (PyArray_TYPE(a) != NPY_FLOAT64 || !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a) ||
         PyArray_SIZE(a) > cast_inline_max)
         return 0;
-    settings_t settings = {0, 1, 0};
-    if (read_settings(&settings)) return -1;
+    const int exact = SLOT(root, off_exact) == Py_True;     /* the mode the cast was recorded in */
     Py_INCREF(dtype);                     /* PyArray_Empty steals it */
     PyObject *out = PyArray_Empty(PyArray_NDIM(a), PyArray_DIMS(a), (PyArray_Descr *)dtype, 0);
     if (out == NULL) return -1;
@@ -1041,7 +1054,7 @@ static int cast_of_value(PyObject *root)
     const npy_intp n = PyArray_SIZE(a);
     for (npy_intp i = 0; i < n; i++) {
         const float f = (float)src[i];
-        dst[i] = settings.exact && f != f ? __builtin_nanf("") : f;
+        dst[i] = exact && f != f ? __builtin_nanf("") : f;
     }
     const int failed = set_value(root, out) || count(counters, s_evaluations, 1);
     Py_DECREF(out);
@@ -1382,10 +1395,10 @@ static PyObject *map_tuple(PyObject *t, PyObject *(*f)(PyObject *))
     return out;
 }
 
-/* Node(op, inputs, attrs, dtype, shape, value, key), made in place (Node.__init__'s fields).
- * New reference. */
+/* Node(op, inputs, attrs, dtype, shape, value, key, exact), made in place (Node.__init__'s
+ * fields).  New reference. */
 static PyObject *new_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *dtype,
-                          PyObject *shape, PyObject *value, PyObject *key)
+                          PyObject *shape, PyObject *value, PyObject *key, PyObject *exact)
 {
     PyObject *node = node_type->tp_alloc(node_type, 0);
     if (node == NULL) return NULL;
@@ -1397,6 +1410,7 @@ static PyObject *new_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObj
     SLOT(node, off_value) = Py_NewRef(value);
     SLOT(node, off_key) = Py_NewRef(key);
     SLOT(node, off_operand) = Py_NewRef(Py_None);
+    SLOT(node, off_exact) = Py_NewRef(exact);
     return node;
 }
 
@@ -1405,7 +1419,7 @@ static PyObject *new_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObj
  * _graph._INTERN (a dict of key tuples and weak references, which Python's op_node keeps for
  * the pure-Python fallback and which still holds the constants): an open-addressing table
  * (linear probing) of borrowed node pointers, hashed on the node's own fields: op, the
- * identity of each input, attrs, dtype and the recording thread, whose id (recording_id) a
+ * identity of each input, attrs, dtype, the mode (`exact`) and the recording thread, whose id (recording_id) a
  * node in the table keeps in its `key` slot (an int; Python's keys are tuples).  No key
  * tuple, no int per input, no weak reference and no sweep of dead entries: a node leaves the
  * table when it gets its value (set_value, forget), when the collector clears it and when it
@@ -1426,10 +1440,11 @@ static uintptr_t mix(uintptr_t h, uintptr_t v)
     return (h ^ v) * 0x9E3779B97F4A7C15u;
 }
 
-/* The hash of a node op(inputs; attrs) of dtype recorded by `thread`: equal fields (inputs
- * by identity) give equal hashes.  0, or -1 on error. */
+/* The hash of a node op(inputs; attrs) of dtype recorded by `thread` in mode `exact`
+ * (Py_True or Py_False): equal fields (inputs by identity) give equal hashes.  0, or -1 on
+ * error. */
 static int node_hash(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *dtype,
-                     PyObject *thread, Py_hash_t *out)
+                     PyObject *exact, PyObject *thread, Py_hash_t *out)
 {
     const Py_hash_t h_op = PyObject_Hash(op), h_dtype = PyObject_Hash(dtype),
                     h_attrs = PyTuple_CheckExact(attrs) && PyTuple_GET_SIZE(attrs) == 0
@@ -1442,18 +1457,22 @@ static int node_hash(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(inputs); i++)
         h = mix(h, (uintptr_t)PyTuple_GET_ITEM(inputs, i) >> 4);
     h = mix(mix(mix(h, (uintptr_t)h_attrs), (uintptr_t)h_dtype), (uintptr_t)h_thread);
+    h = mix(h, exact == Py_True);
     *out = (Py_hash_t)(h ^ (h >> 29));
     return 0;
 }
 
-/* Whether `node` is op(inputs; attrs) of dtype recorded by `thread`: 1, 0, or -1 on error.
- * Equality as a key tuple's: inputs by identity, the rest by == after identity. */
+/* Whether `node` is op(inputs; attrs) of dtype recorded by `thread` in mode `exact`: 1, 0,
+ * or -1 on error.  Equality as a key tuple's: inputs and the mode by identity, the rest by
+ * == after identity. */
 static int node_matches(PyObject *node, PyObject *op, PyObject *inputs, PyObject *attrs,
-                        PyObject *dtype, PyObject *thread)
+                        PyObject *dtype, PyObject *exact, PyObject *thread)
 {
     PyObject *ins = SLOT(node, off_inputs);
     const Py_ssize_t n = PyTuple_GET_SIZE(inputs);
-    if (ins == NULL || !PyTuple_CheckExact(ins) || PyTuple_GET_SIZE(ins) != n) return 0;
+    if (ins == NULL || !PyTuple_CheckExact(ins) || PyTuple_GET_SIZE(ins) != n ||
+        SLOT(node, off_exact) != exact)
+        return 0;
     for (Py_ssize_t i = 0; i < n; i++)
         if (PyTuple_GET_ITEM(ins, i) != PyTuple_GET_ITEM(inputs, i)) return 0;
     PyObject *const pairs[4][2] = {{SLOT(node, off_op), op}, {SLOT(node, off_dtype), dtype},
@@ -1470,7 +1489,7 @@ static int node_matches(PyObject *node, PyObject *op, PyObject *inputs, PyObject
 /* The node in the table equal to op(inputs; attrs) of dtype by `thread`, a new reference, or
  * NULL (an error set, or none: a miss). */
 static PyObject *intern_find(Py_hash_t hash, PyObject *op, PyObject *inputs, PyObject *attrs,
-                             PyObject *dtype, PyObject *thread)
+                             PyObject *dtype, PyObject *exact, PyObject *thread)
 {
 restart:
     if (intern_entries == NULL) return NULL;
@@ -1480,7 +1499,7 @@ restart:
         if (node == NULL) return NULL;
         if (node == INTERN_GONE || intern_entries[i].hash != hash) continue;
         Py_INCREF(node);        /* a comparison may run Python code, which may drop it */
-        const int same = node_matches(node, op, inputs, attrs, dtype, thread);
+        const int same = node_matches(node, op, inputs, attrs, dtype, exact, thread);
         if (same == 1) return node;
         Py_DECREF(node);
         if (same < 0) return NULL;
@@ -1544,7 +1563,7 @@ static void intern_forget(PyObject *node)
     if (SLOT(node, off_op) != NULL && SLOT(node, off_inputs) != NULL &&
         SLOT(node, off_attrs) != NULL && SLOT(node, off_dtype) != NULL &&
         node_hash(SLOT(node, off_op), SLOT(node, off_inputs), SLOT(node, off_attrs),
-                  SLOT(node, off_dtype), thread, &hash) == 0) {
+                  SLOT(node, off_dtype), SLOT(node, off_exact), thread, &hash) == 0) {
         for (size_t i = (size_t)hash & intern_mask; intern_entries[i].node != NULL;
              i = (i + 1) & intern_mask)
             if (intern_entries[i].node == node) {
@@ -1591,7 +1610,7 @@ static PyObject *intern_size(PyObject *self, PyObject *unused)
 /* Node's slots but __weakref__, in Node.__slots__ order: what node_clear empties */
 static Py_ssize_t *const node_slots[] = {&off_op, &off_inputs, &off_attrs, &off_dtype,
                                           &off_shape, &off_value, &off_key, &off_operand,
-                                          &off_layout, &off_address};
+                                          &off_layout, &off_address, &off_exact};
 #define N_NODE_SLOTS (sizeof node_slots / sizeof node_slots[0])
 
 /* Node's tp_clear (the collector breaking a cycle): out of the table, then its slots
@@ -1659,7 +1678,7 @@ static PyObject *node_hooks_installed(PyObject *self, PyObject *unused)
 }
 
 /* _graph.op_node(op, inputs, attrs, dtype, shape): the pending node of that op recorded by
- * this thread, or a new one put in the table.  New reference. */
+ * this thread in this context's mode, or a new one put in the table.  New reference. */
 static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *dtype,
                          PyObject *shape)
 {
@@ -1671,12 +1690,12 @@ static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObje
         }
         return PyObject_Vectorcall(py_op_node, args, 5, NULL);
     }
-    PyObject *thread = recording_id();
+    PyObject *thread = recording_id(), *exact = thread ? mode_exact() : NULL;
     Py_hash_t hash;
-    if (thread == NULL || node_hash(op, inputs, attrs, dtype, thread, &hash)) return NULL;
-    PyObject *node = intern_find(hash, op, inputs, attrs, dtype, thread);
+    if (exact == NULL || node_hash(op, inputs, attrs, dtype, exact, thread, &hash)) return NULL;
+    PyObject *node = intern_find(hash, op, inputs, attrs, dtype, exact, thread);
     if (node != NULL || PyErr_Occurred()) return node;
-    node = new_node(op, inputs, attrs, dtype, shape, Py_None, thread);
+    node = new_node(op, inputs, attrs, dtype, shape, Py_None, thread, exact);
     if (node != NULL && intern_add(node, hash)) Py_CLEAR(node);   /* its death forgets nothing */
     return node;
 }
@@ -2106,7 +2125,7 @@ static PyObject *leaf_tensor(PyObject *self, PyObject *array)
     if (shape != NULL && !PyTuple_CheckExact(shape))
         PyErr_SetString(PyExc_TypeError, "leaf_tensor: not a NumPy array");
     else if (shape != NULL)
-        node = new_node(s_leaf, empty_tuple, empty_tuple, dtype, shape, array, Py_None);
+        node = new_node(s_leaf, empty_tuple, empty_tuple, dtype, shape, array, Py_None, Py_None);
     Py_XDECREF(dtype);
     Py_XDECREF(shape);
     return new_tensor(node);
@@ -2174,7 +2193,8 @@ static PyObject *memo_call(PyObject *self, PyObject *const *a, Py_ssize_t nargs)
     PyObject *kw = PyDict_GET_SIZE(kwargs) ? kwargs : NULL;
     if (Py_TYPE(x) != tensor_type) goto direct;
     PyObject *node = SLOT(x, off_tensor_node);
-    /* key: (dtype, shape, plain args, ((name, plain value), ...)) */
+    /* key: (dtype, shape, pending, plain args, ((name, plain value), ...)): a recipe made
+     * for a pending tensor is not one for a value (astype's copy of a value) */
     PyObject *pa = plain(args), *pk = PyTuple_New(PyDict_GET_SIZE(kwargs));
     Py_ssize_t pos = 0, i = 0;
     PyObject *name, *value;
@@ -2185,7 +2205,9 @@ static PyObject *memo_call(PyObject *self, PyObject *const *a, Py_ssize_t nargs)
         if (item == NULL) ok = 0;
         else PyTuple_SET_ITEM(pk, i++, item);
     }
-    if (ok) key = PyTuple_Pack(4, SLOT(node, off_dtype), SLOT(node, off_shape), pa, pk);
+    if (ok)
+        key = PyTuple_Pack(5, SLOT(node, off_dtype), SLOT(node, off_shape),
+                           SLOT(node, off_value) == Py_None ? Py_True : Py_False, pa, pk);
     Py_XDECREF(pa);
     Py_XDECREF(pk);
     if (key == NULL) {
@@ -2432,8 +2454,9 @@ static int plan_key(PyObject *roots, PyObject *const *order, int n_order, PyObje
             }
             PyTuple_SET_ITEM(refs, k, r);
         }
-        PyObject *entry = PyTuple_Pack(5, SLOT(node, off_op), SLOT(node, off_attrs),
-                                       SLOT(node, off_dtype), SLOT(node, off_shape), refs);
+        PyObject *entry = PyTuple_Pack(6, SLOT(node, off_op), SLOT(node, off_attrs),
+                                       SLOT(node, off_dtype), SLOT(node, off_exact),
+                                       SLOT(node, off_shape), refs);
         Py_DECREF(refs);
         if (append_new(key, entry)) return -1;
     }
@@ -2572,7 +2595,8 @@ static PyObject *plan_eval(PyObject *self, PyObject *roots)
 static PyObject *jit_stats, *s_const, *s_replayed, *s_plain;
 
 /* jit_key(args, kwargs) -> (key, tensors) or None: the key of a call of a jitted function.
- * The key holds the row settings, then per argument, for a Tensor: ((shape, strides, dtype),
+ * The key holds the row settings and the mode (a trace records its ops in the mode of its
+ * call), then per argument, for a Tensor: ((shape, strides, dtype),
  * the index among the tensor arguments of an earlier one that is the same tensor, or -1),
  * else its plain key (as the recording memo's); then the keywords' ((name, plain value), ...).
  * No key (None) when a tensor is pending, misaligned or a constant node (hash-consed: it
@@ -2581,7 +2605,7 @@ static PyObject *jit_stats, *s_const, *s_replayed, *s_plain;
 static PyObject *jit_key_of(PyObject *args, PyObject *kwargs, PyObject **tensors, int *n_tensors)
 {
     Py_ssize_t n = PyTuple_GET_SIZE(args), n_kw = kwargs ? PyDict_GET_SIZE(kwargs) : 0;
-    PyObject *key = PyTuple_New(3 + n + (n_kw ? 1 : 0));
+    PyObject *key = PyTuple_New(4 + n + (n_kw ? 1 : 0));
     if (key == NULL) return NULL;
     PyObject *rows[3] = {s_enabled, s_block_elements, s_min_elements};
     for (int i = 0; i < 3; i++) {
@@ -2589,6 +2613,9 @@ static PyObject *jit_key_of(PyObject *args, PyObject *kwargs, PyObject **tensors
         if (v == NULL) goto fail;
         PyTuple_SET_ITEM(key, i, v);
     }
+    PyObject *exact = mode_exact();
+    if (exact == NULL) goto fail;
+    PyTuple_SET_ITEM(key, 3, Py_NewRef(exact));
     *n_tensors = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *a = PyTuple_GET_ITEM(args, i), *item = NULL;
@@ -2617,12 +2644,12 @@ static PyObject *jit_key_of(PyObject *args, PyObject *kwargs, PyObject **tensors
             if (item == NULL && !PyErr_Occurred()) goto none;
         }
         if (item == NULL) goto fail;
-        PyTuple_SET_ITEM(key, 3 + i, item);
+        PyTuple_SET_ITEM(key, 4 + i, item);
     }
     if (n_kw) {
         PyObject *pk = PyTuple_New(n_kw), *name, *value;
         if (pk == NULL) goto fail;
-        PyTuple_SET_ITEM(key, 3 + n, pk);
+        PyTuple_SET_ITEM(key, 4 + n, pk);
         Py_ssize_t pos = 0, i = 0;
         while (PyDict_Next(kwargs, &pos, &name, &value)) {
             PyObject *pv = plain(value), *item = pv ? PyTuple_Pack(2, name, pv) : NULL;
@@ -2703,7 +2730,7 @@ static PyObject *jit_replay(PyObject *fast, PyObject *const *tensors, int n_tens
         } else if (PyTuple_CheckExact(t) && PyTuple_GET_SIZE(t) == 4) {
             at[made] = new_node(PyTuple_GET_ITEM(t, 0), empty_tuple, PyTuple_GET_ITEM(t, 1),
                                 PyTuple_GET_ITEM(t, 2), PyTuple_GET_ITEM(t, 3), Py_None,
-                                Py_None);
+                                Py_None, Py_None);
             if (at[made] == NULL) goto done;
         } else {
             PyErr_SetString(PyExc_TypeError, "jit: a template is not (op, attrs, dtype, shape)");

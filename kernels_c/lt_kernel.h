@@ -10,8 +10,10 @@ typedef double (*lt_expsumfn)(int64_t n, void *e, const void *x, const void *s);
 /* Register kinds. */
 enum { LT_REG_SCRATCH = 0, LT_REG_LOAD = 1, LT_REG_OUTPUT = 2, LT_REG_SCALAR = 3 };
 
-/* Fields of one instruction in lt_program.instr (LT_INSTR_WORDS int32 each). */
-enum { LT_I_OP = 0, LT_I_DST = 1, LT_I_A = 2, LT_I_B = 3, LT_I_C = 4, LT_INSTR_WORDS = 5 };
+/* Fields of one instruction in lt_program.instr (LT_INSTR_WORDS int32 each).  LT_I_EXACT is
+ * the mode of the op it computes (1 exact, 0 fast), taken when the op was recorded. */
+enum { LT_I_OP = 0, LT_I_DST = 1, LT_I_A = 2, LT_I_B = 3, LT_I_C = 4, LT_I_EXACT = 5,
+       LT_INSTR_WORDS = 6 };
 
 typedef struct {
     /* the program: instructions and registers (a register holds one chunk) */
@@ -31,7 +33,8 @@ typedef struct {
     const int64_t *in_strides;   /* n_in * ndim, bytes, 0 on broadcast dimensions */
     int32_t n_out;
     char *const *out_ptr;        /* n_out C-contiguous outputs of `size` elements */
-    /* how to run it */
+    /* how to run it; `exact` (1 when any instruction is exact) picks the mode's figures of
+     * plain_stores, prefetch and work_ps; each instruction computes in its own mode */
     int32_t exact;
     int32_t n_threads;
     int32_t path;                /* index into the kernel paths (lt_path_name) */

@@ -29,7 +29,10 @@ _num_threads = _default_threads()
 
 
 def set_mode(name: str) -> None:
-    """Set the evaluation mode for this thread/context.
+    """Set the mode of the ops recorded from now on in this thread/context.
+
+    The mode belongs to an op: it is taken when the op is recorded, and the op computes in
+    it whenever and wherever its value is computed.
 
     Parameters
     ----------
@@ -39,7 +42,7 @@ def set_mode(name: str) -> None:
     """
     if name not in _MODES:
         raise ValueError(f"mode must be one of {_MODES}, not {name!r}")
-    _mode.set(name)
+    _mode.set(_MODES[_MODES.index(name)])     # the interned name: compared by identity in C
 
 
 def get_mode() -> str:

@@ -156,6 +156,8 @@ def apply(name: str, *args, attrs: tuple = ()) -> Tensor:
         return _complex_now(getattr(_complex, fn_name, None) or getattr(np, fn_name), args,
                             dtype, out_dtype)
     inputs = tuple(operand_node(a, dtype) for a in args)
+    # float attributes are keyed by their bits: leaky_relu(x, -0.0) is not leaky_relu(x, 0.0)
+    attrs = tuple(_graph.FloatAttr(a) if isinstance(a, float) else a for a in attrs)
     return Tensor._from_node(_graph.op_node(name, inputs, attrs, out_dtype, shape))
 
 

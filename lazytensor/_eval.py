@@ -75,13 +75,13 @@ def evaluate_one(root, quick=True) -> None:
         ck = get_kernel(group, [operand_of(x)[1] for x in inputs])
         _kernel.quick_put(key, ck)
     counters["evaluations"] += 1
-    exact, n_threads = _config._mode.get() == "exact", _config._num_threads
+    n_threads = _config._num_threads
     in_ptrs = [x.operand[0] for x in inputs]
     if sink is not None:
-        _reduce_into(ck, in_ptrs, [], [sink], exact, n_threads)
+        _reduce_into(ck, in_ptrs, [], [sink], n_threads)
         return
     out = _memory.empty(root.shape, root.dtype)
-    ck.run_pointers(in_ptrs, [_kernel.ffi.from_buffer(out)], exact, n_threads)
+    ck.run_pointers(in_ptrs, [_kernel.ffi.from_buffer(out)], n_threads)
     counters["kernels"] += 1
     root.set_value(out)
 
@@ -93,7 +93,7 @@ CAST_INLINE_MAX = 16384
 def _cast_of_value(root) -> bool:
     """When ``root`` is a float64 -> float32 cast of a value (a float32 sum's accumulators),
     give it its value without a kernel launch and return True: NumPy's conversion is the
-    cast kernel's (IEEE rounding), with the canonical NaN in exact mode.  The C quick path
+    cast kernel's (IEEE rounding), with the canonical NaN when the cast is exact.  The C quick path
     does the same (cast_of_value in lt_fastpath.c)."""
     if root.op != "cast" or root.dtype != np.float32 or len(root.inputs) != 1:
         return False
@@ -102,7 +102,7 @@ def _cast_of_value(root) -> bool:
             or not value.flags.c_contiguous or value.size > CAST_INLINE_MAX):
         return False
     out = value.astype(np.float32)
-    if _config._mode.get() == "exact":
+    if root.exact is not False:
         out[np.isnan(out)] = np.float32(np.nan)     # the canonical NaN
     counters["evaluations"] += 1
     root.set_value(out)
@@ -171,7 +171,7 @@ def _walk_one_group(root):
             return None
         ref[node] = len(members)
         members.append(node)
-        key += (node.op, node.attrs, node.dtype)
+        key += (node.op, node.attrs, node.dtype, node.exact)
         for x in node.inputs:
             key.append(ref[x])
     if len(inputs) > MAX_GROUP_INPUTS:
@@ -196,7 +196,6 @@ def evaluate(nodes) -> None:
     if not order:
         return
     counters["evaluations"] += 1
-    exact = _config.get_mode() == "exact"
     n_threads = _config.get_num_threads()
     key, index, leaves = _structure_key(nodes, order)
     steps = _kernel.quick_get(key)
@@ -208,16 +207,16 @@ def evaluate(nodes) -> None:
         if steps is None:
             steps = [_Step(g, index, leaf_at) for g in groups]
     if type(steps) is RowsPlan:
-        steps.run(order + leaves, exact, n_threads)
+        steps.run(order + leaves, n_threads)
         counters["kernels"] += len(steps.groups)
         counters["row_blocks"] += 1
     else:
-        run_steps(steps, order + leaves, exact, n_threads)
+        run_steps(steps, order + leaves, n_threads)
     if fresh:
         _kernel.quick_put(key, steps)
 
 
-def run_steps(steps, at, exact: bool, n_threads: int) -> None:
+def run_steps(steps, at, n_threads: int) -> None:
     """Run kept steps in order over ``at`` (a step's positions: the pending nodes, then the
     leaves), giving each step's outputs and sinks their values; a step's kernel is compiled
     on its first run."""
@@ -231,12 +230,10 @@ def run_steps(steps, at, exact: bool, n_threads: int) -> None:
         in_ptrs = [operand_of(x)[0] for x in inputs]
         outputs = [at[i] for i in step.outputs]
         if step.sinks:
-            _reduce_into(step.kernel, in_ptrs, outputs, [at[i] for i in step.sinks],
-                         exact, n_threads)
+            _reduce_into(step.kernel, in_ptrs, outputs, [at[i] for i in step.sinks], n_threads)
             continue
         out_arrays = [_memory.empty(n.shape, n.dtype) for n in outputs]
-        step.kernel.run_pointers(in_ptrs, [_kernel.address_of(a) for a in out_arrays], exact,
-                                 n_threads)
+        step.kernel.run_pointers(in_ptrs, [_kernel.address_of(a) for a in out_arrays], n_threads)
         counters["kernels"] += 1
         for node, array in zip(outputs, out_arrays):
             node.set_value(array)
@@ -276,7 +273,7 @@ def _structure_key(nodes, order):
                     leaves.append(x)
                     key.append(operand_of(x)[1])
             refs.append(i)
-        key.append((node.op, node.attrs, node.dtype, node.shape, tuple(refs)))
+        key.append((node.op, node.attrs, node.dtype, node.exact, node.shape, tuple(refs)))
     key.append(tuple(index.get(id(r), -1) for r in nodes))
     return tuple(key), index, leaves
 
@@ -285,7 +282,7 @@ def _structure_key(nodes, order):
 _IDENTITY = {"sum": 0, "prod": 1, "max": 0, "min": 1}
 
 
-def _reduce_into(kernel, in_ptrs, outputs, sinks, exact, n_threads) -> None:
+def _reduce_into(kernel, in_ptrs, outputs, sinks, n_threads) -> None:
     """Run a kernel with reduction ``sinks``: its regular ``outputs`` are written in the
     plan's iteration order (and kept as transposed views), its sinks into accumulators."""
     plan = kernel.plan
@@ -294,7 +291,7 @@ def _reduce_into(kernel, in_ptrs, outputs, sinks, exact, n_threads) -> None:
     if plan.reduced == 0:
         for r, a in zip(sinks, accs):
             a[...] = _IDENTITY[r.attrs[0]]
-    kernel.run_pointers(in_ptrs, [_kernel.address_of(b) for b in buffers], exact, n_threads,
+    kernel.run_pointers(in_ptrs, [_kernel.address_of(b) for b in buffers], n_threads,
                         [_kernel.address_of(a) for a in accs])
     counters["kernels"] += 1
     if outputs:

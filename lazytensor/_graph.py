@@ -1,19 +1,24 @@
 """The expression DAG: hash-consed nodes and iterative walks.
 
 A ``Node`` is either a leaf (``value`` is a NumPy array: an input buffer, a constant, or a
-value computed earlier) or an elementwise op over other nodes.  Op nodes are hash-consed:
-building the same op on the same inputs with the same attributes returns the same node, so
-equal subexpressions are one node and are computed once.  No walk here recurses, so a chain
+value computed earlier) or an elementwise op over other nodes.  An op node keeps the mode
+(exact or fast) it was recorded in: the mode is part of what the op is, so evaluation never
+changes it.  Op nodes are hash-consed: building the same op on the same inputs with the same
+attributes in the same mode returns the same node, so equal subexpressions are one node and
+are computed once.  No walk here recurses, so a chain
 of 100,000 ops neither builds nor evaluates into Python's recursion limit.
 """
 
 from __future__ import annotations
 
 import itertools
+import struct
 import threading
 import weakref
 
 import numpy as np
+
+from ._config import _mode
 
 
 class Node:
@@ -23,12 +28,13 @@ class Node:
     # without an operand (its layout tuple for the plan keys and its address; unset until
     # then, cleared by set_value).  `key`: None, the key tuple of _INTERN, or (a node in the
     # C module's hash-consing table) its recording thread's id (never reused, unlike thread
-    # idents).  That module replaces this class's tp_dealloc and tp_clear (so that a node
-    # leaves its table when it dies) and knows these slots: change both together.
+    # idents).  `exact`: for an op node, whether it was recorded in exact mode (None for
+    # leaves and constants).  That module replaces this class's tp_dealloc and tp_clear (so
+    # that a node leaves its table when it dies) and knows these slots: change both together.
     __slots__ = ("op", "inputs", "attrs", "dtype", "shape", "value", "key", "operand",
-                 "layout", "address", "__weakref__")
+                 "layout", "address", "exact", "__weakref__")
 
-    def __init__(self, op, inputs, attrs, dtype, shape, value=None, key=None):
+    def __init__(self, op, inputs, attrs, dtype, shape, value=None, key=None, exact=None):
         self.op = op
         self.inputs = inputs
         self.attrs = attrs
@@ -37,6 +43,7 @@ class Node:
         self.value = value
         self.key = key
         self.operand = None
+        self.exact = exact
 
     def __reduce__(self):
         raise TypeError("a lazytensor graph node cannot be copied or pickled (its cached "
@@ -132,14 +139,39 @@ def constant(array0d: np.ndarray) -> Node:
 
 
 def op_node(op: str, inputs: tuple, attrs: tuple, dtype: np.dtype, shape: tuple) -> Node:
-    """The node for ``op(*inputs)``, shared with any equal node built before."""
-    key = (op, *map(id, inputs), attrs, dtype, _recording_id())   # flat: one tuple to hash
+    """The node for ``op(*inputs)`` in this context's mode, shared with any equal node
+    recorded before."""
+    exact = _mode.get() == "exact"
+    key = (op, *map(id, inputs), attrs, dtype, exact, _recording_id())   # flat: one hash
     ref = _INTERN.get(key)
     node = ref() if ref is not None else None
     if node is None:
-        node = Node(op, inputs, attrs, dtype, shape, key=key)
+        node = Node(op, inputs, attrs, dtype, shape, key=key, exact=exact)
         _remember(key, node)
     return node
+
+
+_bits = struct.Struct("<d").pack
+
+
+class FloatAttr(float):
+    """A float attribute of an op (``leaky_relu``'s slope): equal to another only with the
+    same bits, so that 0.0 and -0.0 (and NaNs with other payloads) are different nodes,
+    kernels and plans, while C reads it as the float it is."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        return type(other) is FloatAttr and _bits(self) == _bits(other)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(_bits(self))
+
+    def __reduce__(self):
+        return FloatAttr, (float(self),)
 
 
 def pending_topo_order(roots) -> list:

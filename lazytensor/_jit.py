@@ -64,8 +64,7 @@ class _Program:
         n = len(at)
         at += [t._node for t in tensors] + self.constants
         _eval.counters["evaluations"] += 1
-        _eval.run_steps(self.steps, at, _config.get_mode() == "exact",
-                        _config.get_num_threads())
+        _eval.run_steps(self.steps, at, _config.get_num_threads())
         made = [tensors[r - n] if n <= r < n + len(tensors) else Tensor._from_node(at[r])
                 for r in self.results]
         return made[0] if self.kind is None else self.kind(made)

@@ -125,6 +125,7 @@ class CompiledKernel:
         p.n_red = len(program.red_reg)
         p.red_reg, p.red_fn = self._keep[7:9]
         p.red_np, p.red_nr = plan.red_np, plan.red_nr
+        p.exact = 1 if program.exact else 0
         p.plain_stores = program.plain_stores
         p.prefetch = program.prefetch
         p.work_ps = program.work_ps
@@ -158,15 +159,11 @@ class CompiledKernel:
         p.in_ptr, p.out_ptr, p.red_ptr = in_ptr, out_ptr, red_ptr
         return p, in_ptr, out_ptr, red_ptr, [None]   # the last: settings written into p
 
-    def run(self, in_arrays, out_arrays, exact: bool, n_threads: int, acc_arrays=()) -> None:
-        """Run over ``in_arrays``, writing ``out_arrays`` (C-contiguous, of the plan's
-        buffer shape) and, for a reduction, the C-contiguous ``acc_arrays`` (one slot per
-        result, of each reduction's accumulator dtype)."""
-        self.run_pointers([address_of(a) for a in in_arrays], [address_of(a) for a in out_arrays],
-                          exact, n_threads, [address_of(a) for a in acc_arrays])
-
-    def run_pointers(self, in_ptrs, out_ptrs, exact: bool, n_threads: int, acc_ptrs=()) -> None:
-        """``run`` with the buffers given as pointers (cdata that keep them alive)."""
+    def run_pointers(self, in_ptrs, out_ptrs, n_threads: int, acc_ptrs=()) -> None:
+        """Run over the inputs at ``in_ptrs``, writing the outputs at ``out_ptrs``
+        (C-contiguous, of the plan's buffer shape) and, for a reduction, the accumulators at
+        ``acc_ptrs`` (one slot per result, of each reduction's accumulator dtype); pointers
+        are cdata that keep their buffers alive."""
         if self.plan.size == 0:
             return
         # one call structure per kernel, reused when no other thread is running this kernel
@@ -177,10 +174,9 @@ class CompiledKernel:
             out_ptr[0:len(out_ptrs)] = out_ptrs
             if acc_ptrs:
                 red_ptr[0:len(acc_ptrs)] = acc_ptrs
-            settings = (len(out_ptrs), exact, n_threads, _path)
+            settings = (len(out_ptrs), n_threads, _path)
             if settings != state[0]:
                 p.n_out = len(out_ptrs)
-                p.exact = 1 if exact else 0
                 p.n_threads = n_threads
                 p.path = _path
                 state[0] = settings
@@ -190,12 +186,11 @@ class CompiledKernel:
                 self._busy.release()
         check_status(status)
 
-    def call_structure(self, n_out: int, exact: bool):
+    def call_structure(self, n_out: int):
         """A fresh single-thread ``lt_program`` for this kernel, with its pointer arrays
         ``(program, in_ptr, out_ptr, red_ptr)`` for the caller to fill (see _rows.py)."""
         p, in_ptr, out_ptr, red_ptr, _ = self._fresh_call()
         p.n_out = n_out
-        p.exact = 1 if exact else 0
         p.n_threads = 1
         p.path = _path
         return p, in_ptr, out_ptr, red_ptr
@@ -271,7 +266,7 @@ def structure_key(group) -> tuple:
     pos = {id(x): ("in", k) for k, x in enumerate(group.inputs)}
     for m, node in enumerate(group.members):
         pos[id(node)] = ("m", m)
-    body = tuple((n.op, n.attrs, n.dtype.str, tuple(pos[id(x)] for x in n.inputs))
+    body = tuple((n.op, n.attrs, n.dtype.str, n.exact, tuple(pos[id(x)] for x in n.inputs))
                  for n in group.members)
     outs = tuple(pos[id(n)][1] for n in group.outputs)
     sinks = tuple((r.attrs, r.dtype.str, r.inputs[0].dtype.str, pos[id(r.inputs[0])])

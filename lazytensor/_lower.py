@@ -4,7 +4,8 @@ A register holds one chunk (256 elements) of one value.  Inputs get LOAD registe
 in place or gathered per chunk) or SCALAR registers (filled once); requested values get
 OUTPUT registers that point into the output buffers; everything else lives in scratch
 registers that are reused once their value is dead.  float16 ops are lowered to a cast to
-float32, the float32 op and one rounding back to float16.
+float32, the float32 op and one rounding back to float16.  Each instruction computes in the
+mode its node was recorded in (a kernel may mix exact and fast ops).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ OPCODE = {entry: code for code, entry in enumerate(_ops.kernel_entries())}
 
 @dataclass(frozen=True)
 class Program:
-    instr: tuple        # n_instr * 5 ints: opcode, dst, a, b, c
+    instr: tuple        # n_instr * 6 ints: opcode, dst, a, b, c, exact
     params: tuple       # n_instr * 2 floats
     reg_kind: tuple
     reg_arg: tuple
@@ -34,11 +35,16 @@ class Program:
 
     @property
     def n_instr(self) -> int:
-        return len(self.instr) // 5
+        return len(self.instr) // 6
+
+    @property
+    def exact(self) -> bool:
+        """Whether any instruction is exact: the mode whose cost figures the kernel uses."""
+        return any(self.instr[5::6])
 
 
 def lower(group, plan) -> Program:
-    vinstr = []            # (entry, dst_vid, src_vids, params)
+    vinstr = []            # (entry, dst_vid, src_vids, params, exact)
     vsize = []             # itemsize of each virtual value
     vkind = []             # ("in", k) / ("scalar", k) / ("tmp",) / ("out", k)
     node_vid = {}
@@ -53,19 +59,21 @@ def lower(group, plan) -> Program:
                                     ("scalar", k) if plan.is_scalar_input(k) else ("in", k))
     out_index = {id(n): k for k, n in enumerate(group.outputs)}
     as_f32 = {}
+    exact = True           # the mode of the member being lowered
 
     def emit(entry, dst_size, srcs, params=(0.0, 0.0), node=None):
         kind = ("out", out_index[id(node)]) if node is not None and id(node) in out_index else ("tmp",)
         dst = new_value(dst_size, kind)
-        vinstr.append((entry, dst, tuple(srcs), params))
+        vinstr.append((entry, dst, tuple(srcs), params, exact))
         return dst
 
-    def f32_of(vid):
+    def f32_of(vid):       # a widening is exact in both modes: shared by the members
         if vid not in as_f32:
             as_f32[vid] = emit(("widen", "float16"), 4, (vid,))
         return as_f32[vid]
 
     for node in group.members:
+        exact = node.exact is not False
         srcs = [node_vid[id(x)] for x in node.inputs]
         if node.op == "cast":
             entry = ("cast", f"{node.inputs[0].dtype.name}_{node.dtype.name}")
@@ -108,24 +116,26 @@ def _fuse_quantize(vinstr, vkind, reduced):
     """The chain divide_by_scalar, round, an addition of a scalar (optional) and a saturating
     cast of float32 to a small integer, each value read by the next only, as one quantize
     instruction: the same functions in the same order in C, one call per chunk."""
-    producer = {dst: i for i, (_, dst, _, _) in enumerate(vinstr)}
+    producer = {dst: i for i, (_, dst, _, _, _) in enumerate(vinstr)}
     uses = {}
-    for v in [v for _, _, srcs, _ in vinstr for v in srcs] + list(reduced):
+    for v in [v for _, _, srcs, _, _ in vinstr for v in srcs] + list(reduced):
         uses[v] = uses.get(v, 0) + 1
 
-    def made_by(v, entry):
-        """The instruction computing temporary ``v`` as ``entry`` if only one op reads it."""
+    def made_by(v, entry, exact):
+        """The instruction computing temporary ``v`` as ``entry`` in mode ``exact`` if only
+        one op reads it."""
         i = producer.get(v)
-        if i is None or vkind[v][0] != "tmp" or uses[v] != 1 or vinstr[i][0] != entry:
+        if (i is None or vkind[v][0] != "tmp" or uses[v] != 1 or vinstr[i][0] != entry
+                or vinstr[i][4] != exact):
             return None
         return i
 
     drop = set()
-    for i, (entry, dst, srcs, _) in enumerate(vinstr):
+    for i, (entry, dst, srcs, _, exact) in enumerate(vinstr):
         if entry[0] != "cast" or entry[1] not in _QUANTIZE_CASTS:
             continue
         chain, zero_point, v = [], (), srcs[0]
-        j = made_by(v, ("add", "float32"))
+        j = made_by(v, ("add", "float32"), exact)
         if j is not None:
             a, b = vinstr[j][2]
             if vkind[b][0] == "scalar":
@@ -135,22 +145,22 @@ def _fuse_quantize(vinstr, vkind, reduced):
             else:
                 continue
             chain.append(j)
-        j = made_by(v, ("round", "float32"))
+        j = made_by(v, ("round", "float32"), exact)
         if j is None:
             continue
         chain.append(j)
-        k = made_by(vinstr[j][2][0], ("divide_by_scalar", "float32"))
+        k = made_by(vinstr[j][2][0], ("divide_by_scalar", "float32"), exact)
         if k is None:
             continue
         chain.append(k)
         drop.update(chain)
-        vinstr[i] = (("quantize", entry[1]), dst, vinstr[k][2] + zero_point, (0.0, 0.0))
+        vinstr[i] = (("quantize", entry[1]), dst, vinstr[k][2] + zero_point, (0.0, 0.0), exact)
     return [ins for i, ins in enumerate(vinstr) if i not in drop] if drop else vinstr
 
 
 def _allocate(vinstr, vsize, vkind, sinks=(), in_place=frozenset()) -> Program:
     last_use = {}
-    for i, (_, _, srcs, _) in enumerate(vinstr):
+    for i, (_, _, srcs, _, _) in enumerate(vinstr):
         for v in srcs:
             last_use[v] = i
     for _, v in sinks:          # a reduced value is read after the last instruction
@@ -173,17 +183,17 @@ def _allocate(vinstr, vsize, vkind, sinks=(), in_place=frozenset()) -> Program:
             phys[v] = new_reg(REG_OUTPUT, kind[1], vsize[v])
     free = []
     instr, params, listing = [], [], []
-    for i, (entry, dst, srcs, p) in enumerate(vinstr):
+    for i, (entry, dst, srcs, p, exact) in enumerate(vinstr):
         if dst not in phys:  # a temporary: reuse a dead scratch register (never a source)
             phys[dst] = free.pop() if free else new_reg(REG_SCRATCH, -1, 8)
         for v in set(srcs):
             if last_use.get(v) == i and vkind[v][0] == "tmp":
                 free.append(phys[v])
         regs = [phys[v] for v in srcs] + [-1] * (3 - len(srcs))
-        instr += [OPCODE[entry], phys[dst], *regs]
+        instr += [OPCODE[entry], phys[dst], *regs, int(exact)]
         params += list(p)
         listing.append(f"r{phys[dst]} = {entry[0]}[{entry[1]}]"
-                       f"({', '.join(f'r{phys[v]}' for v in srcs)})")
+                       f"({', '.join(f'r{phys[v]}' for v in srcs)})" + ("" if exact else " fast"))
     red_reg, red_fn = [], []
     for k, (r, v) in enumerate(sinks):
         if v not in phys:  # cannot happen: every value has a register by now
@@ -193,10 +203,10 @@ def _allocate(vinstr, vsize, vkind, sinks=(), in_place=frozenset()) -> Program:
         red_fn.append(f"{op}:{r.inputs[0].dtype.name}")
         listing.append(f"red{k} = {op}[{r.inputs[0].dtype.name} -> {r.dtype.name}]"
                        f"(r{phys[v]}) over axes {axes}")
-    ops = [entry for entry, _, _, _ in vinstr]
-    writers = [entry for entry, dst, _, _ in vinstr if vkind[dst][0] == "out"]
+    ops = [entry for entry, _, _, _, _ in vinstr]
+    writers = [entry for entry, dst, _, _, _ in vinstr if vkind[dst][0] == "out"]
     out_bytes = sum(size for kind, size in zip(reg_kind, reg_size) if kind == REG_OUTPUT)
-    first_reader = next((entry for entry, _, srcs, _ in vinstr if in_place & set(srcs)), None)
+    first_reader = next((entry for entry, _, srcs, _, _ in vinstr if in_place & set(srcs)), None)
     return Program(tuple(instr), tuple(params), tuple(reg_kind), tuple(reg_arg),
                    tuple(reg_size), tuple(listing), tuple(red_reg), tuple(red_fn),
                    _cost.plain_stores(writers, ops, out_bytes),

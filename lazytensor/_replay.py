@@ -3,8 +3,10 @@
 Functions such as ``sum``, ``mean``, ``clip`` or ``astype`` spend most of a small call on
 argument checks, promotion and axis normalisation, and then record a few nodes over their
 one tensor argument.  What they record depends only on that tensor's dtype and shape and on
-the other (plain) arguments, never on values or settings.  So the first call for a given
-``(dtype, shape, arguments)`` runs the function and keeps its recipe: the nodes built above
+the other (plain) arguments, never on values or settings, and on whether the tensor is
+pending or has a value (``astype(x, x.dtype)`` records nothing above a pending ``x`` but
+copies a value, which may be the caller's array).  So the first call for a given
+``(dtype, shape, pending, arguments)`` runs the function and keeps its recipe: the nodes built above
 the input, each as ``(op, attrs, dtype, shape, operands)`` where an operand is the input,
 an earlier step, or a constant node.  A later call with the same key rebuilds those nodes
 straight from the recipe through the hash-consing table, which gives the very nodes the
@@ -119,7 +121,7 @@ def memoized(fn):
             return fn(x, *args, **kwargs)
         node = x._node
         try:
-            key = (node.dtype, node.shape, tuple(map(_plain, args)),
+            key = (node.dtype, node.shape, node.value is None, tuple(map(_plain, args)),
                    tuple((k, _plain(v)) for k, v in kwargs.items()) if kwargs else ())
             steps = recipes.get(key)
         except TypeError:                # an argument that is not plain: no memo

@@ -92,7 +92,7 @@ class RowsPlan:
     __slots__ = ("groups", "main", "last", "block", "n_full", "tail", "produced", "slab",
                  "streams")
 
-    def run(self, at, exact: bool, n_threads: int) -> None:
+    def run(self, at, n_threads: int) -> None:
         """Evaluate over ``at`` (the pending nodes, then the leaves, by position)."""
         groups = [g.bound(at) for g in self.groups]
         storage = {}               # id(node) -> (full array or scratch offset, bytes per row)
@@ -104,10 +104,10 @@ class RowsPlan:
         scratch = np.empty(n_threads * self.slab + 64, np.uint8)
         base = ffi.cast("char *", ffi.from_buffer(scratch)) + (-scratch.ctypes.data) % 64
         _run(self.main, groups, storage, base, self.slab, 0, self.n_full, self.block,
-             n_threads, exact, self.streams)
+             n_threads, self.streams)
         if self.last is not None:
             _run(self.last, groups, storage, base, self.slab, self.n_full * self.block, 1,
-                 self.tail, 1, exact, [0] * len(groups))
+                 self.tail, 1, [0] * len(groups))
         del scratch
         for pos, _, offset, perm in self.produced:
             if offset is None:
@@ -232,8 +232,7 @@ def _streams(groups, requested, n_rows) -> list:
     return flags[::-1]
 
 
-def _run(kernels, groups, storage, scratch, slab, row0, n_blocks, rows, n_threads, exact,
-         streams):
+def _run(kernels, groups, storage, scratch, slab, row0, n_blocks, rows, n_threads, streams):
     """``lt_run_blocks`` over ``n_blocks`` blocks of ``rows`` rows from row ``row0``."""
     keep, progs, step, thread_step = [], [], [], []
 
@@ -252,7 +251,7 @@ def _run(kernels, groups, storage, scratch, slab, row0, n_blocks, rows, n_thread
         return scratch + array, 0, slab
 
     for g, ck, stream in zip(groups, kernels, streams):
-        p, in_ptr, out_ptr, red_ptr = ck.call_structure(len(g.outputs), exact)
+        p, in_ptr, out_ptr, red_ptr = ck.call_structure(len(g.outputs))
         p.stream = stream
         keep.append((p, in_ptr, out_ptr, red_ptr))
         for k, x in enumerate(g.inputs):
