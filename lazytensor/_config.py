@@ -51,7 +51,8 @@ def get_mode() -> str:
 
 
 class mode:
-    """Context manager that evaluates in mode ``name`` and restores the previous mode.
+    """Context manager: the ops recorded inside the block compute in mode ``name`` (whenever
+    their values are computed); the previous mode is restored on exit.
 
     Not a generator-based context manager: entering and leaving it is part of every call
     of a small expression written that way, and a generator costs microseconds.
@@ -59,7 +60,7 @@ class mode:
     Examples
     --------
     >>> with lt.mode("fast"):
-    ...     b = z.numpy()
+    ...     b = lt.exp(x).numpy()
     """
 
     __slots__ = ("_name", "_token")

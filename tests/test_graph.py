@@ -123,3 +123,44 @@ def test_values_handed_out_are_read_only():
     w = np.array(y)  # a copy is writable
     w[0] = 5.0
     np.testing.assert_array_equal(y.numpy(), [2.0, 3.0])
+
+
+# Float attributes are keyed by their bits (hash-consing, kernel and plan caches, memo,
+# jit): 0.0 and -0.0 give different results where the sign of a zero shows, and an op
+# recorded with one must never give its node or kernel to the other, in either order.
+ATTR_OPS = sorted(name for name, op in lt._ops.OPS.items() if op.attrs)
+
+
+def _signed_zero_variants(base):
+    out = []
+    for i in range(len(base)):
+        for z in (0.0, -0.0):
+            out.append(tuple(z if k == i else v for k, v in enumerate(base)))
+    return out
+
+
+@pytest.mark.parametrize("name", ATTR_OPS)
+@pytest.mark.parametrize("reverse", [False, True])
+def test_float_attributes_are_keyed_by_their_bits(name, reverse):
+    from test_ops_reference import REFERENCES, check_exact, reference
+
+    variants = _signed_zero_variants(REFERENCES[name].attrs)
+    if reverse:
+        variants = variants[::-1]
+    for dt in ("float32", "float64", "float16"):
+        x = np.array([-3.0, -0.0, 0.0, 2.5, -np.inf, np.inf, 1e-3], dtype=dt)
+        t = lt.asarray(x)
+        recorded = [lt._elementwise.apply(name, t, attrs=a) for a in variants]
+        for a, r in zip(variants, recorded):
+            check_exact(f"{name}{a}[{dt}]", np.array(r), reference(name, [x], a), [x])
+        again = [lt._elementwise.apply(name, lt.asarray(x), attrs=a) for a in variants]
+        for a, r in zip(variants, again):   # the kernels kept from above, on a new leaf
+            check_exact(f"{name}{a}[{dt}] again", np.array(r), reference(name, [x], a), [x])
+
+
+def test_jit_keys_float_arguments_by_their_bits():
+    f = lt.jit(lambda x, alpha: lt.nn.leaky_relu(x, alpha))
+    x = np.array([-3.0, 2.0], np.float32)
+    for alpha, want in [(0.0, [-0.0, 2.0]), (-0.0, [0.0, 2.0])] * 2:
+        got = np.array(f(lt.asarray(x), alpha))
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want), err_msg=f"alpha={alpha}")

@@ -151,3 +151,68 @@ def test_c_replay_builds_the_nodes_python_builds():
     with pytest.raises(ValueError):
         _fastpath.replay((("negative", (), x.dtype, x.shape, (3,)),), x._node)
 
+
+
+# Every memoized function, called on a value after the same call on a pending tensor and
+# the reverse: a recipe made for one kind of input is never replayed for the other (astype
+# to its own dtype returns a pending x itself but must copy a value, which may be the
+# caller's array).  Each result is read, then the source written: a result that is a new
+# array must neither follow the write nor write into the source.  (clip with no bound that
+# binds returns its input, as positive() does: not a new array.)
+MEMO_CALLS = [   # function, args, kwargs, whether the result is a new array
+    (lt._elementwise._astype, ("float32",), {}, True),
+    (lt._elementwise._astype, ("float32",), {"copy": False}, False),
+    (lt._elementwise._astype, ("float64",), {}, True),
+    (lt.clip, (), {"min": -1.0, "max": 1.0}, True), (lt.clip, (), {}, False),
+    (lt.sum, (), {}, True), (lt.sum, (), {"axis": 0}, True), (lt.prod, (), {}, True),
+    (lt.mean, (), {"axis": 0}, True), (lt.max, (), {}, True), (lt.min, (), {"axis": 0}, True),
+    (lt.any, (), {}, True), (lt.all, (), {"axis": 0}, True),
+]
+_NUMPY = {"_astype": lambda a, dt, copy=True: a.astype(dt), "clip": np.clip, "sum": np.sum,
+          "prod": np.prod, "mean": np.mean, "max": np.max, "min": np.min, "any": np.any,
+          "all": np.all}
+
+
+def _memoized_functions():
+    import lazytensor
+
+    found = set()
+    for mod in [m for name, m in vars(lazytensor).items() if type(m) is type(np)]:
+        for v in vars(mod).values():
+            if callable(v) and isinstance(getattr(v, "recipes", None), dict):
+                found.add(v)
+    return found
+
+
+def test_memo_calls_cover_every_memoized_function():
+    assert _memoized_functions() <= {fn for fn, _, _, _ in MEMO_CALLS}
+
+
+def _numpy_result(fn, source, args, kwargs):
+    name = fn.__wrapped__.__name__
+    if name == "clip" and not kwargs:
+        return source.copy()
+    return np.asarray(_NUMPY[name](source, *args, **kwargs))
+
+
+@pytest.mark.parametrize("pending_first", [True, False])
+@pytest.mark.parametrize("fn,args,kwargs,new", MEMO_CALLS,
+                         ids=lambda v: getattr(v, "__name__", str(v)))
+def test_memo_never_replays_a_pending_recipe_for_a_value(fn, args, kwargs, new, pending_first):
+    fn.recipes.clear()
+    base = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
+    order = ["pending", "value"] if pending_first else ["value", "pending"]
+    for kind in order * 2:             # the second round replays the recipes
+        source = base.copy()
+        x = lt.asarray(source)
+        if kind == "pending":
+            x = x * 1.0                # a pending tensor with the same dtype and shape
+        out = fn(x, *args, **kwargs)
+        want = _numpy_result(fn, base, args, kwargs)
+        got = np.array(out)
+        np.testing.assert_allclose(got, want.astype(got.dtype), rtol=1e-6, err_msg=kind)
+        if kind == "value" and new:
+            assert not np.shares_memory(np.asarray(out), source), "aliases its source"
+            source[...] = 99.0
+            np.testing.assert_array_equal(np.array(out), got, err_msg="follows its source")
+            np.testing.assert_array_equal(source, np.full_like(source, 99.0))
