@@ -54,6 +54,7 @@ static PyObject *s_leaf, *s_dtype, *s_shape, *s_negative, *s_abs;
 static lt_run_fn run_kernel;
 static long max_group_nodes, max_group_inputs;
 static long cast_inline_max;    /* _eval.CAST_INLINE_MAX */
+static PyObject *s_exact_mode, *s_fast_mode;   /* the modes' names, as lt.mode keeps them */
 static PyObject *s_reduce, *s_cast, *s_fast, *s_num_threads, *s_path,
     *s_evaluations, *s_kernels, *s_hits,
     *s_allocated_bytes, *empty_tuple, *s_transpose;
@@ -608,7 +609,9 @@ static PyObject *mode_cm_make(PyObject *name)
     }
     mode_cm_t *self = PyObject_New(mode_cm_t, &mode_cm_type);
     if (self == NULL) return NULL;
-    self->name = Py_NewRef(name);
+    /* the interned name, which recording tells by identity (mode_exact) */
+    self->name = Py_NewRef(PyUnicode_CompareWithASCIIString(name, "exact") == 0 ? s_exact_mode
+                                                                              : s_fast_mode);
     self->token = NULL;
     return (PyObject *)self;
 }
@@ -805,7 +808,9 @@ static PyObject *mode_exact(void)
         PyErr_SetString(PyExc_RuntimeError, "lazytensor: the mode is not set");
         return NULL;
     }
-    const int exact = PyUnicode_Check(mode) && PyUnicode_CompareWithASCIIString(mode, "exact") == 0;
+    const int exact = mode == s_exact_mode ||
+                      (mode != s_fast_mode && PyUnicode_Check(mode) &&
+                       PyUnicode_CompareWithASCIIString(mode, "exact") == 0);
     Py_DECREF(mode);
     return exact ? Py_True : Py_False;
 }
@@ -2906,6 +2911,7 @@ PyMODINIT_FUNC PyInit__fastpath(void)
         {&s_evaluations, "evaluations"}, {&s_kernels, "kernels"}, {&s_hits, "hits"},
         {&s_const, "const"}, {&s_replayed, "replayed"}, {&s_plain, "plain"},
         {&s_strides, "strides"}, {&s_cast, "cast"}, {&s_negative, "negative"}, {&s_abs, "abs"},
+        {&s_exact_mode, "exact"}, {&s_fast_mode, "fast"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if ((*names[i].at = PyUnicode_InternFromString(names[i].text)) == NULL) return NULL;
