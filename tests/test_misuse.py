@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import lazytensor as lt
 from lazytensor import _elementwise
@@ -141,6 +142,57 @@ def test_the_issue_example_fails_when_recorded():
     a, b = view((BIG, 1)), view((1, BIG))
     with pytest.raises(ValueError, match=re.escape(str((BIG, BIG)))):
         a + b
+
+
+def numpy_takes(shape, dtype) -> bool:
+    """Whether NumPy makes a view of ``shape`` and ``dtype`` (nothing is allocated)."""
+    try:
+        np.lib.stride_tricks.as_strided(np.zeros((), dtype), shape, (0,) * len(shape))
+    except (ValueError, OverflowError):
+        return False
+    return True
+
+
+DIMS = st.one_of(st.integers(0, 3), st.sampled_from([2**k for k in range(28, 66)]),
+                 st.sampled_from([2**63 - 1, 2**62 + 1, 3 * 2**60]))
+DTYPES = st.sampled_from(["bool", "int8", "uint16", "float32", "int64", "float64",
+                          "complex128"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(shape=st.lists(DIMS, max_size=4).map(tuple), dtype=DTYPES)
+def test_creation_refuses_exactly_what_numpy_refuses(shape, dtype):
+    if numpy_takes(shape, dtype):
+        assert lt.zeros(shape, dtype=lt.__dict__[dtype]).shape == shape
+    else:
+        with pytest.raises(ValueError, match=re.escape(f"zeros: shape {shape}")):
+            lt.zeros(shape, dtype=lt.__dict__[dtype])
+
+
+@settings(max_examples=150, deadline=None)
+@given(a=st.lists(DIMS, min_size=1, max_size=3), b=st.lists(DIMS, min_size=1, max_size=3),
+       op=st.sampled_from(["add", "multiply", "less", "maximum"]),
+       dtype=st.sampled_from(["int8", "float32", "float64"]))
+def test_broadcasting_refuses_exactly_what_numpy_refuses(a, b, op, dtype):
+    # each operand fits (a view of one element); shapes made to broadcast: b's dims 1 or a's
+    a = tuple(d if numpy_takes((d,), dtype) else 1 for d in a)
+    b = tuple(1 if i % 2 else d for i, d in enumerate(b))
+    b = tuple(d if numpy_takes((d,), dtype) else 1 for d in b)
+    if not numpy_takes(a, dtype) or not numpy_takes(b, dtype):
+        return
+    ndim = max(len(a), len(b))
+    pa, pb = (1,) * (ndim - len(a)) + a, (1,) * (ndim - len(b)) + b
+    if any(x != y and 1 not in (x, y) for x, y in zip(pa, pb)):
+        return
+    shape = tuple(max(x, y) if 0 not in (x, y) else 0 for x, y in zip(pa, pb))
+    out = "bool" if op == "less" else dtype
+    x, y = view(a, np.dtype(dtype)), view(b, np.dtype(dtype))
+    _elementwise.binary(op, view((1,), np.dtype(dtype)), view((1,), np.dtype(dtype)))
+    if numpy_takes(shape, out):
+        assert _elementwise.binary(op, x, y).shape == shape
+    else:
+        with pytest.raises(ValueError, match=re.escape(f"{op}: shape {shape}")):
+            _elementwise.binary(op, x, y)
 
 
 def test_shapes_that_fit_are_still_made():
