@@ -1798,11 +1798,18 @@ static int signature(PyObject *name, PyObject *a, PyObject *b, PyObject **dtype,
     return 1;
 }
 
+/* The most elements of a broadcast shape made here: 2**63 - 1 bytes over the widest
+ * itemsize (complex128).  A larger one goes to Python, which checks its bytes for the
+ * result's dtype and names the op and the shape (_elementwise.LEAN_MAX_ELEMENTS). */
+#define LEAN_MAX_ELEMENTS (INT64_MAX / 16)
+
 /* The shape two shapes broadcast to (_elementwise.broadcast_shapes_cached for a pair), made
- * of the operands' own int objects; NULL (no error) when they do not broadcast or are not
- * tuples of ints: Python's path then decides.  New reference. */
+ * of the operands' own int objects; NULL (no error) when they do not broadcast, are not
+ * tuples of ints or make a shape of more than LEAN_MAX_ELEMENTS elements: Python's path
+ * then decides.  New reference. */
 static PyObject *broadcast_pair(PyObject *sa, PyObject *sb)
 {
+    long long elements = 1;                          /* of the nonzero dimensions */
     if (!PyTuple_CheckExact(sa) || !PyTuple_CheckExact(sb)) return NULL;
     Py_ssize_t na = PyTuple_GET_SIZE(sa), nb = PyTuple_GET_SIZE(sb), n = na > nb ? na : nb;
     PyObject *out = PyTuple_New(n);
@@ -1820,6 +1827,9 @@ static PyObject *broadcast_pair(PyObject *sa, PyObject *sb)
         if (mx == 1) pick = y ? y : x;
         else if (my == 1 || my == mx) pick = x;
         else goto fail;
+        const long long m = mx == 1 ? my : mx;
+        if (m > 0 && elements > LEAN_MAX_ELEMENTS / m) goto fail;
+        if (m > 0) elements *= m;
         PyTuple_SET_ITEM(out, n - d, Py_NewRef(pick));
     }
     return out;

@@ -23,6 +23,7 @@ from ._kernel import kernel_paths
 from ._manipulation import *  # noqa: F401,F403
 from ._statistical import *  # noqa: F401,F403
 from ._tensor import Tensor
+from . import _tensor as _tensor_module
 from . import _indexing  # noqa: F401  (installs Tensor.__getitem__/__setitem__)
 # Array API chapters: each module lists its public names in __all__
 from ._indexing import *  # noqa: F401,F403
@@ -56,8 +57,10 @@ def eval(*tensors):
     for t in tensors:
         if not isinstance(t, Tensor):
             raise TypeError(f"eval: expected Tensors, got {type(t).__name__}")
+    nodes = [t._node for t in tensors]
+    _tensor_module.note_reads(nodes)          # during a jit trace: fn needed values
     with _eval_lock:
-        _evaluate([t._node for t in tensors])
+        _evaluate(nodes)
     return tensors[0] if len(tensors) == 1 else tensors
 
 

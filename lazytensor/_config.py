@@ -9,16 +9,31 @@ _MODES = ("exact", "fast")
 _mode = contextvars.ContextVar("lazytensor_mode", default="exact")
 
 
+def env_int(name: str, default: int, minimum: int) -> int:
+    """The integer in environment variable ``name`` (``default`` when unset or empty).
+
+    Raises
+    ------
+    ValueError
+        Naming the variable and its value, when it is not an integer of at least
+        ``minimum`` (read at import: a typo must not pass silently).
+    """
+    env = os.environ.get(name, "").strip()
+    if not env:
+        return default
+    try:
+        n = int(env)
+    except ValueError:
+        n = None
+    if n is None or n < minimum:
+        least = "a positive integer" if minimum == 1 else f"an integer of at least {minimum}"
+        raise ValueError(f"{name} must be {least}, not {env!r}")
+    return n
+
+
 def _default_threads() -> int:
-    env = os.environ.get("LAZYTENSOR_NUM_THREADS")
-    if env:
-        try:
-            n = int(env)
-        except ValueError:
-            raise ValueError(f"LAZYTENSOR_NUM_THREADS must be a positive integer, not {env!r}") from None
-        if n >= 1:
-            return n
-        raise ValueError(f"LAZYTENSOR_NUM_THREADS must be a positive integer, not {env!r}")
+    if os.environ.get("LAZYTENSOR_NUM_THREADS", "").strip():
+        return env_int("LAZYTENSOR_NUM_THREADS", 1, 1)
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux

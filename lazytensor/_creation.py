@@ -11,11 +11,13 @@ elementwise expressions, so there is nothing to fuse.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import _dtypes
 from ._errors import Unsupported
-from ._args import integer_arg, wrap
+from ._args import MAX_SIZE, check_size, integer_arg, wrap
 from ._tensor import Tensor, _check_device
 
 __all__ = ['arange', 'asarray', 'empty', 'empty_like', 'eye', 'from_dlpack', 'full',
@@ -223,6 +225,28 @@ def _all_python_ints(obj) -> bool:
     return True
 
 
+# DLPack's device types (dlpack.h, DLDeviceType), for errors; those NumPy reads in place
+_DL_DEVICES = {1: "CPU", 2: "CUDA", 3: "CUDA host", 4: "OpenCL", 7: "Vulkan", 8: "Metal",
+               9: "VPI", 10: "ROCm", 11: "ROCm host", 12: "ext_dev", 13: "CUDA managed",
+               14: "oneAPI", 15: "WebGPU", 16: "Hexagon", 17: "MAIA"}
+_DL_HOST = (1, 3, 11, 13)
+
+
+def _check_dlpack_device(dl_device, exporter: str) -> None:
+    """BufferError naming the device when an exporter's data is not in host memory (the
+    Array API's error for data that cannot be exchanged), before asking for a capsule."""
+    try:
+        kind, index = (int(v) for v in dl_device)
+    except (TypeError, ValueError):
+        raise BufferError(f"from_dlpack: {exporter}.__dlpack_device__() returned "
+                          f"{dl_device!r}, not (device type, device id)") from None
+    if kind not in _DL_HOST:
+        name = _DL_DEVICES.get(kind, "unknown")
+        raise BufferError(f"from_dlpack: the {exporter} is on device {name} {index} "
+                          f"(DLPack device type {kind}); lazytensor reads CPU memory only: "
+                          f"copy it to the CPU first")
+
+
 def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
     """A tensor holding the data of an object that exports DLPack (``__dlpack__``).
 
@@ -243,7 +267,14 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
     if not hasattr(x, "__dlpack__"):
         raise AttributeError(f"from_dlpack: {type(x).__name__} does not export DLPack "
                              f"(it has no __dlpack__ method)")
-    arr = np.from_dlpack(x, device="cpu" if device is not None else None, copy=copy)
+    if device is None and hasattr(x, "__dlpack_device__"):
+        _check_dlpack_device(x.__dlpack_device__(), type(x).__name__)
+    try:
+        arr = np.from_dlpack(x, device="cpu" if device is not None else None, copy=copy)
+    except (BufferError, ValueError, TypeError, RuntimeError):
+        if hasattr(x, "__dlpack_device__"):   # device='cpu': the exporter made no CPU copy
+            _check_dlpack_device(x.__dlpack_device__(), type(x).__name__)
+        raise
     dtype = _dtypes.canonical_dtype(arr.dtype, where="from_dlpack")
     if arr.dtype != dtype:
         arr = arr.astype(dtype)
@@ -267,6 +298,11 @@ def full(shape, fill_value, *, dtype=None, device=None) -> Tensor:
     -------
     Tensor
     """
+    return _full(shape, fill_value, dtype, device, "full")
+
+
+def _full(shape, fill_value, dtype, device, what) -> Tensor:
+    """full() for the function ``what`` (named in errors)."""
     kind = type(fill_value)
     if (device is None and type(shape) is tuple and (kind is int or kind is bool or kind is float)
             and (dtype is None or isinstance(dtype, np.dtype))
@@ -276,44 +312,45 @@ def full(shape, fill_value, *, dtype=None, device=None) -> Tensor:
         key = (shape, kind, fill_value.hex() if kind is float else fill_value, dtype)
         kept = _FULL_KEPT.get(key)
         if kept is None and not (kind is float and fill_value != fill_value):
-            kept = _full_array(shape, fill_value, dtype)
+            kept = _full_array(shape, fill_value, dtype, None, what)
             if len(_FULL_KEPT) >= 1024:
                 _FULL_KEPT.clear()
             _FULL_KEPT[key] = kept
         if kept is not None:
             return Tensor._from_array(kept)
-    return Tensor._from_array(_full_array(shape, fill_value, dtype, device))
+    return Tensor._from_array(_full_array(shape, fill_value, dtype, device, what))
 
 
 # (shape, fill type, fill value, dtype) -> the read-only broadcast array full() made for them
 _FULL_KEPT: dict = {}
 
 
-def _full_array(shape, fill_value, dtype, device=None) -> np.ndarray:
+def _full_array(shape, fill_value, dtype, device, what) -> np.ndarray:
     """full()'s value: the fill converted once and broadcast to ``shape`` (read-only)."""
-    _check_device(device, "full")
-    shape = _shape_arg(shape, "full")
+    _check_device(device, what)
+    shape = _shape_arg(shape, what)
     if dtype is None:
         if isinstance(fill_value, (Tensor, np.generic, np.ndarray)):
             dtype = fill_value.dtype
         else:
             kind = _dtypes.python_scalar_type(fill_value)
             if kind is None:
-                raise TypeError(f"full: fill_value must be a bool, int, float or complex, "
+                raise TypeError(f"{what}: fill_value must be a bool, int, float or complex, "
                                 f"got {type(fill_value).__name__}")
             dtype = _dtypes.result_type_of((), (kind,))
-    dtype = _dtypes.canonical_dtype(dtype, where="full")
-    return np.broadcast_to(_scalar_as(fill_value, dtype, "full"), shape)
+    dtype = _dtypes.canonical_dtype(dtype, where=what)
+    check_size(shape, what, dtype)
+    return np.broadcast_to(_scalar_as(fill_value, dtype, what), shape)
 
 
 def zeros(shape, *, dtype=None, device=None) -> Tensor:
     """A tensor of zeros of ``shape`` (default dtype float64)."""
-    return full(shape, 0, dtype=_dtype_or(dtype, _dtypes.float64, "zeros"), device=device)
+    return _full(shape, 0, _dtype_or(dtype, _dtypes.float64, "zeros"), device, "zeros")
 
 
 def ones(shape, *, dtype=None, device=None) -> Tensor:
     """A tensor of ones of ``shape`` (default dtype float64)."""
-    return full(shape, 1, dtype=_dtype_or(dtype, _dtypes.float64, "ones"), device=device)
+    return _full(shape, 1, _dtype_or(dtype, _dtypes.float64, "ones"), device, "ones")
 
 
 def empty(shape, *, dtype=None, device=None) -> Tensor:
@@ -321,20 +358,20 @@ def empty(shape, *, dtype=None, device=None) -> Tensor:
 
     Here it holds zeros, which, stored once and broadcast, cost no memory.
     """
-    return full(shape, 0, dtype=_dtype_or(dtype, _dtypes.float64, "empty"), device=device)
+    return _full(shape, 0, _dtype_or(dtype, _dtypes.float64, "empty"), device, "empty")
 
 
 def full_like(x, /, fill_value, *, dtype=None, device=None) -> Tensor:
     """A tensor of ``fill_value`` with the shape (and by default the dtype) of ``x``."""
     _tensor(x, "full_like")
-    return full(x.shape, fill_value, dtype=_dtype_or(dtype, x.dtype, "full_like"),
-                device=device)
+    return _full(x.shape, fill_value, _dtype_or(dtype, x.dtype, "full_like"), device,
+                 "full_like")
 
 
 def _like(name, fill, what):
     def fn(x, /, *, dtype=None, device=None):
         _tensor(x, name)
-        return full(x.shape, fill, dtype=_dtype_or(dtype, x.dtype, name), device=device)
+        return _full(x.shape, fill, _dtype_or(dtype, x.dtype, name), device, name)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"A tensor of {what} with the shape (and by default the dtype) of ``x``."
     return fn
@@ -395,6 +432,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:
         work = np.complex128
     else:
         work = np.float64   # round each value once, from float64
+    check_size((_arange_length(start, stop, step),), "arange", dtype)
     try:
         arr = np.arange(start, stop, step, dtype=work)
     except (ValueError, OverflowError, MemoryError) as exc:
@@ -409,6 +447,20 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:
         with np.errstate(all="ignore"):
             arr = arr.astype(dtype)
     return Tensor._from_array(arr)
+
+
+def _arange_length(start, stop, step) -> int:
+    """arange's length, ``ceil((stop - start) / step)`` (at least 0), for the size check;
+    0 when it cannot be computed (NaN: NumPy says so)."""
+    if all(isinstance(v, int) for v in (start, stop, step)):
+        return max(0, -((start - stop) // step))
+    try:
+        q = (stop - start) / step
+    except OverflowError:
+        q = math.inf
+    if q != q:
+        return 0
+    return MAX_SIZE + 1 if q == math.inf else max(0, math.ceil(q))
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Tensor:
@@ -449,6 +501,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
     if is_complex and dtype.kind != "c":
         raise TypeError(f"linspace: a complex start or stop needs a complex dtype, not "
                         f"{dtype.name}")
+    check_size((num,), "linspace", dtype)
     with np.errstate(over="ignore"):
         arr = np.linspace(values[0], values[1], num, endpoint=bool(endpoint), dtype=dtype)
     return Tensor._from_array(arr)
@@ -480,6 +533,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Tensor:
         raise ValueError(f"eye: n_rows and n_cols must be non-negative, got {n_rows} and "
                          f"{n_cols}")
     dtype = _dtype_or(dtype, _dtypes.float64, "eye")
+    check_size((n_rows, n_cols), "eye", dtype)
     return Tensor._from_array(np.eye(n_rows, n_cols, k=k, dtype=dtype))
 
 
@@ -506,6 +560,11 @@ def meshgrid(*arrays, indexing="xy") -> tuple:
         if x.ndim != 1:
             raise ValueError(f"meshgrid: the inputs must be one-dimensional; input {i} has "
                              f"shape {x.shape}")
+    shape = [x.shape[0] for x in arrays]
+    if indexing == "xy" and len(shape) > 1:
+        shape[:2] = shape[1], shape[0]
+    for x in arrays:
+        check_size(tuple(shape), "meshgrid", x.dtype)
     grids = np.meshgrid(*(x._value() for x in arrays), indexing=indexing, copy=False)
     return tuple(Tensor._from_array(g) for g in grids)
 

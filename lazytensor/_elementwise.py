@@ -14,6 +14,7 @@ import numpy as np
 from . import _complex, _dtypes, _graph
 from ._ops import OPS
 from ._replay import memoized
+from ._args import check_size, real_arg
 from ._tensor import Tensor
 
 _KIND_NAMES = {"b": "bool", "i": "signed integer", "u": "unsigned integer",
@@ -41,12 +42,14 @@ def broadcast_shapes_cached(shapes: tuple):
     return tuple(out)
 
 
-def broadcast_shapes_or_raise(shapes, what: str) -> tuple:
+def broadcast_shapes_or_raise(shapes, what: str, dtype=None) -> tuple:
+    """The shape ``shapes`` broadcast to; ValueError naming ``what`` and the shapes when
+    they do not broadcast, or when the result (of ``dtype``) is too large to exist."""
     out = broadcast_shapes_cached(tuple(tuple(s) for s in shapes))
     if out is None:
         listed = " and ".join(str(tuple(s)) for s in shapes)
         raise ValueError(f"{what}: shapes {listed} do not broadcast together")
-    return out
+    return check_size(out, what, dtype)
 
 
 def _as_tensor(x, what: str):
@@ -120,14 +123,16 @@ def _signature(name: str, operand_types: tuple, shapes: tuple):
                             f"{_kinds_text(op.kinds)} tensors")
         out = {"same": dtype, "bool": _dtypes.bool_,
                "real": np.dtype(dtype.char.lower())}[op.cplx_result]
-        return dtype, out, shape
+        return dtype, out, check_size(shape, name, out)
     if name == "divide" and dtype.kind != "f":
         dtype = _dtypes.float64   # true division of integers gives the default float
     if _dtypes.kind(dtype) not in op.kinds:
         hint = " (cast with astype first)" if "f" in op.kinds and dtype.kind in "iub" else ""
         raise TypeError(f"{name} does not take {dtype.name}: it takes "
                         f"{_kinds_text(op.kinds)} tensors{hint}")
-    return dtype, (_dtypes.bool_ if op.result == "bool" else dtype), shape
+    out = _dtypes.bool_ if op.result == "bool" else dtype
+    # a broadcast shape is new: its bytes must fit (C's broadcast_pair leaves large ones here)
+    return dtype, out, check_size(shape, name, out) if len(shapes) > 1 else shape
 
 
 def apply(name: str, *args, attrs: tuple = ()) -> Tensor:
@@ -151,6 +156,8 @@ def apply(name: str, *args, attrs: tuple = ()) -> Tensor:
 
         return apply(name, asarray(args[0]), *args[1:], attrs=attrs)
     dtype, out_dtype, shape = _signature(name, tuple(types), tuple(shapes))
+    if attrs:
+        attrs = _attributes(name, attrs)
     if dtype.kind == "c":
         fn_name = OPS[name].cplx
         return _complex_now(getattr(_complex, fn_name, None) or getattr(np, fn_name), args,
@@ -159,6 +166,16 @@ def apply(name: str, *args, attrs: tuple = ()) -> Tensor:
     # float attributes are keyed by their bits: leaky_relu(x, -0.0) is not leaky_relu(x, 0.0)
     attrs = tuple(_graph.FloatAttr(a) if isinstance(a, float) else a for a in attrs)
     return Tensor._from_node(_graph.op_node(name, inputs, attrs, out_dtype, shape))
+
+
+def _attributes(name: str, attrs: tuple) -> tuple:
+    """Op ``name``'s attribute values as floats (the C bodies' ``p0``, ``p1``), checked one
+    by one against the names in its table row: a clear TypeError for a string, None..."""
+    names = OPS[name].attrs
+    if len(attrs) != len(names):
+        raise TypeError(f"{name} takes {len(names)} attributes ({', '.join(names)}), got "
+                        f"{len(attrs)}")
+    return tuple(real_arg(v, name, n) for n, v in zip(names, attrs))
 
 
 # The lean path of recording an op on Tensors of one shape and Python int/float scalars:
@@ -199,6 +216,19 @@ def _fast_operand(node, x, dtype):
     return _constant_node(type(x), x, repr(x) if type(x) is float else None, dtype)
 
 
+# A broadcast shape with more elements than this (2**63 - 1 bytes over the widest itemsize,
+# complex128's 16) is left to apply, which checks its bytes; C's broadcast_pair does the same.
+LEAN_MAX_ELEMENTS = (2**63 - 1) // 16
+
+
+def _too_large(shape) -> bool:
+    n = 1
+    for d in shape:
+        if d:
+            n *= d
+    return n > LEAN_MAX_ELEMENTS
+
+
 def _result(name, inputs, dtype, shape) -> Tensor:
     t = _new_tensor(Tensor)
     t._node = _graph.op_node(name, inputs, (), dtype, shape)
@@ -226,7 +256,7 @@ def binary(name: str, a, b) -> Tensor:
             nb = b._node
             if nb.shape != shape:
                 shape = broadcast_shapes_cached((shape, nb.shape))
-                if shape is None:          # apply raises the error
+                if shape is None or _too_large(shape):   # apply raises the error
                     return apply(name, a, b)
             key = (name, na.dtype, nb.dtype)
         elif tb is float or tb is int:
@@ -367,6 +397,7 @@ def _astype(x, dtype, /, *, copy=True, device=None):
             out.setflags(False)
             return Tensor._from_array(out)
         return x  # a pending result gets a buffer of its own: sharing the node is a copy
+    check_size(x.shape, "astype", dtype)      # a wider dtype: more bytes
     if x.dtype.kind == "c" or dtype.kind == "c":
         if x.dtype.kind == "c" and dtype.kind != "c" and dtype != _dtypes.bool_:
             raise TypeError(f"astype: casting {x.dtype.name} to {dtype.name} would drop the "
@@ -396,7 +427,8 @@ def where(condition, x1, x2, /):
         x1 = asarray(x1)
     dtype, _ = promote("where", [x1, x2])
     shape = broadcast_shapes_or_raise(
-        [condition.shape] + [a.shape for a in (x1, x2) if isinstance(a, Tensor)], "where")
+        [condition.shape] + [a.shape for a in (x1, x2) if isinstance(a, Tensor)], "where",
+        dtype)
     if dtype.kind == "c":
         a1, a2 = (np.asarray(a._value() if isinstance(a, Tensor) else a).astype(dtype)
                   for a in (x1, x2))
@@ -415,6 +447,7 @@ def _bound(x, bound, name):
         if bound.dtype != x.dtype:
             bound = cast(bound, x.dtype)
         return bound
+    real_arg(bound, "clip", name)       # the check only: an int bound stays an exact int
     if x.dtype.kind in "iu":
         if isinstance(bound, float) and not float(bound).is_integer():
             bound = np.floor(bound) if name == "max" else np.ceil(bound)
@@ -443,7 +476,7 @@ def clip(x, /, min=None, max=None):
         raise TypeError(f"clip does not take {x.dtype.name}: it takes numeric tensors")
     lo, hi = _bound(x, min, "min"), _bound(x, max, "max")
     shape = broadcast_shapes_or_raise(
-        [x.shape] + [b.shape for b in (lo, hi) if isinstance(b, Tensor)], "clip")
+        [x.shape] + [b.shape for b in (lo, hi) if isinstance(b, Tensor)], "clip", x.dtype)
     if lo is not None and hi is not None:       # one op: maximum then minimum, one pass
         nodes = [x._node]
         for b in (lo, hi):

@@ -26,6 +26,7 @@ scale, a random draw) is a constant of the trace: pass it as an argument instead
 from __future__ import annotations
 
 import functools
+import threading
 
 from . import _config, _eval, _graph, _rows, _tensor
 from ._fuse import partition
@@ -80,32 +81,49 @@ class _Plain:
 PLAIN = _Plain()
 
 
-def _trace(fn, args, kwargs, tensors):
-    """``(out, program)``: call ``fn`` and make the program that replays it, with None in
-    its place when this call cannot be replayed (see the module docstring)."""
-    nodes = [t._node for t in tensors]
-    _eval.flush_counts()
-    evaluations = _eval.counters["evaluations"]   # (another thread's evaluation: plain, safely)
-    outer = _tensor.value_reads       # a trace within a trace: the outer one sees ours
-    reads = _tensor.value_reads = []
+_traces_lock = threading.Lock()     # guards _tensor.value_reads, shared by tracing threads
+
+
+def _run_traced(fn, args, kwargs):
+    """``(out, reads)``: call ``fn`` with the calling thread's value reads recorded (a trace
+    within a trace: the outer one sees ours).  No evaluation lock is held: ``fn`` may start
+    threads that evaluate, and other threads evaluate meanwhile."""
+    me = threading.get_ident()
+    with _traces_lock:
+        traces = _tensor.value_reads if _tensor.value_reads is not None else {}
+        outer = traces.get(me)
+        reads = traces[me] = []
+        _tensor.value_reads = traces
     try:
         out = fn(*args, **kwargs)
     finally:
-        _tensor.value_reads = outer
-        if outer is not None:
-            outer.extend(reads)
-    if reads:
-        return out, None              # fn looked at a value (float(x[0]), x.numpy())
+        with _traces_lock:
+            if outer is None:
+                del traces[me]
+            else:
+                traces[me] = outer
+                outer.extend(reads)
+            if not traces:
+                _tensor.value_reads = None
+    return out, reads
+
+
+def _program_of(out, tensors, nodes, evaluations):
+    """The program that replays a traced call that returned ``out`` (``tensors``: the
+    tensor arguments, ``nodes``: their nodes before the call, ``evaluations``: the
+    evaluation count then); PLAIN when such calls cannot be replayed (see the module
+    docstring), None when only this trace cannot be (another thread may have evaluated a
+    node of it meanwhile: the next call traces again).  Called under the evaluation lock:
+    hash-consing shares nodes with other threads, whose evaluations give them values and
+    let go of their inputs."""
     if type(out) is Tensor:
         outs, kind = [out], None
     elif type(out) in (tuple, list) and all(type(t) is Tensor for t in out):
         outs, kind = list(out), type(out)
     else:
-        return out, None
-    _eval.flush_counts()
-    if (_eval.counters["evaluations"] != evaluations or
-            any(t._node is not n for t, n in zip(tensors, nodes))):
-        return out, None              # a value was needed, or an argument changed
+        return PLAIN
+    if any(t._node is not n for t, n in zip(tensors, nodes)):
+        return PLAIN                  # an argument changed
     roots = [t._node for t in outs]
     order = pending_topo_order(roots)
     index = {id(n): i for i, n in enumerate(order)}
@@ -115,13 +133,14 @@ def _trace(fn, args, kwargs, tensors):
     for x in [x for node in order for x in node.inputs] + roots:
         if x.value is None or id(x) in leaf_at:
             continue
-        if x.op != "const":           # a value made now, or a tensor from outside
-            return out, None
+        if x.op != "const":           # a value made now, a tensor from outside, or a node
+            _eval.flush_counts()      # that another thread evaluated
+            return None if _eval.counters["evaluations"] != evaluations else PLAIN
         leaf_at[id(x)] = len(order) + len(nodes) + len(constants)
         constants.append(x)
     groups = partition(roots, order) if order else []
     if groups and _rows.block_rows(groups) is not None:
-        return out, None              # large: evaluated by blocks of rows
+        return PLAIN                  # large: evaluated by blocks of rows
     steps = [_eval._Step(g, index, leaf_at) for g in groups]
     templates = [None] * len(order)
     for step in steps:
@@ -129,7 +148,7 @@ def _trace(fn, args, kwargs, tensors):
             n = order[i]
             templates[i] = (n.op, n.attrs, n.dtype, n.shape)
     results = tuple(index[id(r)] if r.value is None else leaf_at[id(r)] for r in roots)
-    return out, _Program(steps, tuple(templates), constants, results, kind, len(nodes))
+    return _Program(steps, tuple(templates), constants, results, kind, len(nodes))
 
 
 def _call(fn, programs, args, kwargs):
@@ -147,17 +166,25 @@ def _call(fn, programs, args, kwargs):
         stats["plain"] += 1
         return fn(*args, **kwargs)
     key, tensors = signature
-    with _eval.lock:                  # a first run compiles the steps' kernels
-        if program is None:
-            out, program = _trace(fn, args, kwargs, tensors)
+    if program is not None:
+        with _eval.lock:              # a first run compiles the steps' kernels
+            stats["replayed"] += 1
+            return program.run(tensors)
+    nodes = [t._node for t in tensors]
+    _eval.flush_counts()
+    evaluations = _eval.counters["evaluations"]
+    out, reads = _run_traced(fn, args, kwargs)
+    # The lock from reading the DAG to the first run, which compiles the kernels from it.
+    with _eval.lock:
+        stats["traced"] += 1
+        # fn looked at a value (float(x[0]), x.numpy(), lt.eval): it may compute another DAG
+        program = PLAIN if reads else _program_of(out, tensors, nodes, evaluations)
+        if program is not None:
             if len(programs) >= _MAX_PROGRAMS:
                 del programs[next(iter(programs))]
-            programs[key] = PLAIN if program is None else program
-            stats["traced"] += 1
-            if program is None:
-                return out
-        else:
-            stats["replayed"] += 1
+            programs[key] = program
+        if program is None or program is PLAIN:
+            return out
         return program.run(tensors)
 
 

@@ -13,7 +13,8 @@ import numpy as np
 from ._dtypes import result_type_of
 from ._elementwise import broadcast_shapes_cached
 from ._tensor import Tensor
-from ._args import check_kind, integer_arg, normalize_axis, quiet, tensor_value, wrap
+from ._args import (check_kind, check_size, integer_arg, normalize_axis, quiet, tensor_value,
+                    wrap)
 __all__ = ['matmul', 'tensordot', 'vecdot']
 
 
@@ -67,6 +68,8 @@ def matmul(x1, x2, /):
                          f"axis of x1 has length {k1} but the {which} axis of x2 has length "
                          f"{k2}")
     _check_stacks("matmul", x1.shape[:-2], x2.shape[:-2], x1, x2)
+    check_size(broadcast_shapes_cached((x1.shape[:-2], x2.shape[:-2])) + x1.shape[-2:-1] +
+               x2.shape[-1:] * (x2.ndim > 1), "matmul", dtype)
     with quiet():
         return wrap(np.matmul(a, b), dtype)
 
@@ -123,6 +126,8 @@ def tensordot(x1, x2, /, *, axes=2):
             raise ValueError(f"tensordot: axis {i} of x1 (shape {x1.shape}) has length "
                              f"{x1.shape[i]} but axis {j} of x2 (shape {x2.shape}) has length "
                              f"{x2.shape[j]}; contracted axes are not broadcast")
+    check_size(tuple(n for i, n in enumerate(x1.shape) if i not in ax1) +
+               tuple(n for j, n in enumerate(x2.shape) if j not in ax2), "tensordot", dtype)
     with quiet():
         return wrap(np.tensordot(a, b, axes=(ax1, ax2)), dtype)
 

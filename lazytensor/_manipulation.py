@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _dtypes, _graph
 from ._elementwise import broadcast_shapes_cached
-from ._args import integer_arg, normalize_axis, tensor_value
+from ._args import check_size, integer_arg, normalize_axis, tensor_value
 from ._tensor import Tensor
 
 __all__ = ['broadcast_arrays', 'broadcast_shapes', 'broadcast_to', 'concat', 'expand_dims',
@@ -94,7 +94,7 @@ def broadcast_shapes(*shapes) -> tuple:
     if out is None:
         raise ValueError(f"broadcast_shapes: shapes {' and '.join(map(str, shapes))} do not "
                          f"broadcast together")
-    return out
+    return check_size(out, "broadcast_shapes")
 
 
 def broadcast_to(x, /, shape) -> Tensor:
@@ -113,6 +113,7 @@ def broadcast_to(x, /, shape) -> Tensor:
     if any(n < 0 for n in shape) or broadcast_shapes_cached((x.shape, shape)) != shape:
         raise ValueError(f"broadcast_to: a tensor of shape {x.shape} does not broadcast to "
                          f"shape {shape}")
+    check_size(shape, "broadcast_to", x.dtype)
     return _wrap(np.broadcast_to(x._value(), shape))
 
 
@@ -127,6 +128,8 @@ def broadcast_arrays(*arrays) -> tuple:
         raise ValueError(f"broadcast_arrays: shapes "
                          f"{' and '.join(str(x.shape) for x in arrays)} do not broadcast "
                          f"together")
+    for x in arrays:
+        check_size(shape, "broadcast_arrays", x.dtype)
     return tuple(broadcast_to(x, shape) for x in arrays)
 
 
@@ -192,8 +195,9 @@ def reshape(x, /, shape, *, copy=None) -> Tensor:
     if copy is None and type(shape) is tuple and all(type(n) is int and n >= -1 for n in shape):
         unknown = shape.count(-1)                # the common case, lean
         known = math.prod(n for n in shape if n != -1)
-        if (v.size == known if unknown == 0 else
-                unknown == 1 and known > 0 and v.size % known == 0):
+        # (a zero-size value's new shape may be too large: checked below)
+        if v.size and (v.size == known if unknown == 0 else
+                       unknown == 1 and known > 0 and v.size % known == 0):
             return _wrap(v.reshape(shape))
     shape = _shape(shape, "reshape")
     unknown = [i for i, n in enumerate(shape) if n == -1]
@@ -209,6 +213,7 @@ def reshape(x, /, shape, *, copy=None) -> Tensor:
     if known != x.size or -1 in shape:
         raise ValueError(f"reshape: cannot reshape a tensor of shape {x.shape} "
                          f"({x.size} elements) into shape {shape}")
+    check_size(shape, "reshape", x.dtype)    # (a zero-size one: its other dimensions)
     try:
         out = np.reshape(v, shape, copy=copy)
     except ValueError:
@@ -315,6 +320,7 @@ def concat(arrays, /, *, axis=0) -> Tensor:
     """
     values, dtype = _joined(arrays, "concat")
     if axis is None:
+        check_size((sum(v.size for v in values),), "concat", dtype)
         return Tensor._from_array(np.concatenate([v.reshape(-1) for v in values],
                                                  dtype=dtype))
     shapes = [v.shape for v in values]
@@ -327,6 +333,8 @@ def concat(arrays, /, *, axis=0) -> Tensor:
     if len(rest) > 1:
         raise ValueError(f"concat: the shapes {', '.join(map(str, shapes))} differ in an axis "
                          f"other than the concatenation axis {a}")
+    first = shapes[0]
+    check_size(first[:a] + (sum(s[a] for s in shapes),) + first[a + 1:], "concat", dtype)
     return Tensor._from_array(np.concatenate(values, axis=a, dtype=dtype))
 
 
@@ -341,6 +349,8 @@ def stack(arrays, /, *, axis=0) -> Tensor:
         raise ValueError(f"stack: the tensors must have the same shape; got "
                          f"{', '.join(str(v.shape) for v in values)}")
     a = normalize_axis(axis, values[0].ndim + 1, "stack")
+    shape = values[0].shape
+    check_size(shape[:a] + (len(values),) + shape[a:], "stack", dtype)
     return Tensor._from_array(np.stack(values, axis=a, dtype=dtype))
 
 
@@ -378,6 +388,12 @@ def repeat(x, repeats, /, *, axis=None) -> Tensor:
         counts = integer_arg(repeats, "repeat", "repeats")
         if counts < 0:
             raise ValueError(f"repeat: repeats must be non-negative, got {counts}")
+    if isinstance(counts, np.ndarray) and counts.size != 1:
+        total = float(counts.sum(dtype=np.float64))    # rounded, but never wraps around
+        total = int(counts.sum()) if total < 2**62 else int(total)
+    else:
+        total = n * int(counts if type(counts) is int else counts.reshape(-1)[0])
+    check_size(v.shape[:a] + (total,) + v.shape[a + 1:], "repeat", v.dtype)
     return Tensor._from_array(np.repeat(v, counts, axis=a))
 
 
@@ -416,8 +432,14 @@ def tile(x, repetitions, /) -> Tensor:
     If ``repetitions`` is shorter than ``x.ndim`` it is padded with leading ones; if
     longer, ``x`` gets leading axes of length one.
     """
-    v = tensor_value(x, "tile")
+    if not isinstance(x, Tensor):
+        raise TypeError(f"tile: expected a Tensor, got {type(x).__name__}")
     reps = _ints(repetitions, "repetitions", "tile")
     if any(r < 0 for r in reps):
         raise ValueError(f"tile: repetitions must be non-negative, got {reps}")
+    ndim = max(len(reps), x.ndim)       # both padded with leading ones
+    shape = (1,) * (ndim - x.ndim) + x.shape
+    reps_ = (1,) * (ndim - len(reps)) + reps
+    check_size(tuple(d * r for d, r in zip(shape, reps_)), "tile", x.dtype)
+    v = x._value()
     return Tensor._from_array(np.tile(v, reps))

@@ -15,17 +15,15 @@ from __future__ import annotations
 import collections
 import itertools
 import math
-import os
 
 import numpy as np
 
+from ._config import env_int
 from ._kernel import ffi, lib
 
 POOL_MIN_BYTES = 128 << 10
-try:
-    POOL_LIMIT = int(os.environ.get("LAZYTENSOR_POOL_BYTES", 512 << 20))
-except ValueError:
-    raise ValueError("LAZYTENSOR_POOL_BYTES must be a number of bytes") from None
+# the most bytes of freed outputs kept for reuse (0: none)
+POOL_LIMIT = env_int("LAZYTENSOR_POOL_BYTES", 512 << 20, 0)
 
 # size class -> free pointers; deque append/pop are atomic under the GIL, and the give-back
 # runs from garbage collection, where taking a lock could deadlock

@@ -8,6 +8,8 @@ evaluate.
 
 from __future__ import annotations
 
+from threading import get_ident
+
 import numpy as np
 
 from . import _eval, _graph
@@ -16,9 +18,20 @@ from . import _eval, _graph
 _quick_eval = _eval._quick_eval or (lambda node: False)
 # _graph.leaf and the tensor in C (set up by _elementwise), or None
 _leaf_tensor = _eval._fastpath.leaf_tensor if _eval._fastpath is not None else None
-# While lt.jit traces a function, the nodes whose values are read (a list; None otherwise):
-# a function that looks at a value may compute another DAG from other data (_jit.py).
+# While lt.jit traces functions (_jit.py), each tracing thread's list of the nodes whose
+# values it reads, by thread id: a function that looks at a value may compute another DAG
+# from other data.  Per thread, since a trace runs while other threads evaluate.  None when
+# no thread traces (so that C's Tensor._value need not look).
 value_reads = None
+
+
+def note_reads(nodes) -> None:
+    """Add ``nodes`` to the calling thread's trace's value reads, if it is tracing."""
+    traces = value_reads               # read once: another thread may reset it
+    if traces is not None:
+        reads = traces.get(get_ident())
+        if reads is not None:
+            reads.extend(nodes)
 
 
 class Device:
@@ -152,7 +165,7 @@ class Tensor:
     def _value(self) -> np.ndarray:
         node = self._node
         if value_reads is not None:
-            value_reads.append(node)
+            note_reads((node,))
         if node.value is None:
             with _eval.lock:
                 if node.value is None and not _quick_eval(node):

@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._dtypes import canonical_dtype
+from ._args import check_size
 from ._tensor import Tensor
 
 __all__ = ['cholesky', 'cross', 'det', 'diagonal', 'eig', 'eigh', 'eigvals', 'eigvalsh', 'inv',
@@ -510,6 +511,7 @@ def outer(x1, x2, /):
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(f"linalg.outer needs two 1-d tensors, got shapes {x1.shape} and "
                          f"{x2.shape}")
+    check_size((a.size, b.size), "linalg.outer", np.result_type(a.dtype, b.dtype))
     return _wrap(np.multiply.outer(a, b), np.result_type(a.dtype, b.dtype))
 
 

@@ -45,17 +45,20 @@ def gelu(x, /, approximate="none"):
         return unary("gelu", x)
     if approximate == "tanh":
         return unary("gelu_tanh", x)
+    if not isinstance(approximate, str):
+        raise TypeError(f"gelu: approximate must be a str ('none' or 'tanh'), got "
+                        f"{type(approximate).__name__} {approximate!r}")
     raise ValueError(f"gelu: approximate must be 'none' or 'tanh', not {approximate!r}")
 
 
 def leaky_relu(x, /, alpha=0.01):
     """``x < 0 ? alpha * x : x`` (alpha rounded to x's dtype); NaN passes through."""
-    return apply("leaky_relu", x, attrs=(float(alpha),))
+    return apply("leaky_relu", x, attrs=(alpha,))
 
 
 def hard_sigmoid(x, /, alpha=0.2, beta=0.5):
     """``clamp(alpha * x + beta, 0, 1)`` with a rounded product, then a rounded sum."""
-    return apply("hard_sigmoid", x, attrs=(float(alpha), float(beta)))
+    return apply("hard_sigmoid", x, attrs=(alpha, beta))
 
 
 def hardswish(x, /):
