@@ -31,6 +31,7 @@
 #include <numpy/arrayobject.h>
 
 #include "lt_kernel.h"
+#include "lt_fpenv.h"
 
 #define MAX_NODES 64            /* members + inputs the walk handles; more: Python's path */
 #define MAX_STACK 256
@@ -1032,7 +1033,8 @@ static PyObject *reduction_below(PyObject *root)
 /* What a float32 sum ends with, a float64 -> float32 cast of its accumulators (a value by
  * now), done here: the IEEE conversion of each element (and the canonical NaN in exact
  * mode), which is what the cast kernel computes, without its launch (about a third of the
- * call of lt.sum at 10^3).  Python's evaluate_one does the same (_eval._cast_of_value).
+ * call of lt.sum at 10^3), in the library's floating-point state (lt_fpenv.h).  Python's
+ * evaluate_one does the same (_eval._cast_of_value).
  * 1 when done, 0 when `root` is not of that form (or has more than CAST_INLINE_MAX
  * elements), -1 on error. */
 static int cast_of_value(PyObject *root)
@@ -1057,10 +1059,13 @@ static int cast_of_value(PyObject *root)
     const double *src = (const double *)PyArray_DATA(a);
     float *dst = (float *)PyArray_DATA((PyArrayObject *)out);
     const npy_intp n = PyArray_SIZE(a);
+    /* rounded in the library's floating-point state, as the kernel would, not the caller's */
+    const uint64_t fp_saved = lt_fp_enter_state();
     for (npy_intp i = 0; i < n; i++) {
         const float f = (float)src[i];
         dst[i] = exact && f != f ? __builtin_nanf("") : f;
     }
+    lt_fp_leave_state(fp_saved);
     const int failed = set_value(root, out) || count(counters, s_evaluations, 1);
     Py_DECREF(out);
     return failed ? -1 : 1;

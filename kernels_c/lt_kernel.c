@@ -24,6 +24,7 @@
 
 #include "lt_math.h"
 #include "lt_kernel.h"
+#include "lt_fpenv.h"
 
 /* lt_ops_generated.c (written by build_kernels.py from lazytensor/_ops.py) defines the
  * op functions and this table. */
@@ -35,18 +36,44 @@ extern const char *const lt_op_names[];
 extern const int lt_n_ops;
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <emmintrin.h>   /* SSE2: also the MXCSR access of xmmintrin.h */
+#include <emmintrin.h>   /* SSE2 */
 #include <immintrin.h>   /* the AVX-512 streaming copy (a target attribute enables it) */
-/* MXCSR with every exception masked, round to nearest, no flush-to-zero, no
- * denormals-are-zero: the state exact mode's results are defined in. */
-#define LT_MXCSR_DEFAULT 0x1F80u
-#define LT_FP_ENTER(saved) do { (saved) = _mm_getcsr(); _mm_setcsr(LT_MXCSR_DEFAULT); } while (0)
-#define LT_FP_LEAVE(saved) _mm_setcsr(saved)
-#else
-#include <fenv.h>
-#define LT_FP_ENTER(saved) do { (saved) = (unsigned)fegetround(); fesetround(FE_TONEAREST); } while (0)
-#define LT_FP_LEAVE(saved) fesetround((int)(saved))
 #endif
+
+/* The floating-point state of exact mode's results (lt_fpenv.h): every run saves the
+ * calling thread's state, computes in the library's and gives the caller's back. */
+#define LT_FP_ENTER(saved) ((saved) = lt_fp_enter_state())
+#define LT_FP_LEAVE(saved) lt_fp_leave_state(saved)
+
+uint64_t lt_fpenv_enter(void) { return lt_fp_enter_state(); }
+void lt_fpenv_leave(uint64_t saved) { lt_fp_leave_state(saved); }
+
+int lt_fpenv_set(int rounding, int flush)
+{
+    if (rounding < 0 || rounding > 3) return -1;
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+    /* x86's RC field counts down before up, aarch64's RMode up before down */
+#if defined(__aarch64__)
+    static const uint64_t field[4] = {0, 1, 2, 3};
+#else
+    static const uint64_t field[4] = {0, 2, 1, 3};
+#endif
+    uint64_t s = lt_fp_get() & ~(((uint64_t)3 << LT_FP_ROUND_SHIFT) | LT_FP_FLUSH);
+    lt_fp_put(s | field[rounding] << LT_FP_ROUND_SHIFT | (flush ? LT_FP_FLUSH : 0));
+    return 0;
+#else
+    static const int mode[4] = {
+        FE_TONEAREST,
+#if defined(FE_UPWARD) && defined(FE_DOWNWARD) && defined(FE_TOWARDZERO)
+        FE_UPWARD, FE_DOWNWARD, FE_TOWARDZERO
+#else
+        -1, -1, -1
+#endif
+    };
+    if (flush || mode[rounding] < 0) return -1;
+    return fesetround(mode[rounding]) == 0 ? 0 : -1;
+#endif
+}
 
 /* Output buffers for the pool of lazytensor/_memory.py: 64-byte aligned, and backed by
  * transparent huge pages where the kernel offers them (fewer page faults on first touch). */
@@ -164,7 +191,7 @@ typedef struct {
     int64_t at;                  /* the position idx/off describe */
     int stream;                  /* outputs go through scratch and non-temporal stores */
     int prefetch;                /* inputs read in place are prefetched (lt_prefetch_ahead) */
-    unsigned fp_saved;
+    uint64_t fp_saved;
     char *block;                 /* the memory of scratch, off, in_last, regp, fill_src, fill_n */
     int block_owned;             /* 1: allocated for this context; 0: the thread's block */
 } lt_ctx;
@@ -1762,7 +1789,7 @@ static int lt_run_reduce_distinct(const lt_program *p)
     if (mode == LT_RED_BLOCKS && status == 0) {
         /* each row: its block partials, pairwise in block order */
         const int64_t nb = n_units / P;
-        unsigned fp_saved;
+        uint64_t fp_saved;
         LT_FP_ENTER(fp_saved);
         for (s = 0; s < p->n_red; s++) {
             const lt_redfn *fn = &lt_reds[p->red_fn[s]];
@@ -2053,7 +2080,7 @@ static void lt_rowwise_range(lt_rowtask *t)
     if (mem == NULL) { t->status = -1; return; }
     char *mrep = mem, *srep = mem + chunk, *d = mem + 2 * chunk, *e = mem + 3 * chunk;
     char *sums = mem + 4 * chunk, *shifts = mem + 5 * chunk, *erow = mem + 6 * chunk;
-    unsigned fp_saved;
+    uint64_t fp_saved;
     LT_FP_ENTER(fp_saved);
     for (int64_t i = 0; i < n_rows; i++) {
         const char *x = r->src + (t->first + i) * r->src_row_bytes;

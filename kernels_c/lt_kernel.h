@@ -108,3 +108,13 @@ void lt_free(void *ptr);
 int lt_red_count(void);
 const char *lt_red_name(int fn);
 int lt_red_acc_size(int fn);
+
+/* The calling thread's floating-point state (lt_fpenv.h).  lt_fpenv_enter switches to the
+ * library's own (round to nearest, no flush-to-zero, no denormals-are-zero, exceptions
+ * masked) and returns the caller's, which lt_fpenv_leave restores: Python brackets the
+ * conversions it has NumPy do with them (lazytensor/_fpenv.py).  lt_fpenv_set is for
+ * tests: rounding 0 to nearest, 1 upward, 2 downward, 3 toward zero; flush nonzero turns on
+ * flush-to-zero and denormals-are-zero (FZ on aarch64); -1 where that is not available. */
+uint64_t lt_fpenv_enter(void);
+void lt_fpenv_leave(uint64_t saved);
+int lt_fpenv_set(int rounding, int flush);

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from ._fpenv import library_state
 from ._tensor import Tensor
 
 _AxisError = np.exceptions.AxisError
@@ -126,10 +127,13 @@ def quiet():
 def wrap(array, dtype=None) -> Tensor:
     """A Tensor around a NumPy result (a scalar becomes a 0-d tensor), as ``dtype``.
 
-    The array is made read-only: a tensor's value never changes under it.
+    The array is made read-only: a tensor's value never changes under it.  The conversion
+    to ``dtype`` is rounded in the library's floating-point state (round to nearest, no
+    flush-to-zero), whatever the caller's.
     """
     out = np.asarray(array)
     if dtype is not None and out.dtype != dtype:
-        out = out.astype(dtype)
+        with library_state():
+            out = out.astype(dtype)
     out.setflags(False)                 # write=False (by position: cheaper)
     return Tensor._from_array(out)

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _dtypes
 from ._errors import Unsupported
+from ._fpenv import library_state
 from ._args import MAX_SIZE, check_size, integer_arg, wrap
 from ._tensor import Tensor, _check_device
 
@@ -81,7 +82,7 @@ def _scalar_as(value, dtype: np.dtype, what: str) -> np.ndarray:
             raise OverflowError(f"{what}: {exc}") from None
     if kind is bool or (kind in (int, float) and dtype.kind in "fc") or \
             (kind is complex and dtype.kind == "c"):
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore"), library_state():
             try:
                 return np.array(value, dtype=dtype)
             except OverflowError as exc:
@@ -434,7 +435,8 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:
         work = np.float64   # round each value once, from float64
     check_size((_arange_length(start, stop, step),), "arange", dtype)
     try:
-        arr = np.arange(start, stop, step, dtype=work)
+        with library_state():
+            arr = np.arange(start, stop, step, dtype=work)
     except (ValueError, OverflowError, MemoryError) as exc:
         raise type(exc)(f"arange({start}, {stop}, {step}): {exc}") from None
     if arr.dtype != dtype:
@@ -444,7 +446,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:
             if lo < info.min or hi > info.max:
                 raise OverflowError(f"arange({start}, {stop}, {step}): values from {arr[0]} "
                                     f"to {arr[-1]} do not fit {dtype.name}")
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), library_state():
             arr = arr.astype(dtype)
     return Tensor._from_array(arr)
 
@@ -502,7 +504,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
         raise TypeError(f"linspace: a complex start or stop needs a complex dtype, not "
                         f"{dtype.name}")
     check_size((num,), "linspace", dtype)
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore"), library_state():
         arr = np.linspace(values[0], values[1], num, endpoint=bool(endpoint), dtype=dtype)
     return Tensor._from_array(arr)
 

@@ -11,6 +11,7 @@ import functools
 import numpy as np
 
 from ._errors import Unsupported
+from ._fpenv import library_state
 from ._ops import DTYPES as _TABLE
 
 bool_ = np.dtype(np.bool_)
@@ -118,7 +119,11 @@ def python_scalar_type(x):
 
 
 def scalar_to_array(value, dtype: np.dtype) -> np.ndarray:
-    """A 0-d array holding Python scalar ``value`` as ``dtype``; OverflowError if it won't fit."""
+    """A 0-d array holding Python scalar ``value`` as ``dtype``; OverflowError if it won't fit.
+
+    The conversion is rounded in the library's floating-point state, not the caller's: the
+    result is cached (constant nodes), so it must not depend on when it was first made.
+    """
     if dtype.kind in "iu" and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         info = np.iinfo(dtype)
         if not info.min <= int(value) <= info.max:
@@ -127,7 +132,7 @@ def scalar_to_array(value, dtype: np.dtype) -> np.ndarray:
     if dtype.kind in "iub" and isinstance(value, (float, np.floating)):
         raise TypeError(f"cannot use the Python float {value!r} with a {dtype.name} tensor "
                         f"without a cast")
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore"), library_state():
         out = np.array(value, dtype=dtype)
     out.flags.writeable = False
     return out

@@ -12,6 +12,7 @@ import functools
 import numpy as np
 
 from . import _complex, _dtypes, _graph
+from ._fpenv import library_state
 from ._ops import OPS
 from ._replay import memoized
 from ._args import check_size, real_arg
@@ -284,12 +285,13 @@ def binary(name: str, a, b) -> Tensor:
 
 
 def _complex_now(np_fn, args, dtype, out_dtype) -> Tensor:
-    """Complex operands are computed now by NumPy (the kernel has no complex types yet)."""
-    arrays = [np.asarray(a._value()).astype(dtype, copy=False) if isinstance(a, Tensor)
-              else np.asarray(a, dtype=dtype) for a in args]
-    with np.errstate(all="ignore"):
-        out = np_fn(*arrays)
-    return Tensor._from_array(np.asarray(out).astype(out_dtype, copy=False))
+    """Complex operands are computed now by NumPy (the kernel has no complex types yet), in
+    the library's floating-point state."""
+    values = [a._value() if isinstance(a, Tensor) else a for a in args]
+    with np.errstate(all="ignore"), library_state():
+        arrays = [np.asarray(v, dtype=dtype) for v in values]
+        out = np.asarray(np_fn(*arrays)).astype(out_dtype, copy=False)
+    return Tensor._from_array(out)
 
 
 def conj(x, /):
@@ -403,7 +405,7 @@ def _astype(x, dtype, /, *, copy=True, device=None):
             raise TypeError(f"astype: casting {x.dtype.name} to {dtype.name} would drop the "
                             f"imaginary part; take .real or abs() first")
         src = np.asarray(x._value())
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), library_state():
             out = (src != 0) if dtype == _dtypes.bool_ else src.astype(dtype)
         return Tensor._from_array(out)
     return Tensor._from_node(cast_node(x._node, dtype))

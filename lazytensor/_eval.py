@@ -8,6 +8,7 @@ import threading
 import numpy as np
 
 from . import _config, _kernel, _memory
+from ._fpenv import library_state
 from ._fuse import MAX_GROUP_INPUTS, MAX_GROUP_NODES, Group, partition
 from ._graph import pending_topo_order
 from ._kernel import get_kernel, operand_of
@@ -92,16 +93,18 @@ CAST_INLINE_MAX = 16384
 
 def _cast_of_value(root) -> bool:
     """When ``root`` is a float64 -> float32 cast of a value (a float32 sum's accumulators),
-    give it its value without a kernel launch and return True: NumPy's conversion is the
-    cast kernel's (IEEE rounding), with the canonical NaN when the cast is exact.  The C quick path
-    does the same (cast_of_value in lt_fastpath.c)."""
+    give it its value without a kernel launch and return True: NumPy's conversion, in the
+    library's floating-point state, is the cast kernel's (IEEE rounding to nearest), with
+    the canonical NaN when the cast is exact.  The C quick path does the same (cast_of_value
+    in lt_fastpath.c)."""
     if root.op != "cast" or root.dtype != np.float32 or len(root.inputs) != 1:
         return False
     value = root.inputs[0].value
     if (type(value) is not np.ndarray or value.dtype != np.float64
             or not value.flags.c_contiguous or value.size > CAST_INLINE_MAX):
         return False
-    out = value.astype(np.float32)
+    with library_state():     # the kernel's rounding, whatever the caller's FTZ/rounding mode
+        out = value.astype(np.float32)
     if root.exact is not False:
         out[np.isnan(out)] = np.float32(np.nan)     # the canonical NaN
     counters["evaluations"] += 1

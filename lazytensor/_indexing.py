@@ -25,6 +25,7 @@ import numpy as np
 
 from . import _dtypes
 from ._args import normalize_axis, tensor_value, wrap
+from ._fpenv import library_state
 from ._tensor import Tensor
 
 __all__ = ["take", "take_along_axis"]
@@ -244,7 +245,8 @@ def setitem(x, key, value, /):
     arr = _assigned_value(x, value)
     new = old.copy()
     try:
-        new[np_key] = arr
+        with library_state():   # a conversion to x's dtype is rounded as a cast's would be
+            new[np_key] = arr
     except ValueError as exc:   # the value does not broadcast to the selection
         raise ValueError(f"cannot assign a value of shape {arr.shape} to {key!r} of a "
                          f"tensor of shape {x.shape}: {exc}") from None

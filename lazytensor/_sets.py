@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._dtypes import int64, python_scalar_type, result_type_of
+from ._dtypes import int64, python_scalar_type, result_type_of, scalar_to_array
 from ._tensor import Tensor
 from ._args import tensor_value, wrap
 
@@ -135,7 +135,7 @@ def _scalar_operand(value, dtype):
     if kind is int and dtype.kind in "iu":
         info = np.iinfo(dtype)
         return np.array(value, dtype) if info.min <= value <= info.max else None
-    return np.array(value, result_type_of((dtype,), (kind,)))
+    return scalar_to_array(value, result_type_of((dtype,), (kind,)))   # rounded as constants are
 
 
 def isin(x1, x2, /, *, invert=False):

@@ -16,6 +16,7 @@ import numpy as np
 from . import _graph
 from ._dtypes import canonical_dtype, float32, float64, int64, uint64
 from ._elementwise import FUNCTIONS, cast
+from ._fpenv import library_state
 from ._tensor import Tensor
 from ._args import check_kind, normalize_axes, normalize_axis, quiet, reduced_size, wrap
 from ._utility import reduction
@@ -327,7 +328,8 @@ def _fused_spread(name, x, axis, correction, keepdims, dt):
     mean._value()   # the first pass runs now, so the second recomputes v instead of storing it
     d = v - mean
     ss = reduce_node("sum", d * d, axes, keepdims, float64)
-    divisor = m - float(correction)
+    with library_state():      # a fractional correction: rounded as the kernels round
+        divisor = m - float(correction)
     out = ss / divisor if divisor > 0 else ss * float("nan")   # the standard's NaN
     if name == "std":
         out = FUNCTIONS["sqrt"](out)

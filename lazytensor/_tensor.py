@@ -13,6 +13,7 @@ from threading import get_ident
 import numpy as np
 
 from . import _eval, _graph
+from ._fpenv import library_state
 
 # the quick evaluation path in C when it is built (see _eval.py); else always False
 _quick_eval = _eval._quick_eval or (lambda node: False)
@@ -185,7 +186,8 @@ class Tensor:
             if copy is False:
                 raise ValueError(f"converting {value.dtype.name} to {np.dtype(dtype).name} "
                                  f"needs a copy, but copy=False was given")
-            return value.astype(dtype)
+            with library_state():    # rounded as lazytensor's casts are, not by the caller's mode
+                return value.astype(dtype)
         if copy:
             return value.copy()
         return value
