@@ -239,17 +239,20 @@ def data_address(a: np.ndarray) -> int:
 
 def operand_of(node) -> tuple:
     """``(pointer, layout, array, address)`` of a node with a value, as a kernel reads it
-    (the address is the pointer as an int, for lazytensor._fastpath); cached on the node.
+    (the address is the pointer as an int, for lazytensor._fastpath).
 
-    A misaligned view (e.g. np.frombuffer at an odd offset) is copied once: the kernel reads
-    elements through typed pointers.  The pointer keeps the array it points into alive, or
-    the node does.
+    The kernels read elements through typed pointers in native byte order, so a value that
+    is misaligned (np.frombuffer at an odd offset, a packed structured field) or byte-swapped
+    is read through an aligned native copy.  That copy is made afresh on every call and never
+    kept on the node: such a value views memory the caller may write between evaluations.
+    Any other operand is cached on the node.  The caller keeps the tuple while the kernel
+    runs: its array keeps the pointer valid.
     """
     operand = node.operand
     if operand is None:
         a = node.value
-        if not a.flags.aligned:
-            a = a.copy()
+        if not a.flags.aligned or not a.dtype.isnative:
+            return _copied_operand(a)
         if _fastpath is not None:  # the array (kept in the tuple) keeps the pointer valid
             address = _fastpath.data_address(a)
             ptr = ffi.cast("char *", address)
@@ -258,6 +261,32 @@ def operand_of(node) -> tuple:
             address = _address(ptr)
         operand = node.operand = (ptr, (a.shape, a.strides, a.dtype), a, address)
     return operand
+
+
+def _copied_operand(a: np.ndarray) -> tuple:
+    """The operand of an aligned native C-contiguous copy of ``a`` (see operand_of)."""
+    layout = _copy_layout(a)
+    copy = np.empty(a.shape, layout[2])
+    np.copyto(copy, a)
+    ptr = ffi.from_buffer(copy)
+    return ptr, layout, copy, _address(ptr)
+
+
+def _copy_layout(a: np.ndarray) -> tuple:
+    dtype = a.dtype if a.dtype.isnative else np.dtype(a.dtype.char)   # the native singleton
+    return a.shape, contiguous_strides(a.shape, dtype.itemsize), dtype
+
+
+def operand_layout(node) -> tuple:
+    """``operand_of(node)[1]`` without making the copy a misaligned or byte-swapped value
+    is read through (for kernel and plan keys)."""
+    operand = node.operand
+    if operand is not None:
+        return operand[1]
+    a = node.value
+    if not a.flags.aligned or not a.dtype.isnative:
+        return _copy_layout(a)
+    return operand_of(node)[1]
 
 
 _CACHE_SIZE = 64
