@@ -68,17 +68,20 @@ def _values(rng, dtype, shape=SHAPE):
 
 def _ops(dtype):
     """name -> (lazytensor function of t, NumPy reference of the current source)."""
+    wide = np.complex128 if dtype.kind == "c" else np.float64
     ops = {
         "elementwise": (lambda t: t * 2 + 1, lambda a: a * 2 + 1),
-        "sum": (lambda t: lt.sum(t), lambda a: np.sum(a.astype(np.complex128 if a.dtype.kind == "c" else np.float64))),
-        "fused_sum": (lambda t: lt.sum(t * 3, axis=1), lambda a: np.sum(a.astype(np.complex128 if a.dtype.kind == "c" else np.float64) * 3, axis=1)),
+        "sum": (lambda t: lt.sum(t), lambda a: np.sum(a.astype(wide))),
+        "fused_sum": (lambda t: lt.sum(t * 3, axis=1),
+                      lambda a: np.sum(a.astype(wide) * 3, axis=1)),
         "matmul": (lambda t: lt.matmul(t, t.T), lambda a: a @ a.T),
         "jit": (_jitted, lambda a: a * 2 + 1),
     }
     if dtype.kind != "c":
         ops["sort"] = (lambda t: lt.sort(t, axis=-1), lambda a: np.sort(a, axis=-1))
     if dtype.kind == "f":
-        ops["mean"] = (lambda t: lt.mean(t, axis=0), lambda a: np.mean(a.astype(np.float64), axis=0))
+        ops["mean"] = (lambda t: lt.mean(t, axis=0),
+                       lambda a: np.mean(a.astype(np.float64), axis=0))
         ops["softmax"] = (lambda t: lt.nn.softmax(t, axis=-1), _softmax_ref)
     return ops
 
