@@ -1117,12 +1117,30 @@ static void key_memo_put(key_memo_t *m, PyObject *key, PyObject *value)
     m->value = Py_NewRef(value);
     m->version = ((PyDictObject *)quick_table)->ma_version_tag;
 }
+
+static void key_memo_clear(void)
+{
+    for (int s = 0; s < KEY_MEMO_SLOTS; s++) {
+        for (Py_ssize_t i = 0; i < key_memo[s].n; i++) Py_CLEAR(key_memo[s].items[i]);
+        key_memo[s].n = 0;
+        Py_CLEAR(key_memo[s].value);
+    }
+}
 #else
 typedef int key_memo_t;
+static void key_memo_clear(void) {}
 static key_memo_t *key_memo_slot(PyObject *key) { (void)key; return NULL; }
 static PyObject *key_memo_get(key_memo_t *m, PyObject *key) { (void)m; (void)key; return NULL; }
 static void key_memo_put(key_memo_t *m, PyObject *key, PyObject *value) { (void)m; (void)key; (void)value; }
 #endif
+
+/* clear_memos(): let go of what the memo holds (lt.empty_cache: its values are kernels and
+ * plans of the quick table being emptied). */
+static PyObject *clear_memos(PyObject *self, PyObject *unused)
+{
+    key_memo_clear();
+    Py_RETURN_NONE;
+}
 
 /* quick_table[key] for a key built as a list: borrowed, NULL on a miss (with an error set
  * only on failure).  `memo`: through the memo (a key of kept objects, as quick_eval's; a
@@ -2834,6 +2852,8 @@ static PyMethodDef methods[] = {
     {"setup_value", setup_value, METH_VARARGS,
      "setup_value(tensor_module, _value, __array__, EvalLock, evaluate_one) -> {name: method "
      "descriptor of Tensor}: Tensor._value and __array__ in C."},
+    {"clear_memos", clear_memos, METH_NOARGS,
+     "clear_memos(): release what the quick table's identity memo holds."},
     {"flush_counts", flush_counts, METH_NOARGS,
      "flush_counts(): add the counts tallied in C to the counter dicts."},
     {"setup", setup, METH_VARARGS,

@@ -26,14 +26,17 @@ scale, a random draw) is a constant of the trace: pass it as an argument instead
 from __future__ import annotations
 
 import functools
+import weakref
 
-from . import _config, _eval, _graph, _rows, _tensor
+from . import _caches, _config, _eval, _graph, _rows, _tensor
 from ._fuse import partition
 from ._graph import pending_topo_order
 from ._kernel import _fastpath
 from ._tensor import Tensor
 
-_MAX_PROGRAMS = 256    # signatures kept per function; the oldest goes first
+_MAX_PROGRAMS = 256    # signatures kept per function, least recently traced or replayed
+_MAX_NODES = 1 << 16   # ... and the nodes of their traces, all together (see _caches)
+_jitted = weakref.WeakSet()    # the wrappers, for lt.empty_cache()
 
 stats = {"traced": 0, "replayed": 0, "plain": 0}
 
@@ -133,8 +136,10 @@ def _trace(fn, args, kwargs, tensors):
     return out, _Program(steps, tuple(templates), constants, results, kind, len(nodes))
 
 
-def _call(fn, programs, args, kwargs):
-    """A call C did not replay: trace it, replay it in Python, or call ``fn``."""
+def _call(fn, table, args, kwargs):
+    """A call C did not replay: trace it, replay it in Python, or call ``fn``; ``table``
+    the _caches.SizedTable of its programs."""
+    programs = table.table
     pending = [a for a in args if type(a) is Tensor and a._node.value is None]
     if pending:                       # evaluated first, on their own; then C may replay
         for a in pending:
@@ -143,7 +148,7 @@ def _call(fn, programs, args, kwargs):
         if out is not NotImplemented:
             return out
     signature = _fastpath.jit_key(args, kwargs or None)
-    program = PLAIN if signature is None else programs.get(signature[0])
+    program = PLAIN if signature is None else table.get(signature[0])
     if program is PLAIN:
         stats["plain"] += 1
         return fn(*args, **kwargs)
@@ -151,9 +156,8 @@ def _call(fn, programs, args, kwargs):
     with _eval.lock:                  # a first run compiles the steps' kernels
         if program is None:
             out, program = _trace(fn, args, kwargs, tensors)
-            if len(programs) >= _MAX_PROGRAMS:
-                del programs[next(iter(programs))]
-            programs[key] = PLAIN if program is None else program
+            size = 1 if program is None else 1 + len(program.templates) + len(program.constants)
+            table.put(key, PLAIN if program is None else program, size)
             stats["traced"] += 1
             if program is None:
                 return out
@@ -176,7 +180,8 @@ def jit(fn):
     ``docs/architecture.md``.  Tensor arguments that are pending expressions are evaluated
     first, on their own.  ``wrapper.programs`` holds the traced signatures.
     """
-    programs: dict = {}
+    table = _caches.SizedTable(_MAX_NODES, _MAX_PROGRAMS)
+    programs = table.table            # read directly by jit_call (C)
     if _fastpath is None:             # pragma: no cover - a build without the C extension
         @functools.wraps(fn)
         def plain(*args, **kwargs):
@@ -191,10 +196,18 @@ def jit(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         out = jit_call(programs, fn, args, kwargs or None)
-        return _call(fn, programs, args, kwargs) if out is NotImplemented else out
+        return _call(fn, table, args, kwargs) if out is NotImplemented else out
 
     wrapper.programs = programs
+    wrapper._table = table
+    _jitted.add(wrapper)
     return wrapper
+
+
+@_caches.on_release
+def _release() -> None:
+    for wrapper in list(_jitted):
+        wrapper._table.clear()
 
 
 if _fastpath is not None:
