@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import lazytensor as lt
-from lazytensor import _eval, _jit, _kernel, _replay
+from lazytensor import _eval, _jit, _kernel
 
 BUDGET = 4000          # key items, for the quick table in these tests (its default is larger)
 
