@@ -186,13 +186,24 @@ static PyObject *flush_counts(PyObject *self, PyObject *unused)
 
 static PyObject *ffi_cast, *s_char_p, *s_strides;
 
+/* Whether a node's value is read through a copy made for each evaluation (a misaligned or
+ * byte-swapped array: the kernels read elements through typed pointers in native order;
+ * see _kernel.operand_of).  Such a value views memory its owner may write between
+ * evaluations, so nothing of it is kept here: Python's path reads it. */
+static int needs_copy(PyObject *value)
+{
+    return PyArray_Check(value) && (!PyArray_ISALIGNED((PyArrayObject *)value) ||
+                                    PyArray_ISBYTESWAPPED((PyArrayObject *)value));
+}
+
 /* The layout (shape, strides, dtype) of a node's value, as operand_of makes it, and its
- * address, when the value is an aligned buffer (the kernels read elements through typed
- * pointers).  1 with both set (the layout a new reference), 0 when it is misaligned or not
- * a buffer (Python's operand_of copies it), -1 on error. */
+ * address, when the value is an aligned native buffer (the kernels read elements through
+ * typed pointers).  1 with both set (the layout a new reference), 0 when it is misaligned,
+ * byte-swapped or not a buffer (Python's operand_of decides), -1 on error. */
 static int aligned_layout(PyObject *node, PyObject **layout, void **address)
 {
     Py_buffer view;
+    if (needs_copy(SLOT(node, off_value))) return 0;
     if (PyObject_GetBuffer(SLOT(node, off_value), &view, PyBUF_STRIDES) < 0) {
         PyErr_Clear();
         return 0;
@@ -223,7 +234,7 @@ static int aligned_layout(PyObject *node, PyObject **layout, void **address)
 
 /* _kernel.operand_of(node): the cached operand, or a new one made here for an aligned value
  * (as operand_of makes it: (pointer, (shape, strides, dtype), array, address)); Python's
- * operand_of for anything else (it copies a misaligned view).  New reference. */
+ * operand_of for anything else.  New reference. */
 static PyObject *operand_made(PyObject *node)
 {
     PyObject *operand = SLOT(node, off_operand), *layout;
@@ -250,14 +261,15 @@ static PyObject *operand_made(PyObject *node)
  * of a microsecond.  Its layout and address are kept in the node's `layout` and `address`
  * slots instead: a leaf read again and again then gives its key the same tuple each time
  * (which the quick table's memo needs), and run_call its address without the buffer
- * protocol.  A misaligned value goes through operand_made, which copies it and caches the
- * copy.  New reference; NULL with no error when the cached operand is not of its form
- * (Python's path then decides). */
+ * protocol.  New reference; NULL with no error when the cached operand is not of its form
+ * or the value is read through a copy made per evaluation (needs_copy): Python's path then
+ * decides. */
 static PyObject *layout_made(PyObject *node)
 {
     PyObject *operand = SLOT(node, off_operand), *layout;
     void *address;
     if (operand == Py_None) {
+        if (needs_copy(SLOT(node, off_value))) return NULL;
         layout = SLOT(node, off_layout);
         if (layout != NULL && layout != Py_None) return Py_NewRef(layout);
         int r = aligned_layout(node, &layout, &address);
@@ -885,7 +897,8 @@ static int buffer_address(PyObject *obj, int flags, char **address)
 }
 
 /* The address of element 0 of a node's value: its cached operand's, or through the buffer
- * protocol (values this module just computed: aligned). */
+ * protocol (values this module just computed: aligned).  Never one read through a copy
+ * (layout_made sends those to Python). */
 static int node_address(PyObject *node, char **address)
 {
     PyObject *operand = SLOT(node, off_operand), *kept = SLOT(node, off_address);
@@ -894,6 +907,11 @@ static int node_address(PyObject *node, char **address)
     if (kept != NULL && kept != Py_None) {
         *address = PyLong_AsVoidPtr(kept);
         return PyErr_Occurred() ? -1 : 0;
+    }
+    if (needs_copy(SLOT(node, off_value))) {
+        PyErr_SetString(PyExc_RuntimeError, "lazytensor: a misaligned or byte-swapped value "
+                        "reached a C path that reads it in place");
+        return -1;
     }
     return buffer_address(SLOT(node, off_value), PyBUF_STRIDES, address);
 }
@@ -1050,7 +1068,7 @@ static int cast_of_value(PyObject *root)
     if (v == NULL || !PyArray_CheckExact(v)) return 0;
     PyArrayObject *a = (PyArrayObject *)v;
     if (PyArray_TYPE(a) != NPY_FLOAT64 || !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a) ||
-        PyArray_SIZE(a) > cast_inline_max)
+        PyArray_ISBYTESWAPPED(a) || PyArray_SIZE(a) > cast_inline_max)
         return 0;
     const int exact = SLOT(root, off_exact) == Py_True;     /* the mode the cast was recorded in */
     Py_INCREF(dtype);                     /* PyArray_Empty steals it */
@@ -1122,12 +1140,30 @@ static void key_memo_put(key_memo_t *m, PyObject *key, PyObject *value)
     m->value = Py_NewRef(value);
     m->version = ((PyDictObject *)quick_table)->ma_version_tag;
 }
+
+static void key_memo_clear(void)
+{
+    for (int s = 0; s < KEY_MEMO_SLOTS; s++) {
+        for (Py_ssize_t i = 0; i < key_memo[s].n; i++) Py_CLEAR(key_memo[s].items[i]);
+        key_memo[s].n = 0;
+        Py_CLEAR(key_memo[s].value);
+    }
+}
 #else
 typedef int key_memo_t;
+static void key_memo_clear(void) {}
 static key_memo_t *key_memo_slot(PyObject *key) { (void)key; return NULL; }
 static PyObject *key_memo_get(key_memo_t *m, PyObject *key) { (void)m; (void)key; return NULL; }
 static void key_memo_put(key_memo_t *m, PyObject *key, PyObject *value) { (void)m; (void)key; (void)value; }
 #endif
+
+/* clear_memos(): let go of what the memo holds (lt.empty_cache: its values are kernels and
+ * plans of the quick table being emptied). */
+static PyObject *clear_memos(PyObject *self, PyObject *unused)
+{
+    key_memo_clear();
+    Py_RETURN_NONE;
+}
 
 /* quick_table[key] for a key built as a list: borrowed, NULL on a miss (with an error set
  * only on failure).  `memo`: through the memo (a key of kept objects, as quick_eval's; a
@@ -1255,7 +1291,10 @@ static PyObject *tensor_value(PyObject *self, PyObject *unused)
     }
     PyObject *node = SLOT(self, off_tensor_node);
     if (node == NULL || Py_TYPE(node) != node_type) return PyObject_CallOneArg(py_value, self);
-    if (SLOT(node, off_value) != Py_None) return Py_NewRef(SLOT(node, off_value));
+    PyObject *had = SLOT(node, off_value);
+    if (had != Py_None)                   /* (a byte-swapped value: Python converts it) */
+        return PyArray_Check(had) && PyArray_ISBYTESWAPPED((PyArrayObject *)had)
+               ? PyObject_CallOneArg(py_value, self) : Py_NewRef(had);
     Py_INCREF(node);                      /* the tensor may be given another node meanwhile */
     if (evallock_take(eval_lock, 1) < 0) {
         Py_DECREF(node);
@@ -2141,6 +2180,10 @@ static PyObject *leaf_tensor(PyObject *self, PyObject *array)
         return NULL;
     }
     PyObject *dtype = PyObject_GetAttr(array, s_dtype), *shape = NULL, *node = NULL;
+    /* a byte-swapped array (a caller's, read fresh at each evaluation): the native dtype */
+    if (dtype != NULL && PyArray_Check(array) && PyArray_ISBYTESWAPPED((PyArrayObject *)array) &&
+        PyArray_DescrCheck(dtype) && PyTypeNum_ISNUMBER(((PyArray_Descr *)dtype)->type_num))
+        Py_SETREF(dtype, (PyObject *)PyArray_DescrFromType(((PyArray_Descr *)dtype)->type_num));
     if (dtype != NULL) shape = PyObject_GetAttr(array, s_shape);
     if (shape != NULL && !PyTuple_CheckExact(shape))
         PyErr_SetString(PyExc_TypeError, "leaf_tensor: not a NumPy array");
@@ -2856,6 +2899,8 @@ static PyMethodDef methods[] = {
     {"setup_value", setup_value, METH_VARARGS,
      "setup_value(tensor_module, _value, __array__, EvalLock, evaluate_one) -> {name: method "
      "descriptor of Tensor}: Tensor._value and __array__ in C."},
+    {"clear_memos", clear_memos, METH_NOARGS,
+     "clear_memos(): release what the quick table's identity memo holds."},
     {"flush_counts", flush_counts, METH_NOARGS,
      "flush_counts(): add the counts tallied in C to the counter dicts."},
     {"setup", setup, METH_VARARGS,

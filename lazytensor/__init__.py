@@ -85,7 +85,16 @@ def stats():
 
 
 def empty_cache():
-    """Release the memory held by the pool of output buffers."""
-    from ._memory import empty_cache as release
+    """Release what lazytensor keeps between evaluations.
 
-    release()
+    That is the pool of output buffers (buffers still in use are not affected), the
+    compiled kernels and kept evaluation plans (and the C quick path's memo of them), the
+    recording memo's recipes, the traces of ``lt.jit`` functions and the small caches of
+    dtype and shape rules.  Everything is rebuilt as it is needed again: the next
+    evaluation of each expression plans and compiles afresh.  (The kernel and plan caches
+    are bounded by the size of what they hold in any case, so plans of huge DAGs do not
+    stay; this is for giving the memory back now.)
+    """
+    from ._caches import release_all
+
+    release_all()

@@ -131,11 +131,14 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
         return _from_tensor(obj, target, copy)
     arr = _numpy_from(obj, target, copy)
     src = _dtypes.canonical_dtype(arr.dtype, where="asarray")
-    if arr.dtype != src:  # non-native byte order: same values, native storage
-        if copy is False:
+    if arr.dtype != src:  # non-native byte order
+        if copy is False:   # its values can be read, but not handed out without a copy
             raise ValueError("asarray: the input's byte order is not native, so it needs a "
                              "copy, but copy=False was given")
-        arr = arr.astype(src)
+        if copy:          # our own copy: native storage
+            arr = arr.astype(src)
+        # else the caller's array is kept as any other layout is: the tensor (of the native
+        # dtype) reads it when evaluated (_kernel.operand_of converts it then)
     if target is not None and target != src:
         if copy is False:
             raise ValueError(f"asarray: converting {src.name} to {target.name} needs a copy, "

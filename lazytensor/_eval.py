@@ -11,7 +11,7 @@ from . import _config, _kernel, _memory
 from ._fpenv import library_state
 from ._fuse import MAX_GROUP_INPUTS, MAX_GROUP_NODES, Group, partition
 from ._graph import pending_topo_order
-from ._kernel import get_kernel, operand_of
+from ._kernel import get_kernel, operand_layout, operand_of
 from . import _graph, _rows
 from ._rows import RowsPlan, plan_by_rows
 from ._kernel import _fastpath   # the quick path in C (kernels_c/lt_fastpath.c), or None
@@ -73,11 +73,12 @@ def evaluate_one(root, quick=True) -> None:
                                      for x in inputs],
                       output_reasons=[] if sink else ["requested"],
                       sinks=[sink] if sink else [], axes=sink.attrs[1] if sink else None)
-        ck = get_kernel(group, [operand_of(x)[1] for x in inputs])
+        ck = get_kernel(group, [operand_layout(x) for x in inputs])
         _kernel.quick_put(key, ck)
     counters["evaluations"] += 1
     n_threads = _config._num_threads
-    in_ptrs = [x.operand[0] for x in inputs]
+    operands = [x.operand or operand_of(x) for x in inputs]   # kept while the kernel runs
+    in_ptrs = [o[0] for o in operands]
     if sink is not None:
         _reduce_into(ck, in_ptrs, [], [sink], n_threads)
         return
@@ -146,7 +147,7 @@ def _walk_one_group(root):
     """
     shape = root.shape
     if root.value is not None:     # a reduction of a value: no members, one input
-        return (shape, operand_of(root)[1]), [], [root]
+        return (shape, operand_layout(root)), [], [root]
     ref = {}                       # node -> member number, or -1 - input number
     members, inputs, key = [], [], [shape]
     stack = [root]
@@ -161,7 +162,7 @@ def _walk_one_group(root):
                 if x.value is not None:
                     ref[x] = -1 - len(inputs)
                     inputs.append(x)
-                    key.append((x.operand or operand_of(x))[1])
+                    key.append(x.operand[1] if x.operand else operand_layout(x))
                 elif x.op == "reduce":     # not one group: no need to walk below it
                     return None
                 else:
@@ -224,13 +225,13 @@ def run_steps(steps, at, n_threads: int) -> None:
     leaves), giving each step's outputs and sinks their values; a step's kernel is compiled
     on its first run."""
     for step in steps:
-        inputs = [at[p] for p in step.inputs]
+        # misaligned or byte-swapped values are read through a copy that operand_of makes
+        # for this run (the kernel reads elements through typed pointers): kept until it ends
+        operands = [operand_of(at[p]) for p in step.inputs]
         if step.kernel is None:
-            # misaligned views (e.g. np.frombuffer at an odd offset) are copied once by
-            # operand_of: the kernel reads elements through typed pointers
-            step.kernel = get_kernel(step.group, [operand_of(x)[1] for x in inputs])
+            step.kernel = get_kernel(step.group, [o[1] for o in operands])
             step.group = None
-        in_ptrs = [operand_of(x)[0] for x in inputs]
+        in_ptrs = [o[0] for o in operands]
         outputs = [at[i] for i in step.outputs]
         if step.sinks:
             _reduce_into(step.kernel, in_ptrs, outputs, [at[i] for i in step.sinks], n_threads)
@@ -274,7 +275,7 @@ def _structure_key(nodes, order):
                 if i is None:
                     i = leaf_number[id(x)] = -1 - len(leaves)
                     leaves.append(x)
-                    key.append(operand_of(x)[1])
+                    key.append(operand_layout(x))
             refs.append(i)
         key.append((node.op, node.attrs, node.dtype, node.exact, node.shape, tuple(refs)))
     key.append(tuple(index.get(id(r), -1) for r in nodes))

@@ -23,7 +23,8 @@ from ._config import _mode
 
 class Node:
     # `operand` caches, for a node with a value, what a kernel needs to read it (set by
-    # _kernel.operand_of: a pointer and the layout), as a value never changes once set;
+    # _kernel.operand_of: a pointer and the layout), as a value never changes once set (not
+    # for a misaligned or byte-swapped value: that is read through a copy made per evaluation);
     # `layout` and `address` are what kernels_c/lt_fastpath.c keeps of a value it reads
     # without an operand (its layout tuple for the plan keys and its address; unset until
     # then, cleared by set_value).  `key`: None, the key tuple of _INTERN, or (a node in the
@@ -124,8 +125,10 @@ def _sweep():
 
 
 def leaf(array: np.ndarray) -> Node:
-    """A leaf node around a NumPy array (each call is a distinct leaf)."""
-    return Node("leaf", (), (), array.dtype, tuple(array.shape), value=array)
+    """A leaf node around a NumPy array (each call is a distinct leaf).  A byte-swapped
+    array (a caller's, read when evaluated) gives a leaf of the native dtype."""
+    dtype = array.dtype if array.dtype.isnative else np.dtype(array.dtype.char)
+    return Node("leaf", (), (), dtype, tuple(array.shape), value=array)
 
 
 def constant(array0d: np.ndarray) -> Node:

@@ -27,14 +27,17 @@ from __future__ import annotations
 
 import functools
 import threading
+import weakref
 
-from . import _config, _eval, _graph, _rows, _tensor
+from . import _caches, _config, _eval, _graph, _rows, _tensor
 from ._fuse import partition
 from ._graph import pending_topo_order
 from ._kernel import _fastpath
 from ._tensor import Tensor
 
-_MAX_PROGRAMS = 256    # signatures kept per function; the oldest goes first
+_MAX_PROGRAMS = 256    # signatures kept per function, least recently traced or replayed
+_MAX_NODES = 1 << 16   # ... and the nodes of their traces, all together (see _caches)
+_jitted = weakref.WeakSet()    # the wrappers, for lt.empty_cache()
 
 stats = {"traced": 0, "replayed": 0, "plain": 0}
 
@@ -151,8 +154,10 @@ def _program_of(out, tensors, nodes, evaluations):
     return _Program(steps, tuple(templates), constants, results, kind, len(nodes))
 
 
-def _call(fn, programs, args, kwargs):
-    """A call C did not replay: trace it, replay it in Python, or call ``fn``."""
+def _call(fn, table, args, kwargs):
+    """A call C did not replay: trace it, replay it in Python, or call ``fn``; ``table``
+    the _caches.SizedTable of its programs."""
+    programs = table.table
     pending = [a for a in args if type(a) is Tensor and a._node.value is None]
     if pending:                       # evaluated first, on their own; then C may replay
         for a in pending:
@@ -161,7 +166,7 @@ def _call(fn, programs, args, kwargs):
         if out is not NotImplemented:
             return out
     signature = _fastpath.jit_key(args, kwargs or None)
-    program = PLAIN if signature is None else programs.get(signature[0])
+    program = PLAIN if signature is None else table.get(signature[0])
     if program is PLAIN:
         stats["plain"] += 1
         return fn(*args, **kwargs)
@@ -180,9 +185,9 @@ def _call(fn, programs, args, kwargs):
         # fn looked at a value (float(x[0]), x.numpy(), lt.eval): it may compute another DAG
         program = PLAIN if reads else _program_of(out, tensors, nodes, evaluations)
         if program is not None:
-            if len(programs) >= _MAX_PROGRAMS:
-                del programs[next(iter(programs))]
-            programs[key] = program
+            size = (1 if program is PLAIN
+                    else 1 + len(program.templates) + len(program.constants))
+            table.put(key, program, size)
         if program is None or program is PLAIN:
             return out
         return program.run(tensors)
@@ -194,7 +199,8 @@ def jit(fn):
     strides and dtypes run only its kernels.
 
     Results are those of calling ``fn``: the same bits in exact mode.  A replayed call
-    computes them when it is called (in the mode and thread settings of that moment), where
+    computes them when it is called (its ops in the mode of that call: a signature is
+    traced once per mode; with the thread settings of that moment), where
     ``fn``'s lazy results would be computed when first needed, and fused with what is done
     to them next: a jitted function is best the whole computation.  A call that cannot
     be replayed (``fn`` reads a value, makes a tensor from an array, uses a tensor it did
@@ -202,7 +208,8 @@ def jit(fn):
     ``docs/architecture.md``.  Tensor arguments that are pending expressions are evaluated
     first, on their own.  ``wrapper.programs`` holds the traced signatures.
     """
-    programs: dict = {}
+    table = _caches.SizedTable(_MAX_NODES, _MAX_PROGRAMS)
+    programs = table.table            # read directly by jit_call (C)
     if _fastpath is None:             # pragma: no cover - a build without the C extension
         @functools.wraps(fn)
         def plain(*args, **kwargs):
@@ -217,10 +224,18 @@ def jit(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         out = jit_call(programs, fn, args, kwargs or None)
-        return _call(fn, programs, args, kwargs) if out is NotImplemented else out
+        return _call(fn, table, args, kwargs) if out is NotImplemented else out
 
     wrapper.programs = programs
+    wrapper._table = table
+    _jitted.add(wrapper)
     return wrapper
+
+
+@_caches.on_release
+def _release() -> None:
+    for wrapper in list(_jitted):
+        wrapper._table.clear()
 
 
 if _fastpath is not None:

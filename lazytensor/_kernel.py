@@ -3,18 +3,19 @@
 A ``CompiledKernel`` is a plan plus a program, packed into the C structures once; running
 it only fills in the buffer pointers.  Compiled kernels live in a small LRU keyed by the
 group's structure, its input dtypes, shapes and byte strides, and the output shape; a miss
-plans and lowers afresh, so stale strides are never reused.
+plans and lowers afresh, so stale strides are never reused.  That LRU and the quick table
+are bounded by size as well as by count (``_caches.SizedTable``) and emptied by
+``lt.empty_cache()``.
 """
 
 from __future__ import annotations
 
-import collections
 import os
 import threading
 
 import numpy as np
 
-from . import _ops
+from . import _caches, _ops
 from ._lower import OPCODE, lower
 from ._plan import make_plan, make_reduce_plan
 
@@ -234,17 +235,20 @@ def data_address(a: np.ndarray) -> int:
 
 def operand_of(node) -> tuple:
     """``(pointer, layout, array, address)`` of a node with a value, as a kernel reads it
-    (the address is the pointer as an int, for lazytensor._fastpath); cached on the node.
+    (the address is the pointer as an int, for lazytensor._fastpath).
 
-    A misaligned view (e.g. np.frombuffer at an odd offset) is copied once: the kernel reads
-    elements through typed pointers.  The pointer keeps the array it points into alive, or
-    the node does.
+    The kernels read elements through typed pointers in native byte order, so a value that
+    is misaligned (np.frombuffer at an odd offset, a packed structured field) or byte-swapped
+    is read through an aligned native copy.  That copy is made afresh on every call and never
+    kept on the node: such a value views memory the caller may write between evaluations.
+    Any other operand is cached on the node.  The caller keeps the tuple while the kernel
+    runs: its array keeps the pointer valid.
     """
     operand = node.operand
     if operand is None:
         a = node.value
-        if not a.flags.aligned:
-            a = a.copy()
+        if not a.flags.aligned or not a.dtype.isnative:
+            return _copied_operand(a)
         if _fastpath is not None:  # the array (kept in the tuple) keeps the pointer valid
             address = _fastpath.data_address(a)
             ptr = ffi.cast("char *", address)
@@ -255,9 +259,35 @@ def operand_of(node) -> tuple:
     return operand
 
 
-_CACHE_SIZE = 64
-_cache: "collections.OrderedDict[tuple, CompiledKernel]" = collections.OrderedDict()
-_cache_lock = threading.Lock()
+def _copied_operand(a: np.ndarray) -> tuple:
+    """The operand of an aligned native C-contiguous copy of ``a`` (see operand_of)."""
+    layout = _copy_layout(a)
+    copy = np.empty(a.shape, layout[2])
+    np.copyto(copy, a)
+    ptr = ffi.from_buffer(copy)
+    return ptr, layout, copy, _address(ptr)
+
+
+def _copy_layout(a: np.ndarray) -> tuple:
+    dtype = a.dtype if a.dtype.isnative else np.dtype(a.dtype.char)   # the native singleton
+    return a.shape, contiguous_strides(a.shape, dtype.itemsize), dtype
+
+
+def operand_layout(node) -> tuple:
+    """``operand_of(node)[1]`` without making the copy a misaligned or byte-swapped value
+    is read through (for kernel and plan keys)."""
+    operand = node.operand
+    if operand is not None:
+        return operand[1]
+    a = node.value
+    if not a.flags.aligned or not a.dtype.isnative:
+        return _copy_layout(a)
+    return operand_of(node)[1]
+
+
+# Compiled kernels by group structure and input layouts; a miss plans and lowers afresh.
+# Bounded by count and by the total of their keys' sizes (see _caches)
+_cache = _caches.SizedTable(budget=1 << 16, max_entries=64)
 cache_stats = {"hits": 0, "misses": 0}
 
 
@@ -276,54 +306,56 @@ def structure_key(group) -> tuple:
 
 def get_kernel(group, layouts) -> CompiledKernel:
     """The compiled kernel for ``group`` reading inputs of ``layouts`` (shape, strides, dtype)."""
-    key = (structure_key(group), group.shape, tuple(layouts))
-    with _cache_lock:
-        ck = _cache.get(key)
-        if ck is not None:
-            _cache.move_to_end(key)
-            cache_stats["hits"] += 1
-            return ck
+    structure = structure_key(group)
+    key = (structure, group.shape, tuple(layouts))
+    ck = _cache.get(key)
+    if ck is not None:
+        cache_stats["hits"] += 1
+        return ck
     inputs = [(s, st, dt.itemsize) for s, st, dt in layouts]
     if group.sinks:
         plan = make_reduce_plan(group.shape, group.axes, inputs)
     else:
         plan = make_plan(group.shape, inputs)
     ck = CompiledKernel(plan, lower(group, plan))
-    with _cache_lock:
-        cache_stats["misses"] += 1
-        _cache[key] = ck
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
+    cache_stats["misses"] += 1
+    _cache.put(key, ck, len(structure[0]) + len(structure[2]) + len(layouts) + 1)
     return ck
 
 
-# The quick table: a flat key of a single-group evaluation (structure and input layouts,
-# built by _eval's one walk over the DAG) -> the compiled kernel, so that a repeated small
-# expression skips partitioning, the structure key and planning.  Bounded; oldest out first.
-_QUICK_SIZE = 256
-_quick: dict = {}
+# The quick table: a flat key of an evaluation (structure and input layouts, built by
+# _eval's one walk over the DAG) -> its compiled kernel (one group) or its kept plan (several
+# groups, or blocks of rows), so that a repeated expression skips partitioning, the
+# structure key and planning.  A plan's key lists every node of its DAG: bounded by the
+# total of the keys' lengths (a plan's steps and kernels grow with it) and by count.
+_quick_table = _caches.SizedTable(budget=1 << 16, max_entries=256)
+_quick = _quick_table.table        # read directly by the C quick paths
 
 
 def quick_get(key):
-    ck = _quick.get(key)
+    ck = _quick_table.get(key)
     if ck is not None:
         cache_stats["hits"] += 1
     return ck
 
 
 def quick_put(key, ck) -> None:
-    _quick[key] = ck
-    while len(_quick) > _QUICK_SIZE:
-        try:
-            del _quick[next(iter(_quick))]
-        except (KeyError, RuntimeError, StopIteration):   # another thread got there first
-            break
+    _quick_table.put(key, ck, len(key))
 
 
+@_caches.on_release
 def clear_cache() -> None:
-    with _cache_lock:
-        _cache.clear()
-        _quick.clear()
+    """Forget every compiled kernel and kept plan (and the C quick path's memo of them)."""
+    _cache.clear()
+    _quick_table.clear()
+    if _fastpath is not None:
+        _fastpath.clear_memos()
+
+
+def cache_sizes() -> dict:
+    """What the kernel caches hold: entries and the total of their sizes (key items)."""
+    return {"kernels": len(_cache), "kernel_items": _cache.total,
+            "plans": len(_quick_table), "plan_items": _quick_table.total}
 
 
 def contiguous_strides(shape, itemsize) -> tuple:

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from ._config import env_int
+from . import _caches
 from ._kernel import ffi, lib
 
 POOL_MIN_BYTES = 128 << 10
@@ -88,6 +89,7 @@ def empty(shape: tuple, dtype: np.dtype) -> np.ndarray:
     return np.frombuffer(ffi.buffer(owner, nbytes), dtype=dtype).reshape(shape)
 
 
+@_caches.on_release
 def empty_cache() -> None:
     """Release the memory the pool holds (buffers still in use are not affected)."""
     _evict(None)

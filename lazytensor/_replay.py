@@ -24,7 +24,7 @@ import functools
 
 import numpy as np
 
-from . import _graph
+from . import _caches, _graph
 from ._kernel import _fastpath
 
 # the same loop in C when it is built (kernels_c/lt_fastpath.c)
@@ -34,6 +34,13 @@ _MAX_RECIPES = 4096
 _INPUT = -1            # an operand that is the function's tensor argument
 
 stats = {"replays": 0, "recorded": 0}
+_all_recipes: list = []    # every memoized function's recipes, for lt.empty_cache()
+
+
+@_caches.on_release
+def _release() -> None:
+    for recipes in _all_recipes:
+        recipes.clear()
 
 
 def _plain(value):
@@ -103,6 +110,7 @@ def memoized(fn):
     from ._tensor import Tensor
 
     recipes: dict = {}
+    _all_recipes.append(recipes)
     new_tensor = object.__new__
 
     if _fastpath is not None:             # the same wrapper, in C (its keys are its own)

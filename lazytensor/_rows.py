@@ -25,7 +25,8 @@ import math
 import numpy as np
 
 from . import _memory
-from ._kernel import check_status, contiguous_strides, ffi, get_kernel, lib, operand_of
+from ._kernel import (check_status, contiguous_strides, ffi, get_kernel, lib, operand_layout,
+                      operand_of)
 
 # elements of the widest group in one block: a block's buffers (a few of these) stay in L2
 BLOCK_ELEMENTS = 1 << 15
@@ -103,12 +104,13 @@ class RowsPlan:
         n_threads = max(1, min(n_threads, self.n_full, 256))
         scratch = np.empty(n_threads * self.slab + 64, np.uint8)
         base = ffi.cast("char *", ffi.from_buffer(scratch)) + (-scratch.ctypes.data) % 64
+        operands = {}
         _run(self.main, groups, storage, base, self.slab, 0, self.n_full, self.block,
-             n_threads, self.streams)
+             n_threads, self.streams, operands)
         if self.last is not None:
             _run(self.last, groups, storage, base, self.slab, self.n_full * self.block, 1,
-                 self.tail, 1, [0] * len(groups))
-        del scratch
+                 self.tail, 1, [0] * len(groups), operands)
+        del scratch, operands
         for pos, _, offset, perm in self.produced:
             if offset is None:
                 node = at[pos]
@@ -170,7 +172,7 @@ def _plan_blocks(groups, rows, produced):
             if id(x) in produced:
                 ins.append(((rows,) + x.shape[1:],) + layouts[id(x)])
             else:
-                xs, st, dt = operand_of(x)[1]
+                xs, st, dt = operand_layout(x)
                 if _row_stride(x, len(shape)):
                     xs = (rows,) + xs[1:]
                 ins.append((xs, st, dt))
@@ -197,7 +199,7 @@ def _plan_blocks(groups, rows, produced):
 def _row_stride(x, ndim) -> int:
     """Bytes per row of a value ``x`` read by a group of ``ndim`` dimensions: its leading
     stride when its rows are the group's rows, 0 when it is broadcast along them."""
-    xs, st, _ = operand_of(x)[1]
+    xs, st, _ = operand_layout(x)
     return st[0] if len(xs) == ndim and xs[0] != 1 else 0
 
 
@@ -232,15 +234,21 @@ def _streams(groups, requested, n_rows) -> list:
     return flags[::-1]
 
 
-def _run(kernels, groups, storage, scratch, slab, row0, n_blocks, rows, n_threads, streams):
-    """``lt_run_blocks`` over ``n_blocks`` blocks of ``rows`` rows from row ``row0``."""
+def _run(kernels, groups, storage, scratch, slab, row0, n_blocks, rows, n_threads, streams,
+         operands):
+    """``lt_run_blocks`` over ``n_blocks`` blocks of ``rows`` rows from row ``row0``;
+    ``operands`` (id -> operand_of's tuple) keeps the operands of this evaluation's values:
+    a misaligned or byte-swapped one is a copy made once per evaluation."""
     keep, progs, step, thread_step = [], [], [], []
 
     def slot(x, per_row):
         """Base pointer of ``x`` at row ``row0`` and its steps per block and per thread."""
         held = storage.get(id(x))
         if held is None:           # a value: its rows move with the block, or it is broadcast
-            ptr, _ = operand_of(x)[:2]
+            operand = operands.get(id(x))
+            if operand is None:
+                operand = operands[id(x)] = operand_of(x)
+            ptr = operand[0]
             if per_row:
                 return ffi.cast("char *", ptr) + row0 * per_row, rows * per_row, 0
             return ptr, 0, 0

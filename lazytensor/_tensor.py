@@ -171,7 +171,11 @@ class Tensor:
             with _eval.lock:
                 if node.value is None and not _quick_eval(node):
                     _eval.evaluate_one(node, quick=False)
-        return node.value
+        value = node.value
+        if not value.dtype.isnative:    # a caller's byte-swapped array: its values now, native
+            value = value.astype(node.dtype)
+            value.setflags(False)
+        return value
 
     def numpy(self) -> np.ndarray:
         """The value as a read-only NumPy array (evaluates if needed).
