@@ -133,7 +133,7 @@ def main(argv=None):
     ap.add_argument("--dtype", choices=("float32", "float64"), default="float32")
     ap.add_argument("--out", default=None, help="also write the Markdown table here")
     args = ap.parse_args(argv)
-    from lazytensor import _ops
+    from lazytensor._engine import ops as _ops
 
     names = args.functions or [op.name for op in _ops.OPS_LIST if op.math]
     rows = run(names, args.n, args.repeats, args.threads, args.dtype)

@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 import lazytensor as lt
-from lazytensor import _rows
+from lazytensor._engine import rows as _rows
 
 
 def softmax(X):

@@ -6,7 +6,7 @@ Each workload's kernels are built once; then calls alternate between the two set
 structures; ``--knob prefetch``: ``lt_program.prefetch`` set to 3 and to 0; ``--knob both``:
 the four combinations) for a few
 seconds, and the medians are compared.  The rules that pick one way
-(``lazytensor/_cost.py``) were set from these figures.
+(``lazytensor/_engine/cost.py``) were set from these figures.
 
     python benchmarks/bench_stores.py --n 1e7 --threads 1 --mode fast --workloads x+1,gelu
     python benchmarks/bench_stores.py --knob prefetch --workloads a*b+c,exp_log1p
@@ -25,8 +25,8 @@ import time
 import numpy as np
 
 import lazytensor as lt
-from lazytensor import _kernel
-from lazytensor._elementwise import apply
+from lazytensor._engine import kernel as _kernel
+from lazytensor._api.elementwise import apply
 
 from _benchutil import Flush
 

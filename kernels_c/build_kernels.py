@@ -1,4 +1,4 @@
-"""cffi build script: generates the op functions from lazytensor/_ops.py and compiles the
+"""cffi build script: generates the op functions from lazytensor/_engine/ops.py and compiles the
 kernel into ``lazytensor._kernels`` (API mode).  Run by ``pip install`` through
 ``cffi_modules`` in setup.py; nothing is compiled at run time.
 
@@ -25,7 +25,7 @@ ROOT = os.path.dirname(HERE)
 def _load_ops():
     # Load the table by path: the package itself cannot be imported before it is built.
     spec = importlib.util.spec_from_file_location(
-        "_lt_ops_for_build", os.path.join(ROOT, "lazytensor", "_ops.py"))
+        "_lt_ops_for_build", os.path.join(ROOT, "lazytensor", "_engine", "ops.py"))
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)

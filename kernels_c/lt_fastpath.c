@@ -3,7 +3,7 @@
  * Evaluating a 10^3-element expression is mostly Python work around a kernel call of a
  * microsecond: walk the pending DAG, build the structure key, find the compiled kernel, fill
  * its pointers, allocate the output and keep the value.  quick_eval() does what the quick
- * path of lazytensor/_eval.py (evaluate_one) does, and plan_eval() what evaluate() does on a
+ * path of lazytensor/_engine/evaluate.py (evaluate_one) does, and plan_eval() what evaluate() does on a
  * hit of a kept plan; both build the very keys Python builds, so they share the kernel
  * cache's quick table.  They return False, having changed nothing, whenever they are not
  * sure: another shape, a DAG larger than their small fixed arrays, a miss, a kernel's call
@@ -2194,7 +2194,7 @@ static PyObject *leaf_tensor(PyObject *self, PyObject *array)
     return new_tensor(node);
 }
 
-/* ---- the recording memo (lazytensor/_replay.py) ---------------------------------------- */
+/* ---- the recording memo (lazytensor/_engine/replay.py) ---------------------------------------- */
 
 static PyObject *replay_module, *replay_stats, *recipe_of, *dtype_class, *s_max_recipes,
     *s_replays, *s_recorded;
@@ -2327,7 +2327,7 @@ static PyObject *data_address(PyObject *self, PyObject *array)
 }
 
 
-/* ---- softmax and log-sum-exp by rows (lazytensor/_softmax.py) ------------------------- */
+/* ---- softmax and log-sum-exp by rows (lazytensor/_api/softmax.py) ------------------------- */
 
 typedef int (*lt_rowwise_fn)(const lt_rowfns *, int64_t, int64_t, intptr_t, int64_t, intptr_t,
                              int32_t, int32_t, int32_t);
@@ -2653,7 +2653,7 @@ static PyObject *plan_eval(PyObject *self, PyObject *roots)
     return Py_NewRef(ran ? Py_True : Py_False);
 }
 
-/* ---- lazytensor.jit (lazytensor/_jit.py) -------------------------------------------------- */
+/* ---- lazytensor.jit (lazytensor/_engine/jit.py) -------------------------------------------------- */
 
 static PyObject *jit_stats, *s_const, *s_replayed, *s_plain;
 
@@ -2937,7 +2937,7 @@ static PyMethodDef methods[] = {
     {"setup_rowwise", setup_rowwise, METH_O, "setup_rowwise(address of lt_run_rowwise)"},
     {"rowwise", (PyCFunction)(void (*)(void))rowwise, METH_FASTCALL,
      "rowwise(array, fns, logsumexp) -> the row kernel's result, or None when Python's path "
-     "must copy the array first (lazytensor/_softmax.py)."},
+     "must copy the array first (lazytensor/_api/softmax.py)."},
     {"plan_eval", plan_eval, METH_O,
      "plan_eval(nodes) -> bool: run a kept plan of several kernels (see _eval.evaluate); "
      "False (nothing done) when Python's path must do it."},
@@ -2946,7 +2946,7 @@ static PyMethodDef methods[] = {
     {"jit_call", (PyCFunction)(void (*)(void))jit_call, METH_FASTCALL,
      "jit_call(programs, fn, args, kwargs): a call of a jitted function, replayed (or fn's "
      "for a plain signature); NotImplemented (nothing run) when Python must handle it "
-     "(lazytensor/_jit.py)."},
+     "(lazytensor/_engine/jit.py)."},
     {"setup_jit", setup_jit, METH_O, "setup_jit(stats)"},
     {"quick_eval", quick_eval, METH_O,
      "quick_eval(node) -> bool: evaluate a small pending expression through the quick "

@@ -26,7 +26,7 @@
 #include "lt_kernel.h"
 #include "lt_fpenv.h"
 
-/* lt_ops_generated.c (written by build_kernels.py from lazytensor/_ops.py) defines the
+/* lt_ops_generated.c (written by build_kernels.py from lazytensor/_engine/ops.py) defines the
  * op functions and this table. */
 extern const lt_opfn *const lt_op_tables[];
 extern const lt_expsumfn lt_exp_sum_tables[][2];   /* float32, float64 (build_kernels.py) */
@@ -75,7 +75,7 @@ int lt_fpenv_set(int rounding, int flush)
 #endif
 }
 
-/* Output buffers for the pool of lazytensor/_memory.py: 64-byte aligned, and backed by
+/* Output buffers for the pool of lazytensor/_engine/memory.py: 64-byte aligned, and backed by
  * transparent huge pages where the kernel offers them (fewer page faults on first touch). */
 void *lt_alloc(size_t nbytes)
 {
@@ -276,7 +276,7 @@ static void lt_ctx_fill(lt_ctx *c, int32_t r, const char *src, int64_t n)
  * chain per element) gains too: its loop needs many iterations in flight and stalls on
  * loads that miss L1.  Where one cheap op reads the load and does all the work, the
  * hardware prefetcher keeps up and the extra requests cost time.  Which kernels gain
- * differs by CPU (the rules: lazytensor/_cost.py; figures and the commands:
+ * differs by CPU (the rules: lazytensor/_engine/cost.py; figures and the commands:
  * docs/architecture.md, the paragraphs on prefetching). */
 #define LT_PREFETCH_CHUNKS 8
 /* Kernels whose inputs span less than this in all do not prefetch them.  On an AMD EPYC
@@ -474,7 +474,7 @@ static void lt_ctx_exec(lt_ctx *c, int64_t n)
  * the time, also counting a second pass that reads the output back; outputs within L2
  * (100-300 Ki elements) ran slower, hence the threshold (LT_STREAM_MIN_BYTES, lt_kernel.h).
  * Kernels whose outputs are 8-bit or written by a costly op keep normal stores
- * (lt_program.plain_stores; the rule and its figures: lazytensor/_cost.py).  Blocks of
+ * (lt_program.plain_stores; the rule and its figures: lazytensor/_engine/cost.py).  Blocks of
  * rows (lt_run_blocks) stream what lt_program.stream asks for, whatever the rule says: tried
  * there, the rule did not hold (a costly op writing a block's output gained a little from
  * normal stores in one case, lost in another). */

@@ -1,4 +1,4 @@
-/* The interface between the Python lowering (lazytensor/_lower.py) and the C kernel.
+/* The interface between the Python lowering (lazytensor/_engine/lower.py) and the C kernel.
  * This text is also given to cffi's cdef, so it holds plain declarations only. */
 
 typedef void (*lt_opfn)(int64_t n, void *out, const void *a, const void *b,
@@ -51,21 +51,21 @@ typedef struct {
      * block's slice of a large output that no later kernel of the block reads, _rows.py) */
     int32_t stream;
     /* bit 0 (fast mode), bit 1 (exact mode): large outputs are written with normal stores all
-     * the same (when stream is 0): streaming would not pay (lazytensor/_cost.py) */
+     * the same (when stream is 0): streaming would not pay (lazytensor/_engine/cost.py) */
     int32_t plain_stores;
     /* bit 0 (fast mode), bit 1 (exact mode): inputs read in place are prefetched
-     * LT_PREFETCH_CHUNKS chunks ahead (the rule: lazytensor/_cost.py, prefetch_bits) */
+     * LT_PREFETCH_CHUNKS chunks ahead (the rule: lazytensor/_engine/cost.py, prefetch_bits) */
     int32_t prefetch;
     /* for whether a run pays for waking sleeping worker threads (lt_work_ns): the estimated
      * picoseconds per element of its ops on one thread (fast, exact mode; 0: unknown;
-     * lazytensor/_cost.py, work_ps) and the bytes per element it reads and writes */
+     * lazytensor/_engine/cost.py, work_ps) and the bytes per element it reads and writes */
     int32_t work_ps[2];
     int32_t work_bytes;
 } lt_program;
 
 enum { LT_STREAM_MIN_BYTES = 4194304 };   /* 4 MiB */
 
-/* Several programs run block by block over leading rows (lazytensor/_rows.py).  The pointer
+/* Several programs run block by block over leading rows (lazytensor/_engine/rows.py).  The pointer
  * slots of the programs are numbered in_ptr, out_ptr, red_ptr of program 0, then of program 1,
  * and so on; for block i (0 <= i < n_blocks) run by thread t, slot s points at the program's
  * own pointer + i * step[s] + t * thread_step[s].  Each thread runs the programs one after the
@@ -80,7 +80,7 @@ typedef struct {
 } lt_blocks;
 
 /* Softmax, or log-sum-exp, of each of `rows` rows of `cols` contiguous elements
- * (lazytensor/_softmax.py): softmax writes rows * cols C-contiguous values at dst,
+ * (lazytensor/_api/softmax.py): softmax writes rows * cols C-contiguous values at dst,
  * log-sum-exp one per row.  The functions are those of the expression form's kernels. */
 typedef struct {
     int32_t logsumexp;           /* 0: exp(x - max) / sum; 1: log(sum(exp(x - m))) + m */
@@ -102,7 +102,7 @@ int lt_chunk_size(void);
 int lt_path_count(void);
 const char *lt_path_name(int path);
 int lt_path_supported(int path);
-int lt_cpu_vendor(void);      /* 1 Intel, 2 AMD, 0 another or unknown (lazytensor/_cost.py) */
+int lt_cpu_vendor(void);      /* 1 Intel, 2 AMD, 0 another or unknown (lazytensor/_engine/cost.py) */
 void *lt_alloc(size_t nbytes);
 void lt_free(void *ptr);
 int lt_red_count(void);
@@ -112,7 +112,7 @@ int lt_red_acc_size(int fn);
 /* The calling thread's floating-point state (lt_fpenv.h).  lt_fpenv_enter switches to the
  * library's own (round to nearest, no flush-to-zero, no denormals-are-zero, exceptions
  * masked) and returns the caller's, which lt_fpenv_leave restores: Python brackets the
- * conversions it has NumPy do with them (lazytensor/_fpenv.py).  lt_fpenv_set is for
+ * conversions it has NumPy do with them (lazytensor/_engine/fpenv.py).  lt_fpenv_set is for
  * tests: rounding 0 to nearest, 1 upward, 2 downward, 3 toward zero; flush nonzero turns on
  * flush-to-zero and denormals-are-zero (FZ on aarch64); -1 where that is not available. */
 uint64_t lt_fpenv_enter(void);

@@ -8,32 +8,32 @@ by one C loop over chunks of 256 elements, bit-reproducibly by default.
 >>> y.numpy()                    # runs it
 """
 
-from ._config import config, get_mode, get_num_threads, mode, set_mode, set_num_threads
-from ._creation import *  # noqa: F401,F403
-from ._dtypes import (bool_ as bool, complex64, complex128, float16, float32, float64, int8,
+from ._engine.config import config, get_mode, get_num_threads, mode, set_mode, set_num_threads
+from ._api.creation import *  # noqa: F401,F403
+from ._engine.dtypes import (bool_ as bool, complex64, complex128, float16, float32, float64, int8,
                       int16, int32, int64, uint8, uint16, uint32, uint64)
-from ._elementwise import FUNCTIONS as _FUNCTIONS
-from ._errors import Unsupported
-from ._eval import counters as _counters
-from ._eval import evaluate as _evaluate, lock as _eval_lock
-from ._explain import Explanation, explain
-from ._jit import jit
-from ._kernel import CHUNK as chunk_size
-from ._kernel import kernel_paths
-from ._manipulation import *  # noqa: F401,F403
-from ._statistical import *  # noqa: F401,F403
-from ._tensor import Tensor
-from . import _tensor as _tensor_module
-from . import _indexing  # noqa: F401  (installs Tensor.__getitem__/__setitem__)
+from ._api.elementwise import FUNCTIONS as _FUNCTIONS
+from ._engine.errors import Unsupported
+from ._engine.evaluate import counters as _counters
+from ._engine.evaluate import evaluate as _evaluate, lock as _eval_lock
+from ._engine.explain import Explanation, explain
+from ._engine.jit import jit
+from ._engine.kernel import CHUNK as chunk_size
+from ._engine.kernel import kernel_paths
+from ._api.manipulation import *  # noqa: F401,F403
+from ._api.statistical import *  # noqa: F401,F403
+from ._engine.tensor import Tensor
+from ._engine import tensor as _tensor_module
+from ._api import indexing as _indexing  # noqa: F401  (installs Tensor.__getitem__/__setitem__)
 # Array API chapters: each module lists its public names in __all__
-from ._indexing import *  # noqa: F401,F403
-from ._searching import *  # noqa: F401,F403
-from ._sorting import *  # noqa: F401,F403
-from ._sets import *  # noqa: F401,F403
-from ._utility import *  # noqa: F401,F403
-from ._data_types import *  # noqa: F401,F403
-from ._info import *  # noqa: F401,F403
-from ._linalg_functions import *  # noqa: F401,F403
+from ._api.indexing import *  # noqa: F401,F403
+from ._api.searching import *  # noqa: F401,F403
+from ._api.sorting import *  # noqa: F401,F403
+from ._api.sets import *  # noqa: F401,F403
+from ._api.utility import *  # noqa: F401,F403
+from ._api.data_type_functions import *  # noqa: F401,F403
+from ._api.info import *  # noqa: F401,F403
+from ._api.linear_algebra_functions import *  # noqa: F401,F403
 from . import fft, linalg, nn, onnx  # noqa: E402  (after the namespace they build on)
 
 globals().update(_FUNCTIONS)
@@ -67,7 +67,7 @@ def eval(*tensors):
 def kernel_path() -> str:
     """The kernel path in use: the best of ``kernel_paths()`` unless set with
     ``lt.config(kernel_path=...)`` or LAZYTENSOR_KERNEL_PATH."""
-    from ._kernel import get_kernel_path
+    from ._engine.kernel import get_kernel_path
 
     return get_kernel_path()
 
@@ -76,9 +76,9 @@ def stats():
     """Counters: evaluation requests, kernel launches, evaluations run by blocks of rows,
     kernel-cache hits and misses, and the output pool (hits, misses, bytes held, bytes
     handed out)."""
-    from ._eval import flush_counts
-    from ._kernel import cache_stats
-    from ._memory import stats as memory_stats
+    from ._engine.evaluate import flush_counts
+    from ._engine.kernel import cache_stats
+    from ._engine.memory import stats as memory_stats
 
     flush_counts()
     return {**_counters, **cache_stats, **memory_stats}
@@ -95,6 +95,6 @@ def empty_cache():
     are bounded by the size of what they hold in any case, so plans of huge DAGs do not
     stay; this is for giving the memory back now.)
     """
-    from ._caches import release_all
+    from ._engine.caches import release_all
 
     release_all()

@@ -27,9 +27,9 @@ import operator
 
 import numpy as np
 
-from ._args import normalize_axis
-from ._dtypes import canonical_dtype
-from ._tensor import Tensor, _check_device
+from ._api.args import normalize_axis
+from ._engine.dtypes import canonical_dtype
+from ._engine.tensor import Tensor, _check_device
 from .linalg import _complex, _real   # the result dtypes: same precision, other kind
 
 __all__ = ['fft', 'ifft', 'fftn', 'ifftn', 'rfft', 'irfft', 'rfftn', 'irfftn', 'hfft', 'ihfft',

@@ -18,9 +18,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._dtypes import canonical_dtype
-from ._args import check_size
-from ._tensor import Tensor
+from ._engine.dtypes import canonical_dtype
+from ._api.args import check_size
+from ._engine.tensor import Tensor
 
 __all__ = ['cholesky', 'cross', 'det', 'diagonal', 'eig', 'eigh', 'eigvals', 'eigvalsh', 'inv',
            'matmul', 'matrix_norm', 'matrix_power', 'matrix_rank', 'matrix_transpose', 'outer',
@@ -567,7 +567,7 @@ def trace(x, /, *, offset=0, dtype=None):
 
 def matmul(x1, x2, /):
     """Matrix product; the same function as ``lazytensor.matmul``."""
-    from . import matmul as top_level   # looked up at call time: it lives in the namespace
+    from . import matmul as top_level  # looked up at call time: it lives in the namespace
     return top_level(x1, x2)
 
 

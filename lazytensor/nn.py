@@ -3,8 +3,8 @@ log-sum-exp."""
 
 from __future__ import annotations
 
-from ._elementwise import apply, unary
-from ._softmax import logsumexp, softmax
+from ._api.elementwise import apply, unary
+from ._api.softmax import logsumexp, softmax
 
 __all__ = ["relu", "sigmoid", "silu", "gelu", "leaky_relu", "hard_sigmoid", "hardswish",
            "softmax", "logsumexp"]

@@ -12,9 +12,10 @@ import functools
 
 import numpy as np
 
-from . import _dtypes, nn
-from ._elementwise import FUNCTIONS, apply, cast, where as _where
-from ._tensor import Tensor
+from . import nn
+from ._engine import dtypes as _dtypes
+from ._api.elementwise import FUNCTIONS, apply, cast, where as _where
+from ._engine.tensor import Tensor
 
 
 def _same_dtype(name, *xs):

@@ -18,7 +18,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 # on the op table's figures and on what ran just before; with no estimate (0) it splits every
 # run of 64 chunks a thread, as it always did before the estimate.  So the tests lower their
 # kernels without one; `work_estimates` gives a test the library's own.
-from lazytensor import _cost  # noqa: E402
+from lazytensor._engine import cost as _cost  # noqa: E402
 
 _real_work_ps = _cost.work_ps
 _cost.work_ps = lambda ops, on=None: (0, 0)
@@ -30,10 +30,10 @@ def work_estimates(monkeypatch):
     import lazytensor as lt
 
     monkeypatch.setattr(_cost, "work_ps", _real_work_ps)
-    lt._kernel.clear_cache()
+    lt._engine.kernel.clear_cache()
     yield
     monkeypatch.undo()
-    lt._kernel.clear_cache()
+    lt._engine.kernel.clear_cache()
 
 
 @pytest.fixture

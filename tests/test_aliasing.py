@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import lazytensor as lt
-from lazytensor import _graph
+from lazytensor._engine import graph as _graph
 
 
 def _reused_buffers(x):
@@ -110,3 +110,24 @@ def test_the_python_table_keys_threads_by_an_id_of_their_own():
         t.start()
         t.join()
     assert len(set(ids)) == 3 and _graph._recording_id() not in ids
+
+
+# Pickles made before the engine moved to lazytensor._engine (made with commit 9375a9c,
+# protocol 2): a float32 tensor [1.5, -2.0, 3.25] and the CPU device.
+_OLD_TENSOR_PICKLE = (
+    b'\x80\x02clazytensor._tensor\n_rebuild\nq\x00cnumpy._core.multiarray\n_reconstruct\nq\x01'
+    b'cnumpy\nndarray\nq\x02K\x00\x85q\x03c_codecs\nencode\nq\x04X\x01\x00\x00\x00bq\x05X\x06'
+    b'\x00\x00\x00latin1q\x06\x86q\x07Rq\x08\x87q\tRq\n(K\x01K\x03\x85q\x0bcnumpy\ndtype\nq\x0c'
+    b'X\x02\x00\x00\x00f4q\r\x89\x88\x87q\x0eRq\x0f(K\x03X\x01\x00\x00\x00<q\x10NNNJ\xff\xff\xff'
+    b'\xffJ\xff\xff\xff\xffK\x00tq\x11b\x89h\x04X\x0e\x00\x00\x00\x00\x00\xc3\x80?\x00\x00\x00'
+    b'\xc3\x80\x00\x00P@q\x12h\x06\x86q\x13Rq\x14tq\x15b\x85q\x16Rq\x17.')
+_OLD_DEVICE_PICKLE = b'\x80\x02clazytensor._tensor\nDevice\nq\x00)\x81q\x01.'
+
+
+def test_pickles_of_the_flat_layout_still_load():
+    import pickle
+
+    t = pickle.loads(_OLD_TENSOR_PICKLE)
+    assert isinstance(t, lt.Tensor)
+    np.testing.assert_array_equal(t.numpy(), np.array([1.5, -2.0, 3.25], np.float32))
+    assert pickle.loads(_OLD_DEVICE_PICKLE) == t.device

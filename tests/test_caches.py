@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 import lazytensor as lt
-from lazytensor import _eval, _jit, _kernel
+from lazytensor._engine import evaluate as _eval
+from lazytensor._engine import jit as _jit
+from lazytensor._engine import kernel as _kernel
 
 BUDGET = 4000          # key items, for the quick table in these tests (its default is larger)
 

@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 
 import lazytensor as lt
-from lazytensor import _elementwise, _eval, _graph, _kernel
+from lazytensor._api import elementwise as _elementwise
+from lazytensor._engine import evaluate as _eval
+from lazytensor._engine import graph as _graph
+from lazytensor._engine import kernel as _kernel
 
 rng = np.random.default_rng(7)
 

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import lazytensor as lt
-from lazytensor import _ops
+from lazytensor._engine import ops as _ops
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "tools"))
 import verify_float32  # noqa: E402

@@ -11,7 +11,10 @@ import numpy as np
 import pytest
 
 import lazytensor as lt
-from lazytensor import _eval, _graph, _kernel, _tensor
+from lazytensor._engine import evaluate as _eval
+from lazytensor._engine import graph as _graph
+from lazytensor._engine import kernel as _kernel
+from lazytensor._engine import tensor as _tensor
 
 
 @pytest.fixture
@@ -172,7 +175,7 @@ def test_a_repeated_reduction_runs_in_c(monkeypatch):
 
 
 # ---- recording in C --------------------------------------------------------------------
-from lazytensor import _elementwise  # noqa: E402
+from lazytensor._api import elementwise as _elementwise  # noqa: E402
 
 
 def test_recording_takes_the_c_functions():
@@ -758,7 +761,7 @@ def test_the_mode_context_manager_in_c_behaves_as_the_python_class(kind):
     an exception, keep other threads' modes, and reject a bad name the same way."""
     import threading
 
-    from lazytensor import _config
+    from lazytensor._engine import config as _config
     make = lt.mode if kind == "c" else _config.python_mode
     if kind == "c":
         assert type(lt.mode) is type and lt.mode is not _config.python_mode

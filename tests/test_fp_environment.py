@@ -2,7 +2,7 @@
 
 Another library may leave the calling thread with flush-to-zero and denormals-are-zero
 on, or with another rounding mode.  Everything lazytensor computes runs under its own
-round-to-nearest, no-FTZ state (kernels_c/lt_fpenv.h, lazytensor/_fpenv.py), and gives the
+round-to-nearest, no-FTZ state (kernels_c/lt_fpenv.h, lazytensor/_engine/fpenv.py), and gives the
 caller's state back.  Each case here is computed under each odd environment, at 1 and 2
 threads, from inputs of its own (fresh leaves: nothing is shared with another evaluation by
 hash-consing), twice (the first evaluation plans in Python, the repeat takes the C quick
@@ -23,8 +23,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import lazytensor as lt
-from lazytensor import _creation, _elementwise, _ops
-from lazytensor._kernel import lib
+from lazytensor._api import creation as _creation
+from lazytensor._api import elementwise as _elementwise
+from lazytensor._engine import ops as _ops
+from lazytensor._engine.kernel import lib
 
 # (rounding, flush) for lib.lt_fpenv_set: rounding 0 nearest, 1 upward, 2 downward, 3 toward
 # zero; flush turns on flush-to-zero and denormals-are-zero

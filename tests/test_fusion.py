@@ -7,7 +7,7 @@ import pytest
 from scipy import special
 
 import lazytensor as lt
-from lazytensor import _fuse
+from lazytensor._engine import fuse as _fuse
 
 
 @pytest.fixture

@@ -128,7 +128,7 @@ def test_values_handed_out_are_read_only():
 # Float attributes are keyed by their bits (hash-consing, kernel and plan caches, memo,
 # jit): 0.0 and -0.0 give different results where the sign of a zero shows, and an op
 # recorded with one must never give its node or kernel to the other, in either order.
-ATTR_OPS = sorted(name for name, op in lt._ops.OPS.items() if op.attrs)
+ATTR_OPS = sorted(name for name, op in lt._engine.ops.OPS.items() if op.attrs)
 
 
 def _signed_zero_variants(base):
@@ -150,10 +150,10 @@ def test_float_attributes_are_keyed_by_their_bits(name, reverse):
     for dt in ("float32", "float64", "float16"):
         x = np.array([-3.0, -0.0, 0.0, 2.5, -np.inf, np.inf, 1e-3], dtype=dt)
         t = lt.asarray(x)
-        recorded = [lt._elementwise.apply(name, t, attrs=a) for a in variants]
+        recorded = [lt._api.elementwise.apply(name, t, attrs=a) for a in variants]
         for a, r in zip(variants, recorded):
             check_exact(f"{name}{a}[{dt}]", np.array(r), reference(name, [x], a), [x])
-        again = [lt._elementwise.apply(name, lt.asarray(x), attrs=a) for a in variants]
+        again = [lt._api.elementwise.apply(name, lt.asarray(x), attrs=a) for a in variants]
         for a, r in zip(variants, again):   # the kernels kept from above, on a new leaf
             check_exact(f"{name}{a}[{dt}] again", np.array(r), reference(name, [x], a), [x])
 

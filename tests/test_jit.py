@@ -1,4 +1,4 @@
-"""lt.jit (lazytensor/_jit.py, jit_call in kernels_c/lt_fastpath.c): a replayed call must
+"""lt.jit (lazytensor/_engine/jit.py, jit_call in kernels_c/lt_fastpath.c): a replayed call must
 give what the function gives (the same bits: both run the same kernels), on new data of the
 same signature; a new signature is traced afresh; and a function whose trace cannot be
 replayed (it reads a value, makes a tensor from an array, uses a tensor from outside,
@@ -13,7 +13,10 @@ import numpy as np
 import pytest
 
 import lazytensor as lt
-from lazytensor import _eval, _jit, _kernel, _rows
+from lazytensor._engine import evaluate as _eval
+from lazytensor._engine import jit as _jit
+from lazytensor._engine import kernel as _kernel
+from lazytensor._engine import rows as _rows
 
 
 def bits(t):

@@ -1,4 +1,4 @@
-"""lt.jit and threads (lazytensor/_jit.py): a traced function runs without the evaluation
+"""lt.jit and threads (lazytensor/_engine/jit.py): a traced function runs without the evaluation
 lock, so that threads it starts, and every other thread, can evaluate while it runs; the
 trace is still right when other threads record and evaluate the same expressions meanwhile
 (hash-consing shares their nodes), and their value reads are not the trace's.
@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 import lazytensor as lt
-from lazytensor import _jit
+from lazytensor._engine import jit as _jit
 
 WAIT = 10.0    # seconds: far above what any step here takes, only a bound on a deadlock
 

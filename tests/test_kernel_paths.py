@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import lazytensor as lt
-from lazytensor import _ops
-from lazytensor._elementwise import apply
+from lazytensor._engine import ops as _ops
+from lazytensor._api.elementwise import apply
 
 N = 40_000    # > 64 chunks per thread at 2 threads, so the split really happens
 

@@ -1,4 +1,4 @@
-"""Lowering (lazytensor/_lower.py) on its own: a group becomes a register program that,
+"""Lowering (lazytensor/_engine/lower.py) on its own: a group becomes a register program that,
 run symbolically, computes every requested node's expression from the group's inputs.
 
 The symbolic run is this test's own reading of the program (the instruction words and the
@@ -13,10 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lazytensor as lt
-from lazytensor import _lower, _ops
-from lazytensor._fuse import partition
-from lazytensor._graph import pending_topo_order
-from lazytensor._plan import make_plan
+from lazytensor._engine import lower as _lower
+from lazytensor._engine import ops as _ops
+from lazytensor._engine.fuse import partition
+from lazytensor._engine.graph import pending_topo_order
+from lazytensor._engine.plan import make_plan
 
 NAME = {code: entry for entry, code in _lower.OPCODE.items()}
 WIDTH = 6          # LT_INSTR_WORDS

@@ -5,7 +5,7 @@ import gc
 import numpy as np
 
 import lazytensor as lt
-from lazytensor import _memory
+from lazytensor._engine import memory as _memory
 
 N = 200_000   # 800 KB of float32: pooled
 

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import lazytensor as lt
-from lazytensor import _elementwise
-from lazytensor._ops import OPS
+from lazytensor._api import elementwise as _elementwise
+from lazytensor._engine.ops import OPS
 
 BIG = 2**32
 

@@ -32,8 +32,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import lazytensor as lt
-from lazytensor import _ops
-from lazytensor._elementwise import apply
+from lazytensor._engine import ops as _ops
+from lazytensor._api.elementwise import apply
 
 # --------------------------------------------------------------------------------------
 # dtypes, bits, canonical NaN
@@ -652,7 +652,7 @@ def check_math_bound(op, what, actual, expected, inputs, mode, rtol=0.0):
 
 def _require_reference(name):
     if name not in REFERENCES:
-        pytest.fail(f"operator {name!r} of lazytensor._ops.OPS has no reference in "
+        pytest.fail(f"operator {name!r} of lazytensor._engine.ops.OPS has no reference in "
                     f"REFERENCES of {__file__}: add one", pytrace=False)
 
 

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 import lazytensor as lt
-from lazytensor import _kernel
-from lazytensor._plan import make_plan
+from lazytensor._engine import kernel as _kernel
+from lazytensor._engine.plan import make_plan
 
 
 def layout(shape, strides, itemsize=4):

@@ -119,7 +119,8 @@ def test_random_dag_matches_numpy(case):
 def test_random_dag_jitted_matches_numpy_on_new_data(case):
     """lt.jit of the same DAG as a function: the traced call and a replay on new values
     (same shapes, dtypes and layouts) both match NumPy bit for bit."""
-    from lazytensor import _eval, _jit
+    from lazytensor._engine import evaluate as _eval
+    from lazytensor._engine import jit as _jit
 
     dtype, leaf_shapes, steps, outs, seed, transpose = case
     ops = INT_OPS if dtype[0] in "iu" else FLOAT_OPS

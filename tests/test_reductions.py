@@ -426,7 +426,7 @@ def test_axis_errors():
 def test_reshape_of_a_pending_keepdims_reduction_stays_lazy(name, axes, shape):
     """Dropping the kept unit axes of a pending reduction is the same reduction without
     keepdims: nothing is evaluated when reshaping, and the values are NumPy's."""
-    from lazytensor import _eval
+    from lazytensor._engine import evaluate as _eval
     x = np.random.default_rng(3).standard_normal((2, 3, 4)).astype(np.float64)
     t = lt.asarray(x)
     kept = getattr(lt, name)(t, axis=axes, keepdims=True)

@@ -1,11 +1,12 @@
-"""The recording memo (lazytensor/_replay.py): a replayed call records the same nodes as the
+"""The recording memo (lazytensor/_engine/replay.py): a replayed call records the same nodes as the
 function itself, and the memo key tells apart every argument that changes the recording."""
 
 import numpy as np
 import pytest
 
 import lazytensor as lt
-from lazytensor import _eval, _replay
+from lazytensor._engine import evaluate as _eval
+from lazytensor._engine import replay as _replay
 
 def _fresh(fn):
     fn.recipes.clear()
@@ -80,7 +81,7 @@ def test_key_tells_negative_zero_from_zero():
 def test_key_tells_nan_bounds_and_dtypes_apart():
     x = lt.asarray(np.array([-3.0, 0.5, 7.0], np.float32))
     _fresh(lt.clip)
-    memo_astype = lt._elementwise._astype       # lt.astype's memoised part
+    memo_astype = lt._api.elementwise._astype       # lt.astype's memoised part
     _fresh(memo_astype)
     for args in [(0, 1), (0.0, 1.0), (float("nan"), 1.0), (0, None), (None, 1), (0, 1)]:
         assert _bits(lt.clip(x, *args)) == _bits(lt.clip.__wrapped__(x, *args))
@@ -136,7 +137,7 @@ def test_memo_is_bounded(monkeypatch):
 
 
 def test_c_replay_builds_the_nodes_python_builds():
-    from lazytensor._kernel import _fastpath
+    from lazytensor._engine.kernel import _fastpath
     assert _fastpath is not None and _replay._fast_replay is _fastpath.replay
     x = lt.asarray(np.linspace(-4, 4, 30, dtype=np.float32).reshape(5, 6))
     _fresh(lt.mean)
@@ -160,9 +161,9 @@ def test_c_replay_builds_the_nodes_python_builds():
 # array must neither follow the write nor write into the source.  (clip with no bound that
 # binds returns its input, as positive() does: not a new array.)
 MEMO_CALLS = [   # function, args, kwargs, whether the result is a new array
-    (lt._elementwise._astype, ("float32",), {}, True),
-    (lt._elementwise._astype, ("float32",), {"copy": False}, False),
-    (lt._elementwise._astype, ("float64",), {}, True),
+    (lt._api.elementwise._astype, ("float32",), {}, True),
+    (lt._api.elementwise._astype, ("float32",), {"copy": False}, False),
+    (lt._api.elementwise._astype, ("float64",), {}, True),
     (lt.clip, (), {"min": -1.0, "max": 1.0}, True), (lt.clip, (), {}, False),
     (lt.sum, (), {}, True), (lt.sum, (), {"axis": 0}, True), (lt.prod, (), {}, True),
     (lt.mean, (), {"axis": 0}, True), (lt.max, (), {}, True), (lt.min, (), {"axis": 0}, True),

@@ -1,4 +1,4 @@
-"""Evaluation by blocks of rows (lazytensor/_rows.py).
+"""Evaluation by blocks of rows (lazytensor/_engine/rows.py).
 
 Kernels that only combine values of the same leading row (softmax, logsumexp, a row
 normalisation) run block by block.  The results must be the bits of the kernel-by-kernel
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import lazytensor as lt
-from lazytensor import _rows
+from lazytensor._engine import rows as _rows
 
 
 @pytest.fixture
@@ -193,7 +193,7 @@ def test_kept_plan_runs_on_new_inputs(small_blocks, monkeypatch):
     """A repeated structure runs its kept plan (planned once) on each call's own inputs and
     outputs: the bits of the kernel-by-kernel evaluation, also with an intermediate
     requested, and the plan keeps no node alive."""
-    from lazytensor import _eval
+    from lazytensor._engine import evaluate as _eval
 
     planned = []
 
@@ -247,7 +247,7 @@ def test_streamed_block_outputs(monkeypatch, threads):
         flags.extend(found)
         return found
     monkeypatch.setattr(_rows, "_streams", spy)
-    lt._kernel.clear_cache()           # plan afresh: an earlier parameter's plan is kept
+    lt._engine.kernel.clear_cache()           # plan afresh: an earlier parameter's plan is kept
     X = np.random.default_rng(21).standard_normal((1200, 1029)).astype(np.float32)   # 4.9 MB
     by_rows, plain, runs = _both(_softmax, [X], threads=threads)
     assert runs >= 1 and 1 in flags
@@ -257,7 +257,7 @@ def test_streamed_block_outputs(monkeypatch, threads):
         e = lt.exp(X - lt.max(X, axis=1, keepdims=True))     # requested and read later
         return e, e / lt.sum(e, axis=1, keepdims=True)
     flags.clear()
-    lt._kernel.clear_cache()
+    lt._engine.kernel.clear_cache()
     by_rows, plain, runs = _both(two, [X], threads=threads)
     assert runs >= 1 and 0 in flags and 1 in flags
     for a, b in zip(by_rows, plain):

@@ -1,4 +1,4 @@
-"""lt.nn.softmax and lt.nn.logsumexp: one pass per row (lazytensor/_softmax.py).
+"""lt.nn.softmax and lt.nn.logsumexp: one pass per row (lazytensor/_api/softmax.py).
 
 Exact mode must give the bits of the same expression written with lt.max, lt.exp, lt.sum
 (and lt.log, lt.where) and evaluated kernel by kernel, on every kernel path and at any

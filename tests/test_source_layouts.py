@@ -128,7 +128,7 @@ def test_writes_to_the_source_are_seen_by_each_evaluation(layout, dtype):
 
 @pytest.mark.parametrize("layout", ["misaligned", "byteswapped", "packed_field"])
 def test_writes_are_seen_by_evaluations_by_blocks_of_rows(layout):
-    # large enough to be evaluated by blocks of rows (lazytensor._rows)
+    # large enough to be evaluated by blocks of rows (lazytensor._engine.rows)
     shape = (64, 4096)
     rng = np.random.default_rng(7)
     src, write = _source(layout, np.dtype(np.float64), shape)

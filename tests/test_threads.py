@@ -31,14 +31,14 @@ MACHINE_IDS = ["intel-avx512", "amd-avx2", "amd-avx512"]
 def machine_as(monkeypatch):
     """Lower kernels with the memory rules of another machine (a vendor and a kernel path;
     the kernels still run on this one: the rules only pick stores and prefetches)."""
-    from lazytensor import _cost
+    from lazytensor._engine import cost as _cost
 
     def use(vendor, path):
         monkeypatch.setattr(_cost, "_machine", _cost.Machine(vendor, path))
-        lt._kernel.clear_cache()
+        lt._engine.kernel.clear_cache()
     yield use
     monkeypatch.undo()
-    lt._kernel.clear_cache()
+    lt._engine.kernel.clear_cache()
 
 
 def _expected(a, b):
@@ -208,7 +208,7 @@ def test_large_outputs_written_past_the_cache(threads, n_threads):
 @pytest.mark.parametrize("n_threads", [1, 2])
 def test_large_outputs_of_costly_ops(threads, machine_as, n_threads, mode, machine):
     """Large outputs written with normal stores (a costly op writes them, or they are 8-bit:
-    lazytensor/_cost.py) or streamed, the rule telling which: every element the same bits as
+    lazytensor/_engine/cost.py) or streamed, the rule telling which: every element the same bits as
     the same expression run on short slices, whose kernels never stream."""
     threads(n_threads)
     machine_as(*machine)
@@ -225,14 +225,14 @@ def test_large_outputs_of_costly_ops(threads, machine_as, n_threads, mode, machi
         "uint8": (lambda v: lt.astype(lt.clip(lt.round(v / 0.05) + 128, 0, 255), lt.uint8), 3),
     }
     made = []
-    real = lt._kernel.CompiledKernel.__init__
+    real = lt._engine.kernel.CompiledKernel.__init__
 
     def spy(self, *args, **kwargs):
         real(self, *args, **kwargs)
         made.append(self)
 
     with lt.mode(mode), pytest.MonkeyPatch.context() as mp:
-        mp.setattr(lt._kernel.CompiledKernel, "__init__", spy)
+        mp.setattr(lt._engine.kernel.CompiledKernel, "__init__", spy)
         for name, (f, plain) in exprs.items():
             made.clear()
             whole = np.asarray(f(x))
@@ -243,11 +243,11 @@ def test_large_outputs_of_costly_ops(threads, machine_as, n_threads, mode, machi
 
 
 def test_plain_stores_rule():
-    """The rule of lazytensor/_cost.py on single ops: a cheap op streams in both modes, a
+    """The rule of lazytensor/_engine/cost.py on single ops: a cheap op streams in both modes, a
     transcendental only in fast mode when it is cheap there (with 16 lanes, not 8), a costly
     one never, and 8-bit outputs never.  With AVX-512 on AMD the kernel's ops count together,
     not only those writing outputs."""
-    from lazytensor._cost import Machine, plain_stores
+    from lazytensor._engine.cost import Machine, plain_stores
     add, mul64 = ("add", "float32"), ("multiply", "float64")
     gelu, exp, sigmoid = ("gelu", "float32"), ("exp", "float32"), ("sigmoid", "float32")
     for on in (Machine(*m) for m in MACHINES):
@@ -274,12 +274,12 @@ def test_plain_stores_rule():
 
 
 def test_prefetch_rule():
-    """The rules of lazytensor/_cost.py.  Intel: up to four inputs read in place, and either
+    """The rules of lazytensor/_engine/cost.py.  Intel: up to four inputs read in place, and either
     a cheap op reading them first with more ops after it, or a costly one (per mode) however
     many ops; five inputs, a single cheap op, or a first reader of middling cost turn it off.
     AMD: one or two inputs in place and a cheap first reader (or a reduction alone), however
     many ops."""
-    from lazytensor._cost import Machine, chunk_passes, prefetch_bits
+    from lazytensor._engine.cost import Machine, chunk_passes, prefetch_bits
     intel, amd, amd512 = Machine(*INTEL), Machine(*AMD), Machine(*AMD512)
     assert chunk_passes([("quantize", "float32_uint8")]) == 2
     assert chunk_passes([("exp", "float32"), ("multiply", "float32")]) == 2
@@ -341,14 +341,14 @@ def test_prefetch_bits_of_kernels(machine_as, machine):
         "sum of exp(x - 1)": (lambda: lt.sum(lt.exp(x - 1)), 3),
     }
     made = []
-    real = lt._kernel.CompiledKernel.__init__
+    real = lt._engine.kernel.CompiledKernel.__init__
 
     def spy(self, *args, **kwargs):
         real(self, *args, **kwargs)
         made.append(self)
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(lt._kernel.CompiledKernel, "__init__", spy)
+        mp.setattr(lt._engine.kernel.CompiledKernel, "__init__", spy)
         for name, (f, bits) in exprs.items():
             made.clear()
             want = np.asarray(f())
@@ -356,4 +356,4 @@ def test_prefetch_bits_of_kernels(machine_as, machine):
             for k in made:                       # the other setting: the same values
                 k._proto.prefetch = k._call[0].prefetch = 3 - bits
             np.testing.assert_array_equal(np.asarray(f()), want, err_msg=name)
-        lt._kernel.clear_cache()
+        lt._engine.kernel.clear_cache()

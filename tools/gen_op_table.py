@@ -1,4 +1,4 @@
-"""Write the operator table of docs/semantics.md from lazytensor/_ops.py.
+"""Write the operator table of docs/semantics.md from lazytensor/_engine/ops.py.
 
     python tools/gen_op_table.py          # rewrite the table in place
     python tools/gen_op_table.py --check  # exit 1 if the docs are out of date
@@ -26,7 +26,7 @@ _WHERE = {"div_trunc": "lt.onnx.Div", "fmod": "lt.onnx.Mod(fmod=1)", "gelu": "lt
 
 
 def _load_ops():
-    spec = importlib.util.spec_from_file_location("_lt_ops_doc", ROOT / "lazytensor" / "_ops.py")
+    spec = importlib.util.spec_from_file_location("_lt_ops_doc", ROOT / "lazytensor" / "_engine" / "ops.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)

@@ -1,6 +1,6 @@
 """Measure the time per element of every float32 op function on one kernel path, in L1.
 
-Prints the table of ``lazytensor/_cost.py`` (ns per element, fast mode and exact mode):
+Prints the table of ``lazytensor/_engine/cost.py`` (ns per element, fast mode and exact mode):
 each op function runs over one chunk of 256 elements held in L1, 4000 times; the best of 5
 rounds in each of 3 runs of the program, a few seconds apart (a shared machine has slow
 phases).  Needs gcc; compiles the generated op source with the build's flags.
@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(ROOT, "kernels_c"))
 sys.path.insert(0, ROOT)
 
 import build_kernels  # noqa: E402
-from lazytensor import _ops  # noqa: E402
+from lazytensor._engine import ops as _ops  # noqa: E402
 
 MAIN = r"""
 #include <stdio.h>

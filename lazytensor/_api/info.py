@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import _dtypes
-from ._data_types import kind_matches
-from ._tensor import CPU, _check_device
+from .._engine import dtypes as _dtypes
+from .data_type_functions import kind_matches
+from .._engine.tensor import CPU, _check_device
 
 __all__ = ["__array_namespace_info__", "__array_api_version__"]
 

@@ -24,8 +24,9 @@ import functools
 
 import numpy as np
 
-from . import _caches, _graph
-from ._kernel import _fastpath
+from . import caches as _caches
+from . import graph as _graph
+from .kernel import _fastpath
 
 # the same loop in C when it is built (kernels_c/lt_fastpath.c)
 _fast_replay = _fastpath.replay if _fastpath is not None else None
@@ -65,7 +66,7 @@ def _plain(value):
 def _recipe(out, source):
     """The steps that built ``out``'s node above ``source`` (a node), or None if ``out``
     is not made only of pending op nodes and constants above ``source``."""
-    from ._tensor import Tensor
+    from .tensor import Tensor
 
     if type(out) is not Tensor:
         return None
@@ -107,7 +108,7 @@ def _replay(steps, source):
 
 def memoized(fn):
     """Wrap ``fn(x, *args, **kwargs)`` (``x`` a Tensor) with the recording memo."""
-    from ._tensor import Tensor
+    from .tensor import Tensor
 
     recipes: dict = {}
     _all_recipes.append(recipes)

@@ -11,10 +11,10 @@ import builtins
 
 import numpy as np
 
-from . import _dtypes
-from ._args import integer_arg, normalize_axes, normalize_axis, quiet, tensor_value, wrap
-from ._replay import memoized
-from ._tensor import Tensor
+from .._engine import dtypes as _dtypes
+from .args import integer_arg, normalize_axes, normalize_axis, quiet, tensor_value, wrap
+from .._engine.replay import memoized
+from .._engine.tensor import Tensor
 
 __all__ = ['all', 'any', 'diff']
 
@@ -34,7 +34,7 @@ def _fused_truth(name, x, axis, keepdims):
     None for complex input (NumPy computes it)."""
     if not isinstance(x, Tensor) or x.dtype.kind == "c":
         return None
-    from ._statistical import reduce_node   # noqa: PLC0415  (imports this module)
+    from .statistical import reduce_node   # noqa: PLC0415  (imports this module)
 
     axes = normalize_axes(axis, x.ndim, name, x.shape)
     truth = x if x.dtype == _dtypes.bool_ else x != 0

@@ -14,9 +14,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._dtypes import int64, python_scalar_type, result_type_of, scalar_to_array
-from ._tensor import Tensor
-from ._args import tensor_value, wrap
+from .._engine.dtypes import int64, python_scalar_type, result_type_of, scalar_to_array
+from .._engine.tensor import Tensor
+from .args import tensor_value, wrap
 
 __all__ = ['isin', 'unique_all', 'unique_counts', 'unique_inverse', 'unique_values']
 

@@ -22,11 +22,14 @@ import math
 
 import numpy as np
 
-from . import _config, _cost, _kernel, _memory
-from ._args import normalize_axes, tensor_value, wrap
-from ._kernel import check_status, data_address, ffi, lib
-from ._lower import OPCODE
-from ._tensor import Tensor
+from .._engine import config as _config
+from .._engine import cost as _cost
+from .._engine import kernel as _kernel
+from .._engine import memory as _memory
+from .args import normalize_axes, tensor_value, wrap
+from .._engine.kernel import check_status, data_address, ffi, lib
+from .._engine.lower import OPCODE
+from .._engine.tensor import Tensor
 
 # the lt_rowfns of each (dtype, logsumexp), and its address
 _FUNCTIONS: dict = {}

@@ -23,10 +23,10 @@ import operator
 
 import numpy as np
 
-from . import _dtypes
-from ._args import normalize_axis, tensor_value, wrap
-from ._fpenv import library_state
-from ._tensor import Tensor
+from .._engine import dtypes as _dtypes
+from .args import normalize_axis, tensor_value, wrap
+from .._engine.fpenv import library_state
+from .._engine.tensor import Tensor
 
 __all__ = ["take", "take_along_axis"]
 

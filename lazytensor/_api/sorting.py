@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._dtypes import int64
-from ._args import normalize_axis, tensor_value, wrap
+from .._engine.dtypes import int64
+from .args import normalize_axis, tensor_value, wrap
 
 __all__ = ['argsort', 'sort']
 

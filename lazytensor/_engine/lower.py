@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import _cost, _ops
+from . import cost as _cost
+from . import ops as _ops
 
 REG_SCRATCH, REG_LOAD, REG_OUTPUT, REG_SCALAR = 0, 1, 2, 3
 OPCODE = {entry: code for code, entry in enumerate(_ops.kernel_entries())}

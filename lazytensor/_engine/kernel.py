@@ -15,12 +15,13 @@ import threading
 
 import numpy as np
 
-from . import _caches, _ops
-from ._lower import OPCODE, lower
-from ._plan import make_plan, make_reduce_plan
+from . import caches as _caches
+from . import ops as _ops
+from .lower import OPCODE, lower
+from .plan import make_plan, make_reduce_plan
 
 try:
-    from ._kernels import ffi, lib
+    from .._kernels import ffi, lib
 except ImportError as exc:  # pragma: no cover - only without a build
     raise ImportError(
         "lazytensor's C kernel is not built. Install the package with `pip install .` "
@@ -28,7 +29,7 @@ except ImportError as exc:  # pragma: no cover - only without a build
     ) from exc
 
 try:   # the small CPython extension of kernels_c/lt_fastpath.c (the quick paths)
-    from . import _fastpath
+    from .. import _fastpath
 except ImportError:   # pragma: no cover - a build without it: Python does everything
     _fastpath = None
 
@@ -81,7 +82,7 @@ def _check_opcodes():
     """The C table and the Python table are generated from one list; prove they agree."""
     entries = _ops.kernel_entries()
     if lib.lt_op_count() != len(entries):
-        raise ImportError("lazytensor's compiled kernel does not match lazytensor/_ops.py: "
+        raise ImportError("lazytensor's compiled kernel does not match lazytensor/_engine/ops.py: "
                           "rebuild it with `pip install .`")
     for code in (0, len(entries) // 2, len(entries) - 1):
         name = ffi.string(lib.lt_op_name(code)).decode()

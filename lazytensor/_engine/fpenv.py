@@ -12,7 +12,7 @@ value computed there is the same in every environment, so caching it is safe.
 
 from __future__ import annotations
 
-from ._kernel import lib
+from .kernel import lib
 
 _enter, _leave = lib.lt_fpenv_enter, lib.lt_fpenv_leave
 

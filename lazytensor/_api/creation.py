@@ -15,11 +15,11 @@ import math
 
 import numpy as np
 
-from . import _dtypes
-from ._errors import Unsupported
-from ._fpenv import library_state
-from ._args import MAX_SIZE, check_size, integer_arg, wrap
-from ._tensor import Tensor, _check_device
+from .._engine import dtypes as _dtypes
+from .._engine.errors import Unsupported
+from .._engine.fpenv import library_state
+from .args import MAX_SIZE, check_size, integer_arg, wrap
+from .._engine.tensor import Tensor, _check_device
 
 __all__ = ['arange', 'asarray', 'empty', 'empty_like', 'eye', 'from_dlpack', 'full',
            'full_like', 'linspace', 'meshgrid', 'ones', 'ones_like', 'tril', 'triu', 'zeros',

@@ -18,7 +18,7 @@ import weakref
 
 import numpy as np
 
-from ._config import _mode
+from .config import _mode
 
 
 class Node:

@@ -24,8 +24,8 @@ import math
 
 import numpy as np
 
-from . import _memory
-from ._kernel import (check_status, contiguous_strides, ffi, get_kernel, lib, operand_layout,
+from . import memory as _memory
+from .kernel import (check_status, contiguous_strides, ffi, get_kernel, lib, operand_layout,
                       operand_of)
 
 # elements of the widest group in one block: a block's buffers (a few of these) stay in L2

@@ -192,7 +192,7 @@ def machine() -> Machine:
     not depend on which path happened to be set when the first kernel was lowered)."""
     global _machine
     if _machine is None:
-        from . import _kernel   # at the first kernel's lowering: _kernel imports this module
+        from . import kernel as _kernel  # at the first kernel's lowering: _kernel imports this module
         best = _kernel.kernel_paths()[-1]
         _machine = Machine(_VENDORS.get(_kernel.lib.lt_cpu_vendor(), "other"),
                            best if best in PATH_FACTOR else "generic")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ._fuse import partition
-from ._graph import pending_topo_order
-from ._kernel import CHUNK, contiguous_strides, get_kernel
-from ._ops import OPS
-from ._rows import block_rows
-from ._tensor import Tensor
+from .fuse import partition
+from .graph import pending_topo_order
+from .kernel import CHUNK, contiguous_strides, get_kernel
+from .ops import OPS
+from .rows import block_rows
+from .tensor import Tensor
 
 
 def _layout(node):

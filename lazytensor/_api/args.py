@@ -10,8 +10,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ._fpenv import library_state
-from ._tensor import Tensor
+from .._engine.fpenv import library_state
+from .._engine.tensor import Tensor
 
 _AxisError = np.exceptions.AxisError
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _graph
-from ._dtypes import canonical_dtype, float32, float64, int64, uint64
-from ._elementwise import FUNCTIONS, cast
-from ._fpenv import library_state
-from ._tensor import Tensor
-from ._args import check_kind, normalize_axes, normalize_axis, quiet, reduced_size, wrap
-from ._utility import reduction
-from ._replay import memoized
+from .._engine import graph as _graph
+from .._engine.dtypes import canonical_dtype, float32, float64, int64, uint64
+from .elementwise import FUNCTIONS, cast
+from .._engine.fpenv import library_state
+from .._engine.tensor import Tensor
+from .args import check_kind, normalize_axes, normalize_axis, quiet, reduced_size, wrap
+from .utility import reduction
+from .._engine.replay import memoized
 
 __all__ = ['cumulative_prod', 'cumulative_sum', 'max', 'mean', 'min', 'prod', 'std', 'sum',
            'var']

@@ -29,11 +29,16 @@ import functools
 import threading
 import weakref
 
-from . import _caches, _config, _eval, _graph, _rows, _tensor
-from ._fuse import partition
-from ._graph import pending_topo_order
-from ._kernel import _fastpath
-from ._tensor import Tensor
+from . import caches as _caches
+from . import config as _config
+from . import evaluate as _eval
+from . import graph as _graph
+from . import rows as _rows
+from . import tensor as _tensor
+from .fuse import partition
+from .graph import pending_topo_order
+from .kernel import _fastpath
+from .tensor import Tensor
 
 _MAX_PROGRAMS = 256    # signatures kept per function, least recently traced or replayed
 _MAX_NODES = 1 << 16   # ... and the nodes of their traces, all together (see _caches)

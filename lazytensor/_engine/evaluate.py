@@ -7,14 +7,17 @@ import threading
 
 import numpy as np
 
-from . import _config, _kernel, _memory
-from ._fpenv import library_state
-from ._fuse import MAX_GROUP_INPUTS, MAX_GROUP_NODES, Group, partition
-from ._graph import pending_topo_order
-from ._kernel import get_kernel, operand_layout, operand_of
-from . import _graph, _rows
-from ._rows import RowsPlan, plan_by_rows
-from ._kernel import _fastpath   # the quick path in C (kernels_c/lt_fastpath.c), or None
+from . import config as _config
+from . import kernel as _kernel
+from . import memory as _memory
+from .fpenv import library_state
+from .fuse import MAX_GROUP_INPUTS, MAX_GROUP_NODES, Group, partition
+from .graph import pending_topo_order
+from .kernel import get_kernel, operand_layout, operand_of
+from . import graph as _graph
+from . import rows as _rows
+from .rows import RowsPlan, plan_by_rows
+from .kernel import _fastpath   # the quick path in C (kernels_c/lt_fastpath.c), or None
 
 # One evaluation at a time: a pending node shared by two Python threads must not be planned
 # by one while the other gives it a value and lets go of its inputs.  (Kernels still use

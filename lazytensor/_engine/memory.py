@@ -18,9 +18,9 @@ import math
 
 import numpy as np
 
-from ._config import env_int
-from . import _caches
-from ._kernel import ffi, lib
+from .config import env_int
+from . import caches as _caches
+from .kernel import ffi, lib
 
 POOL_MIN_BYTES = 128 << 10
 # the most bytes of freed outputs kept for reuse (0: none)

@@ -10,9 +10,9 @@ import functools
 
 import numpy as np
 
-from ._errors import Unsupported
-from ._fpenv import library_state
-from ._ops import DTYPES as _TABLE
+from .errors import Unsupported
+from .fpenv import library_state
+from .ops import DTYPES as _TABLE
 
 bool_ = np.dtype(np.bool_)
 int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))

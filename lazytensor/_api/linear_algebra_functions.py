@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._dtypes import result_type_of
-from ._elementwise import broadcast_shapes_cached
-from ._tensor import Tensor
-from ._args import (check_kind, check_size, integer_arg, normalize_axis, quiet, tensor_value,
+from .._engine.dtypes import result_type_of
+from .elementwise import broadcast_shapes_cached
+from .._engine.tensor import Tensor
+from .args import (check_kind, check_size, integer_arg, normalize_axis, quiet, tensor_value,
                     wrap)
 __all__ = ['matmul', 'tensordot', 'vecdot']
 
@@ -193,7 +193,7 @@ def _matmul_operand(other):
     if isinstance(other, Tensor):
         return other
     if isinstance(other, np.ndarray):
-        from ._creation import asarray
+        from .creation import asarray
 
         return asarray(other)
     return None

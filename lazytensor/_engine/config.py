@@ -95,7 +95,7 @@ class mode:
 
 
 try:   # the same context manager in C (kernels_c/lt_fastpath.c): a tenth of the cost
-    from . import _fastpath
+    from .. import _fastpath
 except ImportError:   # pragma: no cover - a build without the C extension
     _fastpath = None
 python_mode = mode
@@ -136,7 +136,7 @@ class config:
     """
 
     def __init__(self, *, kernel_path=None, num_threads=None, mode=None):
-        from . import _kernel
+        from . import kernel as _kernel
 
         self._old = (_kernel.get_kernel_path(), get_num_threads(), get_mode())
         try:
@@ -151,7 +151,7 @@ class config:
             raise
 
     def _restore(self):
-        from . import _kernel
+        from . import kernel as _kernel
 
         path, threads, mode_name = self._old
         _kernel.set_kernel_path(path)

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _dtypes
-from ._tensor import Tensor
+from .._engine import dtypes as _dtypes
+from .._engine.tensor import Tensor
 
 __all__ = ["can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 

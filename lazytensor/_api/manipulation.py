@@ -18,10 +18,11 @@ import operator
 
 import numpy as np
 
-from . import _dtypes, _graph
-from ._elementwise import broadcast_shapes_cached
-from ._args import check_size, integer_arg, normalize_axis, tensor_value
-from ._tensor import Tensor
+from .._engine import dtypes as _dtypes
+from .._engine import graph as _graph
+from .elementwise import broadcast_shapes_cached
+from .args import check_size, integer_arg, normalize_axis, tensor_value
+from .._engine.tensor import Tensor
 
 __all__ = ['broadcast_arrays', 'broadcast_shapes', 'broadcast_to', 'concat', 'expand_dims',
            'flip', 'matrix_transpose', 'moveaxis', 'permute_dims', 'repeat', 'reshape', 'roll',

@@ -11,12 +11,14 @@ import functools
 
 import numpy as np
 
-from . import _complex, _dtypes, _graph
-from ._fpenv import library_state
-from ._ops import OPS
-from ._replay import memoized
-from ._args import check_size, real_arg
-from ._tensor import Tensor
+from . import complex_functions as _complex
+from .._engine import dtypes as _dtypes
+from .._engine import graph as _graph
+from .._engine.fpenv import library_state
+from .._engine.ops import OPS
+from .._engine.replay import memoized
+from .args import check_size, real_arg
+from .._engine.tensor import Tensor
 
 _KIND_NAMES = {"b": "bool", "i": "signed integer", "u": "unsigned integer",
                "f": "real floating-point"}
@@ -60,7 +62,7 @@ def _as_tensor(x, what: str):
     if _dtypes.python_scalar_type(x) is not None:
         return x
     if isinstance(x, (np.ndarray, np.generic)):
-        from ._creation import asarray
+        from .creation import asarray
 
         return asarray(x)
     raise TypeError(f"{what}: expected a lazytensor Tensor or a Python scalar, got "
@@ -153,7 +155,7 @@ def apply(name: str, *args, attrs: tuple = ()) -> Tensor:
         types.append(a._node.dtype)
         shapes.append(a._node.shape)
     if not shapes:   # only Python scalars: the first one becomes a 0-d tensor
-        from ._creation import asarray
+        from .creation import asarray
 
         return apply(name, asarray(args[0]), *args[1:], attrs=attrs)
     dtype, out_dtype, shape = _signature(name, tuple(types), tuple(shapes))
@@ -317,7 +319,7 @@ def _component(name, np_fn):
             raise TypeError(f"{name} does not take {x.dtype.name}: it takes numeric tensors")
         if name == "real":
             return x
-        from ._creation import zeros_like
+        from .creation import zeros_like
 
         return zeros_like(x)
     fn.__name__ = name
@@ -384,7 +386,7 @@ def _integer_range(dtype):
 
 @memoized
 def _astype(x, dtype, /, *, copy=True, device=None):
-    from ._tensor import _check_device
+    from .._engine.tensor import _check_device
 
     _check_device(device, "astype")
     if not isinstance(x, Tensor):
@@ -424,7 +426,7 @@ def where(condition, x1, x2, /):
         raise TypeError(f"where: condition must be a bool tensor, got {got}")
     x1, x2 = _as_tensor(x1, "where"), _as_tensor(x2, "where")
     if not isinstance(x1, Tensor) and not isinstance(x2, Tensor):
-        from ._creation import asarray
+        from .creation import asarray
 
         x1 = asarray(x1)
     dtype, _ = promote("where", [x1, x2])
@@ -497,7 +499,7 @@ def clip(x, /, min=None, max=None):
     if hi is not None:
         out = binary("minimum", out, hi)
     if out.shape != shape:
-        from ._manipulation import broadcast_to
+        from .manipulation import broadcast_to
 
         out = broadcast_to(out, shape)
     return out
@@ -530,7 +532,7 @@ def _classify(name, int_value):
     def fn(x, /):
         x = _as_tensor(x, name)
         if isinstance(x, Tensor) and x.dtype.kind in "iub":
-            from ._creation import full
+            from .creation import full
 
             return full(x.shape, int_value, dtype=_dtypes.bool_)
         return apply(name, x)
@@ -644,7 +646,7 @@ _install_operators()
 # The lean cases of binary() and unary() in C when it is built (kernels_c/lt_fastpath.c):
 # every caller above looks these names up when it runs, so they all take the C versions,
 # which hand anything but the lean case back to the Python functions.
-from ._eval import _fastpath   # noqa: E402
+from .._engine.evaluate import _fastpath   # noqa: E402
 
 if _fastpath is not None:
     _fastpath.setup_recording(Tensor, _FAST_SIGNATURES, _FAST_CONSTANTS, binary, unary, _graph)
@@ -660,7 +662,8 @@ if _fastpath is not None:
     # Tensor._value, numpy() and __array__() as C methods: np.asarray(t) of a small result
     # spent about a microsecond in their two Python frames (the C versions hand a trace, or
     # __array__ with a dtype or copy=True, to the Python methods kept here)
-    from . import _eval, _tensor   # noqa: E402
+    from .._engine import evaluate as _eval  # noqa: E402
+    from .._engine import tensor as _tensor
     python_value, python_array = Tensor._value, Tensor.__array__
     _methods = _fastpath.setup_value(_tensor, python_value, python_array, _eval.lock,
                                      _eval.evaluate_one)

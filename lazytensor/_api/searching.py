@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._dtypes import int64, python_scalar_type
-from ._tensor import Tensor
-from ._args import check_kind, normalize_axis, quiet, reduced_size, tensor_value, wrap
-from ._utility import reduction
+from .._engine.dtypes import int64, python_scalar_type
+from .._engine.tensor import Tensor
+from .args import check_kind, normalize_axis, quiet, reduced_size, tensor_value, wrap
+from .utility import reduction
 
 __all__ = ['argmax', 'argmin', 'count_nonzero', 'nonzero', 'searchsorted']
 
