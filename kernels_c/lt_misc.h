@@ -110,7 +110,9 @@ static inline double ltm_hypot_f64_fast(double x, double y)
  * (relative error below 2^-98 each), and m + log1p(...) is one double-double sum, so the
  * result has an absolute error below 2^-96 (|m| + 1): correctly rounded to float32 unless
  * m and log1p(...) cancel to below 2^-70 of |m|, which float32 operands do not reach in our
- * sweeps; within 0.5 ulp plus that in float64.  Scalar double-double: the chunk forms of
+ * sweeps; within 0.5 ulp plus that in float64, which is within 1 ulp unless m < 0 and the
+ * sum cancels to below about 2^-45 of log1p(...) (pairs built for it, a = log(-expm1(b))
+ * to the last bits; docs/exact-math.md).  Scalar double-double: the chunk forms of
  * both widths run a vectorised first pass (below) and come here only for what it leaves
  * open. */
 /* d <= -600 and |m| < 2^-400: y = m + exp(d) can cancel (m < 0, exp(d) near -m, both near
