@@ -173,8 +173,8 @@ static inline double ltm_logaddexp_f64(double a, double b)
  * also covers the double-double path's own error (2^-96 (|m| + 1)): where the test passes,
  * the rounded y is the value that path gives, bit for bit.  d <= -600 (exp(d) leaves the
  * normal range), NaN and infinities are left open.  Without `ziv` (fast mode's second
- * tier), the test is only that err stays below 2^-52 |y| (about l <= 32 |y|): the result
- * is then within 0.5 + 1 ulp. */
+ * tier), the test is only that err, twice the bound, stays below 2^-51 |y| (about
+ * l <= 64 |y|): the result is then within 0.5 + 2 ulp. */
 static inline __attribute__((always_inline)) double ltm_logaddexp_f64_pass1(
     double a, double b, int32_t *open, int ziv)
 {
@@ -194,7 +194,7 @@ static inline __attribute__((always_inline)) double ltm_logaddexp_f64_pass1(
     if (ziv)
         *open = far | (y.hi + (y.lo - err) != y.hi + (y.lo + err));
     else
-        *open = far | (err > 0x1p-52 * __builtin_fabs(y.hi));
+        *open = far | (err > 0x1p-51 * __builtin_fabs(y.hi));
     return y.hi + y.lo;
 }
 
@@ -292,7 +292,7 @@ static inline double ltm_logaddexp_f64_fast(double a, double b)
 }
 
 /* the first pass on every element; the open ones packed and run through the exact form's
- * vectorised first pass with the looser test (l <= 32 |y|), and what that leaves open (deeper
+ * vectorised first pass with the looser test (l <= 64 |y|), and what that leaves open (deeper
  * cancellation, d <= -600) through the double-double path */
 static __attribute__((flatten)) void ltm_logaddexp_f64_fast_chunk(int64_t n, double *restrict o,
                                                                   const double *restrict a,
