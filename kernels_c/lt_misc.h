@@ -110,9 +110,26 @@ static inline double ltm_hypot_f64_fast(double x, double y)
  * (relative error below 2^-98 each), and m + log1p(...) is one double-double sum, so the
  * result has an absolute error below 2^-96 (|m| + 1): correctly rounded to float32 unless
  * m and log1p(...) cancel to below 2^-70 of |m|, which float32 operands do not reach in our
- * sweeps; within 0.5 ulp plus that in float64.  Scalar double-double: the chunk forms of
+ * sweeps; within 0.5 ulp plus that in float64, which is within 1 ulp unless m < 0 and the
+ * sum cancels to below about 2^-45 of log1p(...) (pairs built for it, a = log(-expm1(b))
+ * to the last bits; docs/exact-math.md).  Scalar double-double: the chunk forms of
  * both widths run a vectorised first pass (below) and come here only for what it leaves
  * open. */
+/* d <= -600 and |m| < 2^-400: y = m + exp(d) can cancel (m < 0, exp(d) near -m, both near
+ * the subnormal range), so exp(d) is a double-double too (d.lo included), and the sum is
+ * formed scaled by 2^600 (exact: every part normal) and scaled back with one rounding;
+ * error below 0.5 ulp + 2^-100 exp(d) (plus 2^-53 |y| of double rounding when y is
+ * subnormal).  Returned as a double-double with a zero low part. */
+static inline lt_dd ltm_logaddexp_tiny(double m, lt_dd d)
+{
+    int64_t k;
+    double dh = lt_select(d.hi < -1000.0, -1000.0, d.hi);   /* exp(-1000) scales to 0 */
+    lt_dd e = ltm_exp_dd_core(dh, d.lo, &k);
+    double s = ltm_exp_scale(k, 1023 + 600);                /* 2^(k/128 + 600): normal */
+    lt_dd y = lt_dd_add_d(lt_dd_make(e.hi * s, e.lo * s), m * 0x1p600);
+    return lt_dd_make((y.hi + y.lo) * 0x1p-600, 0.0);
+}
+
 static inline lt_dd ltm_logaddexp_dd(double a, double b)
 {
     double m = a > b ? a : b;
@@ -120,8 +137,11 @@ static inline lt_dd ltm_logaddexp_dd(double a, double b)
     lt_dd l;
     if (d.hi > -600.0)
         l = ltm_log1p_dd(ltm_exp_dd(d.hi, d.lo));
-    else   /* exp(d) < 2^-865: log1p(t) = t to far below an ulp of anything it is added to */
+    else if (!(__builtin_fabs(m) < 0x1p-400))
+        /* exp(d) < 2^-865 < 2^-465 |m|: log1p(t) = t, a sticky bit at most */
         l = lt_dd_make(ltm_exp_f64(d.hi), 0.0);
+    else
+        return ltm_logaddexp_tiny(m, d);
     return lt_dd_add_d(l, m);
 }
 
@@ -152,8 +172,11 @@ static inline double ltm_logaddexp_f64(double a, double b)
  * 2^-58 l + 2^-104 |y|.  Ziv's test widens that to err = 2^-57 l + 2^-94 (|m| + 1), which
  * also covers the double-double path's own error (2^-96 (|m| + 1)): where the test passes,
  * the rounded y is the value that path gives, bit for bit.  d <= -600 (exp(d) leaves the
- * normal range), NaN and infinities are left open. */
-static inline double ltm_logaddexp_f64_pass1(double a, double b, int32_t *open)
+ * normal range), NaN and infinities are left open.  Without `ziv` (fast mode's second
+ * tier), the test is only that err, twice the bound, stays below 2^-51 |y| (about
+ * l <= 64 |y|): the result is then within 0.5 + 2 ulp. */
+static inline __attribute__((always_inline)) double ltm_logaddexp_f64_pass1(
+    double a, double b, int32_t *open, int ziv)
 {
     double m = a > b ? a : b;
     lt_dd d = lt_dd_select(a > b, lt_two_sum(b, -a), lt_two_sum(a, -b));   /* -|a - b| */
@@ -168,24 +191,34 @@ static inline double ltm_logaddexp_f64_pass1(double a, double b, int32_t *open)
     lt_dd y = lt_two_sum(m, l.hi);
     y.lo += l.lo;
     double err = 0x1p-57 * l.hi + 0x1p-94 * (__builtin_fabs(m) + 1.0);
-    *open = far | (y.hi + (y.lo - err) != y.hi + (y.lo + err));
+    if (ziv)
+        *open = far | (y.hi + (y.lo - err) != y.hi + (y.lo + err));
+    else
+        *open = far | (err > 0x1p-51 * __builtin_fabs(y.hi));
     return y.hi + y.lo;
 }
 
 /* the first pass (with the special values put in) on every element, then the double-double
  * path on those it leaves open */
-static __attribute__((flatten)) void ltm_logaddexp_f64_chunk(int64_t n, double *restrict o,
-                                                             const double *restrict a,
-                                                             const double *restrict b)
+static inline __attribute__((always_inline)) void ltm_logaddexp_f64_two_pass(
+    int64_t n, double *restrict o, const double *restrict a, const double *restrict b, int ziv)
 {
     int32_t open[LT_CHUNK], any = 0;
     for (int64_t i = 0; i < n; i++) {
-        o[i] = ltm_logaddexp_special(a[i], b[i], ltm_logaddexp_f64_pass1(a[i], b[i], &open[i]));
+        o[i] = ltm_logaddexp_special(a[i], b[i],
+                                     ltm_logaddexp_f64_pass1(a[i], b[i], &open[i], ziv));
         any |= open[i];
     }
     if (any)
         for (int64_t i = 0; i < n; i++)
             if (open[i]) o[i] = ltm_logaddexp_f64(a[i], b[i]);
+}
+
+static __attribute__((flatten)) void ltm_logaddexp_f64_chunk(int64_t n, double *restrict o,
+                                                             const double *restrict a,
+                                                             const double *restrict b)
+{
+    ltm_logaddexp_f64_two_pass(n, o, a, b, 1);
 }
 
 /* float32 main path, in double: d = -|a - b| is exact for float32 operands whenever exp(d)
@@ -231,19 +264,66 @@ static inline void ltm_logaddexp_f32_chunk(int64_t n, float *restrict o, const f
         if (recheck[i]) o[i] = ltm_logaddexp_f32(a[i], b[i]);
 }
 
-/* fast: the fast exp and log1p in the operands' own width */
+/* fast float64: y = m + l, l = log1p(t), t = exp(d), with the fast exp (1 ulp) and log1p
+ * (2 ulp), d = -|a - b| exact as dh + dl (a rounded d moves t by up to 2^-53 |d| of itself,
+ * tens of ulps of y where y is about l) and t = exp(dh) (1 + dl).  The error of l reaches
+ * y multiplied by l / |y|, which grows without bound where m < 0 and the sum cancels
+ * (exp(a) + exp(b) near 1): there (l > |y|) the lane is left open for the exact forms'
+ * more accurate passes, so the fast error stays that of l in ulps of y, and the cost is
+ * paid only near the cancellation.  *open is 0 for NaN and infinite operands. */
+static inline double ltm_logaddexp_f64_fast_p1(double a, double b, int32_t *open)
+{
+    double m = a > b ? a : b;
+    lt_dd d = lt_dd_select(a > b, lt_two_sum(b, -a), lt_two_sum(a, -b));   /* -|a - b| */
+    double dl = lt_select(d.lo == d.lo, d.lo, 0.0);   /* an infinite operand: NaN tail */
+    double t = ltm_exp_f64_fast(d.hi);
+    double l = ltm_log1p_f64_fast(LT_FMA(t, dl, t));
+    double y = m + l;
+    *open = l > __builtin_fabs(y);
+    y = lt_select(a == b, a + 0.6931471805599453, y);
+    return lt_select((a != a) | (b != b), a + b, y);
+}
+
 static inline double ltm_logaddexp_f64_fast(double a, double b)
 {
+    int32_t open;
+    double y = ltm_logaddexp_f64_fast_p1(a, b, &open);
+    return open ? ltm_logaddexp_f64(a, b) : y;
+}
+
+/* the first pass on every element; the open ones packed and run through the exact form's
+ * vectorised first pass with the looser test (l <= 64 |y|), and what that leaves open (deeper
+ * cancellation, d <= -600) through the double-double path */
+static __attribute__((flatten)) void ltm_logaddexp_f64_fast_chunk(int64_t n, double *restrict o,
+                                                                  const double *restrict a,
+                                                                  const double *restrict b)
+{
+    int32_t open[LT_CHUNK], any = 0;
+    for (int64_t i = 0; i < n; i++) {
+        o[i] = ltm_logaddexp_f64_fast_p1(a[i], b[i], &open[i]);
+        any |= open[i];
+    }
+    if (!any)
+        return;
+    double pa[LT_CHUNK], pb[LT_CHUNK], po[LT_CHUNK];
+    int32_t at[LT_CHUNK];
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (open[i]) { pa[k] = a[i]; pb[k] = b[i]; at[k++] = (int32_t)i; }
+    ltm_logaddexp_f64_two_pass(k, po, pa, pb, 0);
+    for (int64_t j = 0; j < k; j++)
+        o[at[j]] = po[j];
+}
+
+/* float32 in double: the sum m + log1p(...) cancels near zero, and double keeps 29 bits more
+ * (enough for what float32 operands reach; no exact fallback) */
+static inline float ltm_logaddexp_f32_fast(float af, float bf)
+{
+    double a = af, b = bf;
     double m = a > b ? a : b, d = -__builtin_fabs(a - b);
     double r = m + ltm_log1p_f64_fast(ltm_exp_f64_fast(d));
     r = a == b ? a + 0.6931471805599453 : r;
-    return (a != a || b != b) ? a + b : r;
-}
-
-/* float32 in double: the sum m + log1p(...) cancels near zero, and double keeps 29 bits more */
-static inline float ltm_logaddexp_f32_fast(float a, float b)
-{
-    return (float)ltm_logaddexp_f64_fast(a, b);
+    return (float)((a != a || b != b) ? a + b : r);
 }
 
 /* fmod, remainder and floor division a chunk at a time (the ops' f_chunk; n <= LT_CHUNK;

@@ -39,13 +39,18 @@ def _call(name, *args):
 
 
 def _ordered(x):
-    """float32 -> position on the ordered integer line (adjacent floats differ by 1)."""
-    i = x.view(np.int32).astype(np.int64)
-    return np.where(i < 0, -(i & 0x7FFFFFFF), i)
+    """float32 or float64 -> position on the ordered integer line (adjacent floats differ
+    by 1; both zeros at 0)."""
+    x = np.asarray(x)
+    wide = x.dtype == np.float64
+    i = x.view(np.int64) if wide else x.view(np.int32).astype(np.int64)
+    return np.where(i < 0, -(i & (0x7FFFFFFFFFFFFFFF if wide else 0x7FFFFFFF)), i)
 
 
-def _from_ordered(k):
+def _from_ordered(k, dtype=np.float32):
     k = np.asarray(k, np.int64)
+    if np.dtype(dtype) == np.float64:
+        return np.where(k < 0, (-k) | np.int64(-0x8000000000000000), k).view(np.float64)
     bits = np.where(k < 0, (-k) | 0x80000000, k).astype(np.uint32)
     return bits.view(np.float32)
 
@@ -308,3 +313,175 @@ def test_float32_log_family_edges_every_path(name):
             with lt.config(kernel_path=path, mode="exact"):
                 got = _call(name, x)
             np.testing.assert_array_equal(got, k.astype(np.float32), err_msg=f"{name} {path}")
+
+
+# ---- fast mode on adversarial ranges ---------------------------------------------------
+# Random and log-uniform samples rarely land where a formula loses accuracy: where a result
+# cancels (logaddexp with exp(a) + exp(b) near 1, log1p and expm1 near 0, log near 1, atan2
+# near an axis), near 0 and among subnormals, at overflow and underflow thresholds, at poles
+# (tan near pi/2) and at large trig arguments.  Every math op of the table gets the common
+# draws below (so a new op is covered as soon as it has a row and an MPFR reference in
+# tools/verify_float64.py), and the op's own adversarial draws where ADVERSARIAL has them.
+
+def _walk(rng, centers, n, dtype, max_steps):
+    """n values within max_steps ulps (log-uniformly many, either side) of random centers."""
+    c = np.asarray(centers, np.float64).astype(dtype)
+    base = _ordered(rng.choice(c, n))
+    steps = np.floor(2.0 ** rng.uniform(0, np.log2(max_steps), n)).astype(np.int64)
+    steps *= rng.choice([-1, 1], n)
+    top = _ordered(np.array([np.finfo(dtype).max], dtype))[0]
+    return _from_ordered(np.clip(base + steps, -top, top), dtype)
+
+
+def _log_uniform(rng, n, lo, hi, dtype, signed=True):
+    """|x| log-uniform in [lo, hi] (hi may be the dtype's max), random sign if signed."""
+    mag = np.exp2(rng.uniform(np.log2(lo), np.log2(hi), n))
+    with np.errstate(over="ignore"):
+        x = np.minimum(mag, np.finfo(dtype).max).astype(dtype)
+    return x * rng.choice([-1, 1], n).astype(dtype) if signed else x
+
+
+def _common(rng, n, dtype):
+    """Near 0 down through the subnormals, around +-1, large magnitudes."""
+    fi = np.finfo(dtype)
+    return np.concatenate([
+        _log_uniform(rng, n, fi.smallest_subnormal, 2.0 ** -10, dtype),
+        _walk(rng, [1.0, -1.0, 0.5, 2.0], n, dtype, 2.0 ** (fi.nmant - 4)),
+        _log_uniform(rng, n, 2.0, fi.max, dtype)])
+
+
+def _thresholds_of(dtype):
+    fi = np.finfo(dtype)
+    big, tiny, sub = (float(np.log(float(v))) for v in
+                      (fi.max, fi.smallest_normal, fi.smallest_subnormal))
+    return big, tiny, sub, float(np.log(float(fi.epsneg)))
+
+
+def _unary_draws(name, rng, n, dtype):
+    big, tiny, sub, eps = _thresholds_of(dtype)
+    w = 2.0 ** (np.finfo(dtype).nmant - 4)       # ulps walked around a center
+
+    def around(*centers):
+        return _walk(rng, np.concatenate([np.ravel(c) for c in centers]), n, dtype, w)
+
+    def uniform(lo, hi):
+        return rng.uniform(lo, hi, n).astype(dtype)
+
+    half_pi = (np.pi / 2) * np.concatenate([rng.integers(1, 64, n // 2),
+                                            rng.integers(1, 1 << 20, n // 2)])
+    table = {
+        "exp": lambda: around(big, tiny, sub, -big),
+        "expm1": lambda: around(big, -0.5, 0.5),
+        "log": lambda: around(1.0, 2.0 ** -0.5, np.finfo(dtype).smallest_normal),
+        "log2": lambda: around(1.0, 2.0 ** -0.5, 2.0),
+        "log10": lambda: around(1.0, 0.1, 10.0, 1e5),
+        "log1p": lambda: np.concatenate([around(-1.0), uniform(-1, -0.5)]),
+        "sin": lambda: around(*half_pi),
+        "cos": lambda: around(*half_pi),
+        "tan": lambda: around(*half_pi),
+        "asin": lambda: around(1.0, -1.0, 0.5, -0.5),
+        "acos": lambda: around(1.0, -1.0, 0.5, -0.5),
+        "sinh": lambda: around(big + np.log(2), -(big + np.log(2))),
+        "cosh": lambda: around(big + np.log(2), -(big + np.log(2))),
+        "tanh": lambda: around(-eps / 2, eps / 2),
+        "acosh": lambda: around(1.0),
+        "atanh": lambda: around(1.0, -1.0, 0.5),
+        "erf": lambda: uniform(-6.5, 6.5) if dtype == np.float64 else uniform(-4.5, 4.5),
+        "sigmoid": lambda: around(sub, tiny, eps, -eps),
+        "silu": lambda: around(sub, tiny, eps, -eps),
+        "gelu": lambda: uniform(-40, -2) if dtype == np.float64 else uniform(-15, -2),
+        "gelu_tanh": lambda: uniform(-30, -2) if dtype == np.float64 else uniform(-12, -2),
+    }
+    own = table[name]() if name in table else np.zeros(0, dtype)
+    return [np.concatenate([_common(rng, n, dtype), own])]
+
+
+def _binary_draws(name, rng, n, dtype):
+    fi = np.finfo(dtype)
+    u = _common(rng, n, dtype)
+    a, b = [u, rng.permutation(u)]
+    if name == "logaddexp":
+        # exp(a) + exp(b) near 1: b < 0 small, a = log(-expm1(b)) (1 +- 2^-k); k up to 40
+        # in float64 (deeper cancellation needs more than double-double precision), to the
+        # last bit in float32
+        small = -_log_uniform(rng, 3 * n, 1e-9, 0.69, dtype, signed=False)
+        least = 1e-200 if dtype == np.float64 else 1e-30    # both tiny: exp(d) subnormal
+        small = np.concatenate([small, -_log_uniform(rng, n, fi.smallest_subnormal, least,
+                                                     dtype, signed=False)])
+        with np.errstate(all="ignore"):
+            ideal = np.log(-np.expm1(small.astype(np.float64)))
+        k = rng.uniform(2, 40 if dtype == np.float64 else 30, small.size)
+        near = (ideal * (1 + rng.choice([-1, 1], small.size) * 2.0 ** -k)).astype(dtype)
+        # one operand small, the other anywhere below it (the issue's pairs); both near
+        # the overflow threshold; nearly equal operands
+        other = rng.uniform(-40, 0, n).astype(dtype)
+        top = rng.uniform(np.log(float(fi.max)) - 2, np.log(float(fi.max)), n).astype(dtype)
+        a = np.concatenate([a, near, other, top, u])
+        top_k = _ordered(np.array([fi.max], dtype))[0]
+        close = _from_ordered(np.clip(_ordered(u) + rng.integers(-64, 65, u.size), -top_k,
+                                      top_k), dtype)
+        b = np.concatenate([b, small, small[:n], top[::-1], close])
+    elif name == "atan2":
+        # near the axes (one operand far smaller), near +-pi (x < 0, y tiny), both tiny
+        tiny = _log_uniform(rng, n, fi.smallest_subnormal, 2.0 ** -20, dtype)
+        mid = _log_uniform(rng, n, 2.0 ** -8, 2.0 ** 8, dtype)
+        a = np.concatenate([a, tiny, mid, tiny, rng.permutation(tiny)])
+        b = np.concatenate([b, mid, tiny, -np.abs(mid), tiny])
+    elif name == "hypot":
+        # disparate magnitudes, both near overflow, both subnormal
+        x = _log_uniform(rng, n, 2.0 ** -20, 2.0 ** 20, dtype)
+        ratio = np.exp2(-rng.uniform(0, fi.nmant + 10, n))
+        hi = _walk(rng, [float(fi.max) / 1.5, float(fi.max) / 1.01], n, dtype, 2.0 ** 20)
+        sub = _log_uniform(rng, n, fi.smallest_subnormal, float(fi.smallest_normal), dtype)
+        a = np.concatenate([a, x, hi, sub])
+        b = np.concatenate([b, (x * ratio).astype(dtype), rng.permutation(hi),
+                            rng.permutation(sub)])
+    return [a, b]
+
+
+def _adversarial(name, dtype, n=256):
+    op = _ops.OPS[name]
+    rng = np.random.default_rng(sum(map(ord, name)) + (64 if dtype == np.float64 else 32))
+    with np.errstate(all="ignore"):
+        args = (_unary_draws if op.arity == 1 else _binary_draws)(name, rng, n, dtype)
+    return [np.asarray(v, dtype) for v in args]
+
+
+@pytest.mark.parametrize("name", UNARY + BINARY)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("mode", ["fast", "exact"])
+def test_bound_on_adversarial_ranges(name, dtype, mode):
+    """Each mode's documented bound (the op table's ulp for the dtype in exact mode, its
+    "fast" ulp in fast mode) against MPFR on the adversarial draws above: fast mode on
+    every kernel path this CPU runs (exact mode's bits are the same on every path,
+    test_kernel_paths.py).  float64 errors are in ulps of the true value; float32 results
+    are compared with the correctly rounded float32 (the bound rounded up to whole ulps, 0
+    for a correctly rounded function)."""
+    import gmpy2
+
+    op = _ops.OPS[name]
+    mp_fn = verify_float64.functions()[name][2]
+    args = _adversarial(name, dtype)
+    bound = op.ulp_bound("fast" if mode == "fast" else np.dtype(dtype).name)
+    true = verify_float64.true_values(args, mp_fn, precision=200 if dtype == np.float64
+                                      else 1000)
+    if dtype == np.float32:
+        want = np.array([verify_float32.mp_to_f32(gmpy2, t) for t in true], np.float32)
+        if name == "hypot":   # the Array API: an infinite operand wins over NaN
+            want = np.where(np.isinf(args[0]) | np.isinf(args[1]), np.float32(np.inf), want)
+    for path in lt.kernel_paths() if mode == "fast" else [lt.kernel_path()]:
+        with lt.config(kernel_path=path, mode=mode), np.errstate(all="ignore"):
+            got = _call(name, *args)
+        if dtype == np.float64:
+            err = verify_float64.ulp_errors(got, args, mp_fn, true)
+            over = err > max(bound, 0.5) + 1e-9
+        else:
+            nan = np.isnan(got) & np.isnan(want)
+            err = np.where(nan, 0, np.abs(_ordered(got) - _ordered(want))).astype(np.float64)
+            err = np.where(np.isnan(got) != np.isnan(want), np.inf, err)
+            over = err > (0 if bound == 0.5 else np.ceil(bound))
+        k = int(np.argmax(err))
+        assert not over.any(), (
+            f"{name} {np.dtype(dtype).name} ({mode}, {path}): {np.count_nonzero(over)} of "
+            f"{err.size} over {bound} ulp, worst {err[k]:.3f} ulp at "
+            + ", ".join(repr(v[k].item()) for v in args) + f" -> {got[k].item()!r}")

@@ -88,28 +88,37 @@ def functions():
     }
 
 
-def ulp_errors(got, args, mp_fn):
-    """Errors in ulps of the true value (MPFR, 200 bits); NaN where both are NaN or equal
-    infinities, inf where one is NaN and the other is not."""
+def true_values(args, mp_fn, precision=200):
+    """The true values (MPFR, ``precision`` bits) of ``mp_fn`` at the float64 inputs."""
     import gmpy2
 
     ctx = gmpy2.get_context()
-    ctx.precision = 200
+    ctx.precision = precision
     ctx.emin, ctx.emax = -20000, 20000
+    n = np.asarray(args[0]).size
+    return [mp_fn(gmpy2, *(gmpy2.mpfr(float(a[i])) for a in args)) for i in range(n)]
+
+
+def ulp_errors(got, args, mp_fn, true=None):
+    """Errors in ulps of the true value (MPFR, 200 bits; or ``true``, from true_values);
+    0 where both are NaN or equal infinities, inf where one is NaN and the other is not."""
+    import gmpy2
+
+    if true is None:
+        true = true_values(args, mp_fn)
     err = np.zeros(got.size)
     for i in range(got.size):
         g = float(got[i])
-        true = mp_fn(gmpy2, *(gmpy2.mpfr(float(a[i])) for a in args))
-        if gmpy2.is_nan(true) or np.isnan(g):
-            err[i] = 0.0 if (gmpy2.is_nan(true) and np.isnan(g)) else np.inf
+        if gmpy2.is_nan(true[i]) or np.isnan(g):
+            err[i] = 0.0 if (gmpy2.is_nan(true[i]) and np.isnan(g)) else np.inf
             continue
-        t = float(true)                 # the true value rounded to double
+        t = float(true[i])              # the true value rounded to double
         if np.isinf(t) or np.isinf(g):
             err[i] = 0.0 if g == t else np.inf
             continue
         ulp = np.spacing(abs(t)) if t != 0 else 5e-324
         ulp = max(ulp, 5e-324)
-        err[i] = float(abs(gmpy2.mpfr(g) - true) / gmpy2.mpfr(ulp))
+        err[i] = float(abs(gmpy2.mpfr(g) - true[i]) / gmpy2.mpfr(ulp))
     return err
 
 
