@@ -643,12 +643,12 @@ def _is_operand(x) -> bool:
 _install_operators()
 
 
-# The lean cases of binary() and unary() in C when it is built (kernels_c/lt_fastpath.c):
-# every caller above looks these names up when it runs, so they all take the C versions,
-# which hand anything but the lean case back to the Python functions.
-from .._engine.evaluate import _fastpath   # noqa: E402
+# The lean cases of binary() and unary() in C (kernels_c/lt_fastpath.c): every caller above
+# looks these names up when it runs, so they all take the C versions, which hand anything
+# but the lean case back to the Python functions.
+from .._engine.native import fastpath as _fastpath   # noqa: E402
 
-if _fastpath is not None:
+if True:
     _fastpath.setup_recording(Tensor, _FAST_SIGNATURES, _FAST_CONSTANTS, binary, unary, _graph)
     # every caller looks _graph.op_node up when it runs: the C one, with its own table
     _graph.python_op_node, _graph.op_node = _graph.op_node, _fastpath.op_node

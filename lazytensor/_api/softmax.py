@@ -28,17 +28,15 @@ from .._engine import kernel as _kernel
 from .._engine import memory as _memory
 from .args import normalize_axes, tensor_value, wrap
 from .._engine.kernel import check_status, data_address, ffi, lib
+from .._engine.native import fastpath
 from .._engine.lower import OPCODE
 from .._engine.tensor import Tensor
 
 # the lt_rowfns of each (dtype, logsumexp), and its address
 _FUNCTIONS: dict = {}
-# the C path of _run's common case (lt_fastpath.c), or None
-_rowwise = None
-if _kernel._fastpath is not None:
-    _kernel._fastpath.setup_rowwise(
-        int(ffi.cast("uintptr_t", ffi.addressof(lib, "lt_run_rowwise"))))
-    _rowwise = _kernel._fastpath.rowwise
+# the C path of _run's common case (lt_fastpath.c)
+fastpath.setup_rowwise(int(ffi.cast("uintptr_t", ffi.addressof(lib, "lt_run_rowwise"))))
+_rowwise = fastpath.rowwise
 
 
 def _check(x, what: str):
@@ -93,7 +91,7 @@ def _run(a: np.ndarray, axes: tuple, logsumexp: bool) -> np.ndarray:
     if a.dtype.char not in "fd":
         a = a.astype(np.float32)
     nd, k = a.ndim, len(axes)
-    if _rowwise is not None and k == 1 and axes[0] == nd - 1:
+    if k == 1 and axes[0] == nd - 1:
         out = _rowwise(a, _functions(a.dtype, logsumexp)[1], logsumexp)   # C-contiguous
         if out is not None:
             return out

@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextvars
 import os
 
+from .native import fastpath
+
 _MODES = ("exact", "fast")
 _mode = contextvars.ContextVar("lazytensor_mode", default="exact")
 
@@ -65,42 +67,18 @@ def get_mode() -> str:
     return _mode.get()
 
 
-class mode:
-    """Context manager: the ops recorded inside the block compute in mode ``name`` (whenever
-    their values are computed); the previous mode is restored on exit.
-
-    Not a generator-based context manager: entering and leaving it is part of every call
-    of a small expression written that way, and a generator costs microseconds.
+# lt.mode is a C type (kernels_c/lt_fastpath.c): entering and leaving it is part of every call
+# of a small expression written in a `with lt.mode(...)` block, and a Python class's three
+# calls cost a tenth of such a call.
+mode = fastpath.setup_mode(_mode, """Context manager: the ops recorded inside the block compute
+    in mode ``name`` (whenever their values are computed); the previous mode is restored on
+    exit.
 
     Examples
     --------
     >>> with lt.mode("fast"):
     ...     b = lt.exp(x).numpy()
-    """
-
-    __slots__ = ("_name", "_token")
-
-    def __init__(self, name: str):
-        if name not in _MODES:
-            raise ValueError(f"mode must be one of {_MODES}, not {name!r}")
-        self._name = name
-        self._token = None
-
-    def __enter__(self):
-        self._token = _mode.set(self._name)
-
-    def __exit__(self, *exc):
-        _mode.reset(self._token)
-        return False
-
-
-try:   # the same context manager in C (kernels_c/lt_fastpath.c): a tenth of the cost
-    from .. import _fastpath
-except ImportError:   # pragma: no cover - a build without the C extension
-    _fastpath = None
-python_mode = mode
-if _fastpath is not None:
-    mode = _fastpath.setup_mode(_mode, mode.__doc__)
+    """)
 
 
 def set_num_threads(n: int) -> None:

@@ -50,6 +50,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .native import CPU_VENDOR, kernel_paths
+
 # ns per element (fast mode, exact mode), one float32 op function over a chunk in L1.
 # Remeasured on 2026-12-05 (tools/op_costs.py): floor_divide, remainder, asinh (fast), gelu
 # (exact) and gelu_tanh (fast) took their new figures, which leave every rule's choice as it
@@ -182,7 +184,6 @@ class Machine:
             or RULES[("intel", None)]
 
 
-_VENDORS = {1: "intel", 2: "amd"}   # lt_cpu_vendor()
 _machine = None
 
 
@@ -192,10 +193,8 @@ def machine() -> Machine:
     not depend on which path happened to be set when the first kernel was lowered)."""
     global _machine
     if _machine is None:
-        from . import kernel as _kernel  # at the first kernel's lowering: _kernel imports this module
-        best = _kernel.kernel_paths()[-1]
-        _machine = Machine(_VENDORS.get(_kernel.lib.lt_cpu_vendor(), "other"),
-                           best if best in PATH_FACTOR else "generic")
+        best = kernel_paths()[-1]
+        _machine = Machine(CPU_VENDOR, best if best in PATH_FACTOR else "generic")
     return _machine
 
 

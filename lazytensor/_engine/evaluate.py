@@ -17,15 +17,15 @@ from .kernel import get_kernel, operand_layout, operand_of
 from . import graph as _graph
 from . import rows as _rows
 from .rows import RowsPlan, plan_by_rows
-from .kernel import _fastpath   # the quick path in C (kernels_c/lt_fastpath.c), or None
+from .native import fastpath as _fastpath   # the quick paths in C (kernels_c/lt_fastpath.c)
 
 # One evaluation at a time: a pending node shared by two Python threads must not be planned
 # by one while the other gives it a value and lets go of its inputs.  (Kernels still use
 # every worker thread; recording is not serialised.)  Taken by Tensor._value and lt.eval.
-# A reentrant lock: C's EvalLock where the extension is built (cheaper to take when free:
-# an RLock reads the clock on every acquire), else threading.RLock.
-lock = _fastpath.EvalLock() if _fastpath is not None else threading.RLock()
-if _fastpath is not None and hasattr(os, "register_at_fork"):
+# A reentrant lock, C's EvalLock (cheaper to take when free than threading.RLock, which
+# reads the clock on every acquire).
+lock = _fastpath.EvalLock()
+if hasattr(os, "register_at_fork"):
     # a child of fork() finds it free, unless the forking thread held it (it keeps it then)
     os.register_at_fork(after_in_child=lock._at_fork_reinit)
 
@@ -38,8 +38,7 @@ counters = {"evaluations": 0, "kernels": 0, "row_blocks": 0}
 
 def flush_counts() -> None:
     """Bring the counter dicts up to date with the counts tallied by the C paths."""
-    if _fastpath is not None:
-        _fastpath.flush_counts()
+    _fastpath.flush_counts()
 
 
 def evaluate_one(root, quick=True) -> None:
@@ -52,14 +51,14 @@ def evaluate_one(root, quick=True) -> None:
     table skips partitioning, planning and lowering.  Anything else goes through
     :func:`evaluate`.
     """
-    if root.value is not None or (quick and _quick_eval is not None and _quick_eval(root)):
+    if root.value is not None or (quick and _quick_eval(root)):
         return
     sink = root if root.op == "reduce" else None
     top = root.inputs[0] if sink is not None else root
     walked = _walk_one_group(top)
     if walked is None and sink is None and _reduce_below_first(root):
         # the reduction below has its value now
-        if (_quick_eval is not None and _quick_eval(root)) or _cast_of_value(root):
+        if _quick_eval(root) or _cast_of_value(root):
             return
         walked = _walk_one_group(top)
     if walked is None:
@@ -197,7 +196,7 @@ def evaluate(nodes) -> None:
     partitioning and planning.  (Planning by rows cost about a fifth of a row softmax of
     10^6 float32 elements.)
     """
-    if _plan_eval is not None and type(nodes) is list and _plan_eval(nodes):
+    if type(nodes) is list and _plan_eval(nodes):
         return                        # a kept plan, run in C
     order = pending_topo_order(nodes)
     if not order:
@@ -309,14 +308,12 @@ def _reduce_into(kernel, in_ptrs, outputs, sinks, n_threads) -> None:
         r.set_value(a.reshape(r.shape))
 
 
-if _fastpath is not None:
-    _fastpath.setup(_graph.Node, _kernel._quick,
-                    int(_kernel.ffi.cast("uintptr_t", _kernel.ffi.addressof(_kernel.lib, "lt_run"))),
-                    operand_of, _memory.empty, _kernel.check_status, counters,
-                    _kernel.cache_stats, _config, _kernel, MAX_GROUP_NODES,
-                    MAX_GROUP_INPUTS, CAST_INLINE_MAX, _memory.stats, _memory.POOL_MIN_BYTES,
-                    _graph._INTERN)
-    _fastpath.setup_plans(_rows, _kernel.ffi.cast)
-    _quick_eval, _plan_eval = _fastpath.quick_eval, _fastpath.plan_eval
-else:   # pragma: no cover
-    _quick_eval = _plan_eval = None
+# The quick paths in C read this module's tables and settings: given them once.
+_fastpath.setup(_graph.Node, _kernel._quick,
+                int(_kernel.ffi.cast("uintptr_t", _kernel.ffi.addressof(_kernel.lib, "lt_run"))),
+                operand_of, _memory.empty, _kernel.check_status, counters,
+                _kernel.cache_stats, _config, _kernel, MAX_GROUP_NODES,
+                MAX_GROUP_INPUTS, CAST_INLINE_MAX, _memory.stats, _memory.POOL_MIN_BYTES,
+                _graph._INTERN)
+_fastpath.setup_plans(_rows, _kernel.ffi.cast)
+_quick_eval, _plan_eval = _fastpath.quick_eval, _fastpath.plan_eval

@@ -37,7 +37,7 @@ from . import rows as _rows
 from . import tensor as _tensor
 from .fuse import partition
 from .graph import pending_topo_order
-from .kernel import _fastpath
+from .native import fastpath as _fastpath
 from .tensor import Tensor
 
 _MAX_PROGRAMS = 256    # signatures kept per function, least recently traced or replayed
@@ -215,15 +215,6 @@ def jit(fn):
     """
     table = _caches.SizedTable(_MAX_NODES, _MAX_PROGRAMS)
     programs = table.table            # read directly by jit_call (C)
-    if _fastpath is None:             # pragma: no cover - a build without the C extension
-        @functools.wraps(fn)
-        def plain(*args, **kwargs):
-            stats["plain"] += 1
-            return fn(*args, **kwargs)
-
-        plain.programs = programs
-        return plain
-
     jit_call = _fastpath.jit_call
 
     @functools.wraps(fn)
@@ -243,5 +234,4 @@ def _release() -> None:
         wrapper._table.clear()
 
 
-if _fastpath is not None:
-    _fastpath.setup_jit(stats)
+_fastpath.setup_jit(stats)

@@ -20,29 +20,8 @@ from . import ops as _ops
 from .lower import OPCODE, lower
 from .plan import make_plan, make_reduce_plan
 
-try:
-    from .._kernels import ffi, lib
-except ImportError as exc:  # pragma: no cover - only without a build
-    raise ImportError(
-        "lazytensor's C kernel is not built. Install the package with `pip install .` "
-        "(or `pip install -e .`) from the source tree, which compiles kernels_c/ via cffi."
-    ) from exc
-
-try:   # the small CPython extension of kernels_c/lt_fastpath.c (the quick paths)
-    from .. import _fastpath
-except ImportError:   # pragma: no cover - a build without it: Python does everything
-    _fastpath = None
-
-CHUNK = lib.lt_chunk_size()
-
-# Kernel paths: the op functions built for several instruction sets (kernels_c/
-# build_kernels.py).  Exact mode gives the same bits on every one of them.
-PATHS = tuple(ffi.string(lib.lt_path_name(i)).decode() for i in range(lib.lt_path_count()))
-
-
-def kernel_paths() -> tuple:
-    """The kernel paths this machine can run, best last (e.g. ``("generic", "avx2")``)."""
-    return tuple(p for i, p in enumerate(PATHS) if lib.lt_path_supported(i))
+from .native import CHUNK, PATHS, ffi, kernel_paths, lib
+from .native import fastpath as _fastpath
 
 
 def _path_index(name: str) -> int:
@@ -133,8 +112,8 @@ class CompiledKernel:
         p.work_ps = program.work_ps
         p.work_bytes = program.work_bytes
         self._proto = p
-        # taken only without waiting: C's flag where the extension is built, else a Lock
-        self._busy = _fastpath.Busy() if _fastpath is not None else threading.Lock()
+        # taken only without waiting, by run_pointers and by C (its quick paths)
+        self._busy = _fastpath.Busy()
         self._call = self._fresh_call()
         # what lazytensor._fastpath (C) needs to run this kernel on its reusable call
         # structure: the addresses of the structure and of its pointer arrays, the settings
@@ -222,16 +201,12 @@ def address_of(a: np.ndarray):
     """Pointer to element 0 of ``a`` (from_buffer is the cheap way, for C-contiguous arrays)."""
     if a.flags.c_contiguous:
         return ffi.from_buffer(a)
-    if _fastpath is not None:      # (__array_interface__ costs microseconds)
-        return ffi.cast("char *", _fastpath.data_address(a))
-    return ffi.cast("char *", a.__array_interface__["data"][0])
+    return ffi.cast("char *", _fastpath.data_address(a))   # (__array_interface__ costs microseconds)
 
 
 def data_address(a: np.ndarray) -> int:
     """The address of element 0 of ``a``, as an int."""
-    if _fastpath is not None:
-        return _fastpath.data_address(a)
-    return a.__array_interface__["data"][0]
+    return _fastpath.data_address(a)
 
 
 def operand_of(node) -> tuple:
@@ -250,12 +225,8 @@ def operand_of(node) -> tuple:
         a = node.value
         if not a.flags.aligned or not a.dtype.isnative:
             return _copied_operand(a)
-        if _fastpath is not None:  # the array (kept in the tuple) keeps the pointer valid
-            address = _fastpath.data_address(a)
-            ptr = ffi.cast("char *", address)
-        else:                      # pragma: no cover
-            ptr = address_of(a)
-            address = _address(ptr)
+        address = _fastpath.data_address(a)   # the array (kept in the tuple) keeps it valid
+        ptr = ffi.cast("char *", address)
         operand = node.operand = (ptr, (a.shape, a.strides, a.dtype), a, address)
     return operand
 
@@ -349,8 +320,7 @@ def clear_cache() -> None:
     """Forget every compiled kernel and kept plan (and the C quick path's memo of them)."""
     _cache.clear()
     _quick_table.clear()
-    if _fastpath is not None:
-        _fastpath.clear_memos()
+    _fastpath.clear_memos()
 
 
 def cache_sizes() -> dict:

@@ -16,10 +16,10 @@ from . import evaluate as _eval
 from . import graph as _graph
 from .fpenv import library_state
 
-# the quick evaluation path in C when it is built (see _eval.py); else always False
-_quick_eval = _eval._quick_eval or (lambda node: False)
-# _graph.leaf and the tensor in C (set up by _elementwise), or None
-_leaf_tensor = _eval._fastpath.leaf_tensor if _eval._fastpath is not None else None
+# the quick evaluation path in C (see evaluate.py)
+_quick_eval = _eval._quick_eval
+# _graph.leaf and the tensor over it, in C
+_leaf_tensor = _eval._fastpath.leaf_tensor
 # While lt.jit traces functions (_jit.py), each tracing thread's list of the nodes whose
 # values it reads, by thread id: a function that looks at a value may compute another DAG
 # from other data.  Per thread, since a trace runs while other threads evaluate.  None when
@@ -85,7 +85,7 @@ class Tensor:
 
     @classmethod
     def _from_array(cls, array) -> "Tensor":
-        if type(array) is np.ndarray and cls is Tensor and _leaf_tensor is not None:
+        if type(array) is np.ndarray and cls is Tensor:
             return _leaf_tensor(array)      # the same leaf, made in C
         return cls._from_node(_graph.leaf(np.asarray(array)))
 
