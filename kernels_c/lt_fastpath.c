@@ -49,8 +49,7 @@ static long long pool_min_bytes;
 /* recording */
 static PyTypeObject *tensor_type;
 static Py_ssize_t off_tensor_node;
-static PyObject *fast_signatures, *fast_constants, *py_binary, *py_unary, *graph_module,
-    *py_op_node;
+static PyObject *fast_signatures, *fast_constants, *py_binary, *py_unary, *graph_module;
 static PyObject *s_leaf, *s_dtype, *s_shape, *s_negative, *s_abs;
 static lt_run_fn run_kernel;
 static long max_group_nodes, max_group_inputs;
@@ -99,8 +98,16 @@ static PyObject *setup(PyObject *self, PyObject *args)
         slot_offset(type, "shape", &off_shape) || slot_offset(type, "value", &off_value) ||
         slot_offset(type, "operand", &off_operand) || slot_offset(type, "key", &off_key) ||
         slot_offset(type, "layout", &off_layout) || slot_offset(type, "address", &off_address) ||
-        slot_offset(type, "exact", &off_exact) || install_node_hooks((PyTypeObject *)type) < 0)
+        slot_offset(type, "exact", &off_exact))
         return NULL;
+    const int hooks = install_node_hooks((PyTypeObject *)type);
+    if (hooks < 0) return NULL;
+    if (hooks == 0) {
+        PyErr_SetString(PyExc_ImportError, "lazytensor: the C hash-consing table does not know "
+                        "this Python's layout of Node objects (a subclass, a __dict__, another "
+                        "weakref slot): op nodes cannot be recorded");
+        return NULL;
+    }
     run_kernel = (lt_run_fn)PyLong_AsVoidPtr(run_addr);
     if (run_kernel == NULL && PyErr_Occurred()) return NULL;
     node_type = (PyTypeObject *)type;
@@ -1417,8 +1424,6 @@ static PyObject *setup_recording(PyObject *self, PyObject *args)
                           &fast_signatures, &PyDict_Type, &fast_constants, &py_binary,
                           &py_unary, &graph_module))
         return NULL;
-    py_op_node = PyObject_GetAttrString(graph_module, "op_node");
-    if (py_op_node == NULL) return NULL;
     if (slot_offset(type, "_node", &off_tensor_node)) return NULL;
     tensor_type = (PyTypeObject *)type;
     PyObject *keep[] = {type, fast_signatures, fast_constants, py_binary, py_unary, graph_module};
@@ -1464,16 +1469,15 @@ static PyObject *new_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObj
 }
 
 /* ---- the hash-consing table of op nodes --------------------------------------------------
- * The op nodes recorded here are hash-consed in a table of this module, not in
- * _graph._INTERN (a dict of key tuples and weak references, which Python's op_node keeps for
- * the pure-Python fallback and which still holds the constants): an open-addressing table
- * (linear probing) of borrowed node pointers, hashed on the node's own fields: op, the
- * identity of each input, attrs, dtype, the mode (`exact`) and the recording thread, whose id (recording_id) a
- * node in the table keeps in its `key` slot (an int; Python's keys are tuples).  No key
- * tuple, no int per input, no weak reference and no sweep of dead entries: a node leaves the
- * table when it gets its value (set_value, forget), when the collector clears it and when it
- * dies (Node's tp_clear and tp_dealloc are this module's, see install_node_hooks).  Those
- * objects and the dict's lookup, insertion and sweep were half the time of recording an op. */
+ * Op nodes are hash-consed in a table of this module (graph.py's _INTERN holds only the
+ * constants): an open-addressing table (linear probing) of borrowed node pointers, hashed on
+ * the node's own fields: op, the identity of each input, attrs, dtype, the mode (`exact`)
+ * and the recording thread, whose id (recording_id) a node in the table keeps in its `key`
+ * slot (an int; constants' keys are tuples).  No key tuple, no int per input, no weak
+ * reference and no sweep of dead entries (a dict of those cost half the time of recording an
+ * op): a node leaves the table when it gets its value (set_value, forget), when the collector
+ * clears it and when it dies (Node's tp_clear and tp_dealloc are this module's, see
+ * install_node_hooks). */
 typedef struct {
     Py_hash_t hash;
     PyObject *node;            /* borrowed; NULL: never used; INTERN_GONE: removed */
@@ -1691,8 +1695,8 @@ static void node_dealloc(PyObject *self)
  * table before it goes.  Only for the layout they know: Node itself (no subclass, none
  * allowed from now on), its slots those of node_slots and __weakref__ (an offset in the
  * object, or from 3.12 managed by the interpreter), no __dict__, no finalizer.  1 when
- * installed; 0 for another layout, and op_node() then leaves hash-consing to Python's
- * _graph.op_node (its dict of weak references); -1 on error. */
+ * installed; 0 for another layout (setup() then refuses: no op node can be recorded);
+ * -1 on error. */
 static int node_hooks;
 
 static int install_node_hooks(PyTypeObject *type)
@@ -1726,18 +1730,14 @@ static PyObject *node_hooks_installed(PyObject *self, PyObject *unused)
     return PyBool_FromLong(node_hooks);
 }
 
-/* _graph.op_node(op, inputs, attrs, dtype, shape): the pending node of that op recorded by
+/* graph.op_node(op, inputs, attrs, dtype, shape): the pending node of that op recorded by
  * this thread in this context's mode, or a new one put in the table.  New reference. */
 static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *dtype,
                          PyObject *shape)
 {
-    if (!node_hooks) {            /* a Node layout this module does not know: Python's table */
-        PyObject *args[5] = {op, inputs, attrs, dtype, shape};
-        if (py_op_node == NULL) {
-            PyErr_SetString(PyExc_RuntimeError, "lazytensor: setup_recording() first");
-            return NULL;
-        }
-        return PyObject_Vectorcall(py_op_node, args, 5, NULL);
+    if (!node_hooks) {
+        PyErr_SetString(PyExc_RuntimeError, "lazytensor: setup() first");
+        return NULL;
     }
     PyObject *thread = recording_id(), *exact = thread ? mode_exact() : NULL;
     Py_hash_t hash;
@@ -1749,15 +1749,14 @@ static PyObject *op_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObje
     return node;
 }
 
-/* op_node(op, inputs, attrs, dtype, shape): _graph.op_node (installed in its place); inputs
- * and attrs given as other sequences are made tuples. */
+/* op_node(op, inputs, attrs, dtype, shape): graph.op_node; inputs and attrs given as other
+ * sequences are made tuples. */
 static PyObject *op_node_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (py_op_node == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "op_node: setup_recording() first");
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "op_node(op, inputs, attrs, dtype, shape)");
         return NULL;
     }
-    if (nargs != 5 || node_type == NULL) return PyObject_Vectorcall(py_op_node, args, nargs, NULL);
     PyObject *inputs = PySequence_Tuple(args[1]), *attrs = inputs ? PySequence_Tuple(args[2]) : NULL;
     PyObject *node = attrs ? op_node(args[0], inputs, attrs, args[3], args[4]) : NULL;
     Py_XDECREF(inputs);

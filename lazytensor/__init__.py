@@ -24,7 +24,7 @@ from ._api.manipulation import *  # noqa: F401,F403
 from ._api.statistical import *  # noqa: F401,F403
 from ._engine.tensor import Tensor
 from ._engine import tensor as _tensor_module
-from ._api import indexing as _indexing  # noqa: F401  (installs Tensor.__getitem__/__setitem__)
+from ._api import tensor_methods as _tensor_methods  # noqa: F401  (the Tensor surface)
 # Array API chapters: each module lists its public names in __all__
 from ._api.indexing import *  # noqa: F401,F403
 from ._api.searching import *  # noqa: F401,F403

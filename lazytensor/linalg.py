@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._engine.dtypes import canonical_dtype
-from ._api.args import check_size
+from ._engine.shapes import check_size
 from ._engine.tensor import Tensor
 
 __all__ = ['cholesky', 'cross', 'det', 'diagonal', 'eig', 'eigh', 'eigvals', 'eigvalsh', 'inv',

@@ -3,7 +3,7 @@ log-sum-exp."""
 
 from __future__ import annotations
 
-from ._api.elementwise import apply, unary
+from ._engine.record import apply, unary
 from ._api.softmax import logsumexp, softmax
 
 __all__ = ["relu", "sigmoid", "silu", "gelu", "leaky_relu", "hard_sigmoid", "hardswish",

@@ -14,7 +14,8 @@ import numpy as np
 
 from . import nn
 from ._engine import dtypes as _dtypes
-from ._api.elementwise import FUNCTIONS, apply, cast, where as _where
+from ._api.elementwise import FUNCTIONS, cast, where as _where
+from ._engine.record import apply
 from ._engine.tensor import Tensor
 
 

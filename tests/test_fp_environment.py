@@ -23,8 +23,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import lazytensor as lt
+from lazytensor._engine import record as _record
 from lazytensor._api import creation as _creation
-from lazytensor._api import elementwise as _elementwise
 from lazytensor._engine import ops as _ops
 from lazytensor._engine.kernel import lib
 
@@ -121,7 +121,7 @@ for _op in _ops.OPS_LIST:
     if "f" in _op.kinds:
         for _dt in FLOATS:
             CASES[f"{_op.name}:{_dt}"] = (
-                lambda name=_op.name, k=_op.arity, dt=_dt: _elementwise.apply(
+                lambda name=_op.name, k=_op.arity, dt=_dt: _record.apply(
                     name, *(fresh(a) for a in INPUTS[dt][:k]), attrs=ATTRS.get(name, ())))
 
 for _src in FLOATS + tuple(INT_INPUTS):
@@ -206,8 +206,8 @@ def test_exact_bits_do_not_depend_on_the_environment(env, threads):
 def _clear_constant_caches():
     """Forget every converted Python scalar: constant nodes (and the C recording path's
     table of them) and full()'s kept arrays."""
-    _elementwise._constant_node.cache_clear()
-    _elementwise._FAST_CONSTANTS.clear()
+    _record._constant_node.cache_clear()
+    _record._FAST_CONSTANTS.clear()
     _creation._FULL_KEPT.clear()
 
 

@@ -41,46 +41,6 @@ def integer_arg(value, what: str, name: str) -> int:
     raise TypeError(f"{what}: {name} must be an integer, got {value!r}")
 
 
-def real_arg(value, what: str, name: str) -> float:
-    """``value`` (a real number: int, float or a NumPy real scalar) as a Python float;
-    TypeError naming ``what``, the argument and the value's type otherwise (bools, strings,
-    complex numbers, arrays...).  The one check of scalar attributes: op attributes
-    (``leaky_relu``'s alpha...), clip bounds."""
-    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
-            value, (bool, np.bool_)):
-        return float(value)
-    raise TypeError(f"{what}: {name} must be a real number (int or float), got "
-                    f"{type(value).__name__} {value!r}")
-
-
-# The most bytes (and elements, and the longest dimension) NumPy can index: its sizes are
-# intp, and the kernels' are int64
-MAX_SIZE = int(np.iinfo(np.intp).max)
-
-
-def check_size(shape: tuple, what: str, dtype=None) -> tuple:
-    """``shape``, after checking that a tensor of that shape (and ``dtype``) can exist: a
-    ValueError naming ``what`` and the shape when a dimension, the number of elements or
-    of bytes is over ``MAX_SIZE``.  As in NumPy, zero-length dimensions do not make a
-    shape's other dimensions smaller.  Called where shapes are made (broadcasting,
-    creation, manipulation), so that the error points at the user's line."""
-    n = 1
-    for d in shape:
-        if d:
-            n *= d
-    itemsize = 1 if dtype is None else np.dtype(dtype).itemsize
-    if n * itemsize > MAX_SIZE or any(d > MAX_SIZE for d in shape):
-        if any(d > MAX_SIZE for d in shape):
-            size = "a dimension over 2**63 - 1"
-        else:
-            size = f"{n} elements" + ("" if all(shape) else " in its nonzero dimensions")
-            if dtype is not None:
-                size += f" of {np.dtype(dtype).name}, {n * itemsize} bytes"
-            size += "; at most 2**63 - 1 can be indexed"
-        raise ValueError(f"{what}: shape {tuple(shape)} is too large ({size})")
-    return shape
-
-
 def normalize_axis(axis, ndim: int, what: str, shape=None, name: str = "axis") -> int:
     """``axis`` as an int in ``[0, ndim)``; ``name`` is the argument's name and ``shape``
     (when given) is named in the error.
@@ -137,3 +97,13 @@ def wrap(array, dtype=None) -> Tensor:
             out = out.astype(dtype)
     out.setflags(False)                 # write=False (by position: cheaper)
     return Tensor._from_array(out)
+
+
+def reduction(what: str, x, axis, keepdims: bool, compute, dtype=None) -> Tensor:
+    """The common frame of a reduction: check ``x``, normalize ``axis`` and run
+    ``compute(value, axes)`` (a NumPy reduction taking an axis tuple) quietly."""
+    v = tensor_value(x, what)
+    axes = normalize_axes(axis, x.ndim, what, x.shape)
+    with quiet():
+        out = compute(v, axes)
+    return wrap(out, dtype)

@@ -18,7 +18,8 @@ import numpy as np
 from .._engine import dtypes as _dtypes
 from .._engine.errors import Unsupported
 from .._engine.fpenv import library_state
-from .args import MAX_SIZE, check_size, integer_arg, wrap
+from .._engine.shapes import MAX_SIZE, check_size
+from .args import integer_arg, wrap
 from .._engine.tensor import Tensor, _check_device
 
 __all__ = ['arange', 'asarray', 'empty', 'empty_like', 'eye', 'from_dlpack', 'full',

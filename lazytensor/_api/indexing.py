@@ -256,8 +256,6 @@ def setitem(x, key, value, /):
     x._node = wrap(new)._node
 
 
-Tensor.__getitem__ = getitem
-Tensor.__setitem__ = setitem
 
 
 # ---- take / take_along_axis ---------------------------------------------------------

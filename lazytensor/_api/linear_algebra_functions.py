@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine.dtypes import result_type_of
-from .elementwise import broadcast_shapes_cached
+from .._engine.shapes import broadcast_shapes_cached
 from .._engine.tensor import Tensor
-from .args import (check_kind, check_size, integer_arg, normalize_axis, quiet, tensor_value,
-                    wrap)
+from .._engine.shapes import check_size
+from .args import check_kind, integer_arg, normalize_axis, quiet, tensor_value, wrap
 __all__ = ['matmul', 'tensordot', 'vecdot']
 
 
@@ -222,8 +222,3 @@ def _imatmul_op(self, other):
                          f"{result.shape}")
     self._node = result._node   # as for the other in-place operators: tensors built from
     return self                 # the old value keep it
-
-
-Tensor.__matmul__ = _matmul_op
-Tensor.__rmatmul__ = _rmatmul_op
-Tensor.__imatmul__ = _imatmul_op

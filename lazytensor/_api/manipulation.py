@@ -20,8 +20,9 @@ import numpy as np
 
 from .._engine import dtypes as _dtypes
 from .._engine import graph as _graph
-from .elementwise import broadcast_shapes_cached
-from .args import check_size, integer_arg, normalize_axis, tensor_value
+from .._engine.shapes import broadcast_shapes_cached
+from .._engine.shapes import check_size
+from .args import integer_arg, normalize_axis, tensor_value
 from .._engine.tensor import Tensor
 
 __all__ = ['broadcast_arrays', 'broadcast_shapes', 'broadcast_to', 'concat', 'expand_dims',

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._engine import graph as _graph
 from .._engine.dtypes import canonical_dtype, float32, float64, int64, uint64
 from .elementwise import FUNCTIONS, cast
 from .._engine.fpenv import library_state
 from .._engine.tensor import Tensor
-from .args import check_kind, normalize_axes, normalize_axis, quiet, reduced_size, wrap
-from .utility import reduction
+from .._engine.record import reduce_node
+from .args import (check_kind, normalize_axes, normalize_axis, quiet, reduced_size, reduction,
+                   wrap)
 from .._engine.replay import memoized
 
 __all__ = ['cumulative_prod', 'cumulative_sum', 'max', 'mean', 'min', 'prod', 'std', 'sum',
@@ -55,19 +55,6 @@ def _accumulation_input(x, dtype, what):
     if not np.can_cast(x.dtype, dt, "safe"):
         x = cast(x, dt)
     return x, dt
-
-
-def reduce_node(op, v, axes, keepdims, acc_dtype) -> Tensor:
-    """A lazy reduction of ``v`` over ``axes`` (normalized, sorted) by ``op`` (``sum``,
-    ``prod``, ``max``, ``min``), giving ``acc_dtype`` values: the fused kernel's
-    accumulators.  ``v``'s dtype must be one the kernel reduces (``_kernel.REDUCTIONS``)."""
-    if keepdims:
-        shape = tuple(1 if d in axes else n for d, n in enumerate(v.shape))
-    else:
-        shape = tuple(n for d, n in enumerate(v.shape) if d not in axes)
-    return Tensor._from_node(_graph.op_node("reduce", (v._node,), (op, tuple(axes),
-                                                                 bool(keepdims)),
-                                            np.dtype(acc_dtype), shape))
 
 
 def _fused_accumulation(op, x, dt, axes, keepdims):

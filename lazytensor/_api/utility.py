@@ -12,21 +12,12 @@ import builtins
 import numpy as np
 
 from .._engine import dtypes as _dtypes
-from .args import integer_arg, normalize_axes, normalize_axis, quiet, tensor_value, wrap
+from .._engine.record import reduce_node
+from .args import integer_arg, normalize_axes, normalize_axis, quiet, reduction, tensor_value, wrap
 from .._engine.replay import memoized
 from .._engine.tensor import Tensor
 
 __all__ = ['all', 'any', 'diff']
-
-def reduction(what: str, x, axis, keepdims: bool, compute, dtype=None) -> Tensor:
-    """The common frame of a reduction: check ``x``, normalize ``axis`` and run
-    ``compute(value, axes)`` (a NumPy reduction taking an axis tuple) quietly."""
-    v = tensor_value(x, what)
-    axes = normalize_axes(axis, x.ndim, what, x.shape)
-    with quiet():
-        out = compute(v, axes)
-    return wrap(out, dtype)
-
 
 # ---- all, any, diff --------------------------------------------------------------------
 def _fused_truth(name, x, axis, keepdims):
@@ -34,8 +25,6 @@ def _fused_truth(name, x, axis, keepdims):
     None for complex input (NumPy computes it)."""
     if not isinstance(x, Tensor) or x.dtype.kind == "c":
         return None
-    from .statistical import reduce_node   # noqa: PLC0415  (imports this module)
-
     axes = normalize_axes(axis, x.ndim, name, x.shape)
     truth = x if x.dtype == _dtypes.bool_ else x != 0
     return reduce_node("max" if name == "any" else "min", truth, axes, keepdims, _dtypes.bool_)

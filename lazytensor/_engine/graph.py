@@ -11,14 +11,12 @@ of 100,000 ops neither builds nor evaluates into Python's recursion limit.
 
 from __future__ import annotations
 
-import itertools
 import struct
-import threading
 import weakref
 
 import numpy as np
 
-from .config import _mode
+from .native import fastpath
 
 
 class Node:
@@ -62,47 +60,24 @@ class Node:
         array.setflags(False)   # write=False; by position: cheaper than a keyword or .flags
         self.value = array
         self.layout = self.address = None
-        key = self.key
-        if type(key) is int:       # in kernels_c/lt_fastpath.c's table
+        if type(self.key) is int:  # in the C table (constants have their values)
             _forget(self)
-        elif key is not None:      # its inputs may now die and their ids be reused
-            ref = _INTERN.get(key)
-            if ref is not None and ref() is self:
-                del _INTERN[key]
-            self.key = None
         self.inputs = ()
 
 
-# The C module's op_node (installed in place of op_node below when it is built) keeps op
-# nodes in a table of its own (kernels_c/lt_fastpath.c, "the hash-consing table"), and
-# `_forget` is its function that takes a node out of it (set to it with op_node).
-_forget = None
+# Op nodes are hash-consed in C (kernels_c/lt_fastpath.c, "the hash-consing table"): on the
+# op, the identity of each input, the attributes, dtype and mode, and the recording thread
+# (threads never share a pending node).  A node leaves the table when it gets its value
+# (_forget), when the collector clears it and when it dies.
+op_node = fastpath.op_node
+_forget = fastpath.forget
 
-# Hash-consing table of the pure-Python path (op nodes when the C module is not built, or does
-# not know Node's layout) and of constants: key -> weak reference to the node.  A key holds
-# the ids of the inputs.  That is safe without removing a node's entry when it dies: a
-# reference that is still alive means a live node, which keeps its inputs (and so their ids)
-# alive, and a dead reference is never a hit.  Dead entries are swept when the table has
-# doubled since the last sweep (a callback per node death cost more than the sweep).
-# A key also holds the recording thread: threads never share a pending node, since a value
-# is computed in the mode of the thread that evaluates it (two threads evaluating one shared
-# pending expression in exact and fast mode would otherwise each see the other's bits).  The
-# thread is named by an id of its own (_recording_id), not threading.get_ident(): idents are
-# reused once a thread has ended, and a new thread then found the ended one's pending nodes.
+# Constants, hash-consed here: key (dtype and bits) -> weak reference to the node.  A dead
+# reference is never a hit; dead entries are swept when the table has doubled since the
+# last sweep (a callback per node death cost more than the sweep).
 _INTERN: dict = {}
 _SWEEP_MIN = 4096
 _sweep_at = _SWEEP_MIN
-_thread_ids = itertools.count()
-_this_thread = threading.local()
-
-
-def _recording_id() -> int:
-    """The calling thread's id in the keys: given once, never to another thread."""
-    try:
-        return _this_thread.id
-    except AttributeError:
-        _this_thread.id = next(_thread_ids)
-        return _this_thread.id
 
 
 def _lookup(key):
@@ -137,19 +112,6 @@ def constant(array0d: np.ndarray) -> Node:
     node = _lookup(key)
     if node is None:
         node = Node("const", (), (), array0d.dtype, (), value=array0d, key=key)
-        _remember(key, node)
-    return node
-
-
-def op_node(op: str, inputs: tuple, attrs: tuple, dtype: np.dtype, shape: tuple) -> Node:
-    """The node for ``op(*inputs)`` in this context's mode, shared with any equal node
-    recorded before."""
-    exact = _mode.get() == "exact"
-    key = (op, *map(id, inputs), attrs, dtype, exact, _recording_id())   # flat: one hash
-    ref = _INTERN.get(key)
-    node = ref() if ref is not None else None
-    if node is None:
-        node = Node(op, inputs, attrs, dtype, shape, key=key, exact=exact)
         _remember(key, node)
     return node
 

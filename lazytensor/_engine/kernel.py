@@ -11,7 +11,6 @@ are bounded by size as well as by count (``_caches.SizedTable``) and emptied by
 from __future__ import annotations
 
 import os
-import threading
 
 import numpy as np
 

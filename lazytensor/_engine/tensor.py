@@ -1,8 +1,9 @@
 """The Tensor: a shape, a dtype and a node of the expression DAG.
 
-Operators and methods only record nodes (their dunders are installed from the operator
-table by ``_elementwise.py``); anything that needs a value evaluates the tensor's node and
-keeps the value on it.  ``shape``, ``dtype``, ``ndim``, ``size`` and ``device`` never
+This is the core: construction, values, conversions, DLPack, pickling.  Operators and the
+other methods (which only record nodes) are the API's, installed by
+``lazytensor/_api/tensor_methods.py``; anything that needs a value evaluates the tensor's
+node and keeps the value on it.  ``shape``, ``dtype``, ``ndim``, ``size`` and ``device`` never
 evaluate.
 """
 
@@ -12,6 +13,7 @@ from threading import get_ident
 
 import numpy as np
 
+from . import dtypes as _dtypes
 from . import evaluate as _eval
 from . import graph as _graph
 from .fpenv import library_state
@@ -133,29 +135,6 @@ class Tensor:
     def is_evaluated(self) -> bool:
         """Whether the value has been computed (or was given)."""
         return self._node.value is not None
-
-    @property
-    def T(self) -> "Tensor":
-        """The transpose of a 2-d tensor."""
-        if len(self._node.shape) != 2:
-            raise ValueError(f"T is defined for 2-d tensors (this one has shape {self.shape}); "
-                             f"use mT or permute_dims")
-        view = self._value().T          # a new view object: making it read-only is local
-        view.setflags(False)            # write=False
-        return Tensor._from_array(view)
-
-    @property
-    def mT(self) -> "Tensor":
-        """Transpose of the last two axes."""
-        from .._api.manipulation import matrix_transpose
-
-        return matrix_transpose(self)
-
-    def reshape(self, *shape) -> "Tensor":
-        """``reshape(self, shape)``; the shape may be given as one tuple or as ints."""
-        from .._api.manipulation import reshape
-
-        return reshape(self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
 
     # ---- copies and pickles -------------------------------------------------------
     def __reduce__(self):
@@ -325,6 +304,15 @@ class _Alias:
         interface = dict(base.__array_interface__)
         interface["data"] = (interface["data"][0], False)
         self.__array_interface__ = interface
+
+
+def leaf_of(obj, what: str) -> Tensor:
+    """A leaf over a NumPy array (without a copy: it is read when evaluated, as
+    ``asarray(obj)`` reads it) or a NumPy or Python scalar: what an op makes of an operand
+    that is not a Tensor.  TypeError naming ``what`` for a dtype lazytensor does not take."""
+    arr = np.asarray(obj)
+    _dtypes.canonical_dtype(arr.dtype, where=what)
+    return Tensor._from_array(arr.view() if arr is obj else arr)
 
 
 def _writable_alias(array: np.ndarray) -> np.ndarray:

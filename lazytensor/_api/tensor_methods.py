@@ -1,0 +1,125 @@
+"""The Tensor's surface: its operators and the methods that record, installed on the
+engine's core Tensor (lazytensor/_engine/tensor.py) here and nowhere else, at package import.
+
+The arithmetic and comparison operators on Tensor, int and float operands, ``-t``,
+``abs(t)``, and ``_value``, ``numpy`` and ``__array__`` are C methods
+(kernels_c/lt_fastpath.c: a Python frame around the recording cost as much as the recording);
+the Python dunders defined here take every other operand, and C hands them those.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._engine import dtypes as _dtypes
+from .._engine import evaluate as _eval
+from .._engine import tensor as _tensor
+from .._engine.native import fastpath as _fastpath
+from .._engine.record import binary, unary
+from .._engine.tensor import Tensor
+from . import manipulation
+from .elementwise import FUNCTIONS, astype, positive
+from .indexing import getitem, setitem
+from .linear_algebra_functions import _imatmul_op, _matmul_op, _rmatmul_op
+
+_BINARY_DUNDERS = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "and": "bitwise_and",
+    "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
+    "rshift": "bitwise_right_shift",
+}
+_COMPARE_DUNDERS = {"lt": "less", "le": "less_equal", "gt": "greater",
+                    "ge": "greater_equal", "eq": "equal", "ne": "not_equal"}
+_LEAN_OPERANDS = frozenset((Tensor, int, float))
+
+
+def _is_operand(x) -> bool:
+    return (isinstance(x, (Tensor, np.ndarray, np.generic))
+            or _dtypes.python_scalar_type(x) is not None)
+
+
+def _dunders(fname):
+    """The forward, reflected and in-place operator methods of table function ``fname``."""
+    record = FUNCTIONS[fname]   # a table function: binary(fname, ...)
+
+    def forward(self, other):
+        if type(other) in _LEAN_OPERANDS or _is_operand(other):
+            return binary(fname, self, other)
+        return NotImplemented
+
+    def reflected(self, other):
+        if type(other) in _LEAN_OPERANDS or _is_operand(other):
+            return binary(fname, other, self)
+        return NotImplemented
+
+    def inplace(self, other):
+        if not _is_operand(other):
+            return NotImplemented
+        result = record(self, other)
+        if result.dtype != self.dtype:
+            raise TypeError(f"in-place {fname} would change the dtype from "
+                            f"{self.dtype.name} to {result.dtype.name}")
+        if result.shape != self.shape:
+            raise ValueError(f"in-place {fname} would change the shape from "
+                             f"{self.shape} to {result.shape}")
+        self._node = result._node   # tensors built from the old value keep it
+        return self
+
+    return forward, reflected, inplace
+
+
+def _T(self) -> Tensor:
+    """The transpose of a 2-d tensor."""
+    if len(self._node.shape) != 2:
+        raise ValueError(f"T is defined for 2-d tensors (this one has shape {self.shape}); "
+                         f"use mT or permute_dims")
+    view = self._value().T          # a new view object: making it read-only is local
+    view.setflags(False)            # write=False
+    return Tensor._from_array(view)
+
+
+def _mT(self) -> Tensor:
+    """Transpose of the last two axes."""
+    return manipulation.matrix_transpose(self)
+
+
+def _reshape(self, *shape) -> Tensor:
+    """``reshape(self, shape)``; the shape may be given as one tuple or as ints."""
+    if len(shape) == 1 and not isinstance(shape[0], int):
+        shape = shape[0]
+    return manipulation.reshape(self, shape)
+
+
+def _astype(self, dtype, copy=True, device=None):
+    return astype(self, dtype, copy=copy, device=device)
+
+
+def _install() -> None:
+    methods = {}
+    for dunder, fname in _BINARY_DUNDERS.items():
+        f, r, i = _dunders(fname)
+        methods.update({f"__{dunder}__": f, f"__r{dunder}__": r, f"__i{dunder}__": i})
+    for dunder, fname in _COMPARE_DUNDERS.items():
+        methods[f"__{dunder}__"] = _dunders(fname)[0]
+    methods.update(
+        __neg__=lambda self: unary("negative", self), __pos__=lambda self: positive(self),
+        __abs__=lambda self: unary("abs", self),
+        __invert__=lambda self: FUNCTIONS["bitwise_invert"](self),
+        __getitem__=getitem, __setitem__=setitem,
+        __matmul__=_matmul_op, __rmatmul__=_rmatmul_op, __imatmul__=_imatmul_op,
+        T=property(_T, doc=_T.__doc__), mT=property(_mT, doc=_mT.__doc__),
+        reshape=_reshape, astype=_astype)
+    for name, method in methods.items():
+        setattr(Tensor, name, method)
+    # the C methods: values (they hand a trace, or __array__ with a dtype or copy=True, to
+    # the engine's Python methods) and the operators on Tensor, int and float operands
+    methods = _fastpath.setup_value(_tensor, Tensor._value, Tensor.__array__, _eval.lock,
+                                    _eval.evaluate_one)
+    methods.update(_fastpath.setup_operators({name: getattr(Tensor, name) for name in (
+        "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+        "__rtruediv__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__")}))
+    for name, method in methods.items():
+        setattr(Tensor, name, method)
+
+
+_install()

@@ -1,0 +1,299 @@
+"""Recording: an op on tensors and Python scalars becomes a node of the DAG.
+
+Recording an op checks dtypes and shapes at once (so an error points at the user's line),
+promotes the operands, inserts casts where an operand's dtype differs from the computation
+dtype, and returns a tensor over a new (or shared) node.  Nothing is computed here.  The
+lean cases (tensors of one shape or broadcast, Python int and float scalars, a signature
+seen before) are recorded in C (kernels_c/lt_fastpath.c: ``binary``, ``unary``,
+``result``), which hands everything else to the Python functions here.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from . import complex_math as _complex
+from . import dtypes as _dtypes
+from . import graph as _graph
+from .fpenv import library_state
+from .native import fastpath as _fastpath
+from .ops import OPS
+from .shapes import broadcast_shapes_cached, broadcast_shapes_or_raise, check_size
+from .tensor import Tensor, leaf_of
+
+_KIND_NAMES = {"b": "bool", "i": "signed integer", "u": "unsigned integer",
+               "f": "real floating-point"}
+
+
+def _kinds_text(kinds: str) -> str:
+    return ", ".join(_KIND_NAMES[k] for k in kinds if k in _KIND_NAMES)
+
+
+def _as_tensor(x, what: str):
+    """A Tensor, or a Python scalar kept aside for weak promotion; a NumPy array or scalar
+    becomes a leaf over it."""
+    if isinstance(x, Tensor):
+        return x
+    if _dtypes.python_scalar_type(x) is not None:
+        return x
+    if isinstance(x, (np.ndarray, np.generic)):
+        return leaf_of(x, what)
+    raise TypeError(f"{what}: expected a lazytensor Tensor or a Python scalar, got "
+                    f"{type(x).__name__}")
+
+
+def real_arg(value, what: str, name: str) -> float:
+    """``value`` (a real number: int, float or a NumPy real scalar) as a Python float;
+    TypeError naming ``what``, the argument and the value's type otherwise (bools, strings,
+    complex numbers, arrays...).  The one check of scalar attributes: op attributes
+    (``leaky_relu``'s alpha...), clip bounds."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+            value, (bool, np.bool_)):
+        return float(value)
+    raise TypeError(f"{what}: {name} must be a real number (int or float), got "
+                    f"{type(value).__name__} {value!r}")
+
+
+def cast_node(node, dtype):
+    """``node`` converted to ``dtype`` (constants are converted now, others lazily)."""
+    if node.dtype == dtype:
+        return node
+    if node.op == "const" and dtype.kind != "c" and node.dtype.kind != "c":
+        # fold: the value is one element, converted by the same kernel rules
+        return _graph.constant(_convert_now(node.value, dtype))
+    return _graph.op_node("cast", (node,), (), dtype, node.shape)
+
+
+def _convert_now(array0d, dtype):
+    t = Tensor._from_node(_graph.op_node("cast", (_graph.leaf(array0d),), (), dtype, ()))
+    return np.array(t._value())
+
+
+def promote(what, args):
+    """Common dtype and broadcast shape of ``args`` (Tensors and Python scalars)."""
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    scalars = [a for a in args if not isinstance(a, Tensor)]
+    dtype = _dtypes.result_type_of([t.dtype for t in tensors],
+                                   [_dtypes.python_scalar_type(s) for s in scalars])
+    shape = broadcast_shapes_or_raise([t.shape for t in tensors], what) if len(tensors) > 1 \
+        else (tensors[0].shape if tensors else ())
+    return dtype, shape
+
+
+def operand_node(x, dtype):
+    if isinstance(x, Tensor):
+        node = x._node
+        return node if node.dtype == dtype else cast_node(node, dtype)
+    return _constant_node(type(x), x, repr(x) if type(x) is float else None, dtype)
+
+
+@functools.lru_cache(maxsize=2048)
+def _constant_node(kind, value, spelling, dtype):
+    # keyed by type and spelling too: 1 == 1.0 == True and 0.0 == -0.0 compare equal
+    return _graph.constant(_dtypes.scalar_to_array(value, dtype))
+
+
+@functools.lru_cache(maxsize=8192)
+def _signature(name: str, operand_types: tuple, shapes: tuple):
+    """Compute dtype, result dtype and shape of op ``name`` on operands of these types.
+
+    ``operand_types`` holds a dtype per tensor operand and a Python type per scalar; the
+    answer (or the error) depends on nothing else, so it is cached.
+    """
+    op = OPS[name]
+    dtypes = [t for t in operand_types if isinstance(t, np.dtype)]
+    scalars = [t for t in operand_types if not isinstance(t, np.dtype)]
+    dtype = _dtypes.result_type_of(dtypes, scalars)
+    shape = broadcast_shapes_or_raise(shapes, name) if len(shapes) > 1 else shapes[0]
+    if dtype.kind == "c":
+        if not op.cplx:
+            raise TypeError(f"{name} does not take {dtype.name}: it takes "
+                            f"{_kinds_text(op.kinds)} tensors")
+        out = {"same": dtype, "bool": _dtypes.bool_,
+               "real": np.dtype(dtype.char.lower())}[op.cplx_result]
+        return dtype, out, check_size(shape, name, out)
+    if name == "divide" and dtype.kind != "f":
+        dtype = _dtypes.float64   # true division of integers gives the default float
+    if _dtypes.kind(dtype) not in op.kinds:
+        hint = " (cast with astype first)" if "f" in op.kinds and dtype.kind in "iub" else ""
+        raise TypeError(f"{name} does not take {dtype.name}: it takes "
+                        f"{_kinds_text(op.kinds)} tensors{hint}")
+    out = _dtypes.bool_ if op.result == "bool" else dtype
+    # a broadcast shape is new: its bytes must fit (C's broadcast_pair leaves large ones here)
+    return dtype, out, check_size(shape, name, out) if len(shapes) > 1 else shape
+
+
+def apply(name: str, *args, attrs: tuple = ()) -> Tensor:
+    """Record the table op ``name`` on ``args`` and return the result tensor."""
+    types, shapes = [], []
+    for i, a in enumerate(args):
+        if type(a) is not Tensor:
+            if type(a) not in (float, int, bool):
+                a = _as_tensor(a, name)
+                if not isinstance(a, Tensor):
+                    types.append(type(a))
+                    continue
+                args = args[:i] + (a,) + args[i + 1:]
+            else:
+                types.append(type(a))
+                continue
+        types.append(a._node.dtype)
+        shapes.append(a._node.shape)
+    if not shapes:   # only Python scalars: the first one becomes a 0-d tensor
+        return apply(name, leaf_of(args[0], name), *args[1:], attrs=attrs)
+    dtype, out_dtype, shape = _signature(name, tuple(types), tuple(shapes))
+    if attrs:
+        attrs = _attributes(name, attrs)
+    if dtype.kind == "c":
+        fn_name = OPS[name].cplx
+        return _complex_now(getattr(_complex, fn_name, None) or getattr(np, fn_name), args,
+                            dtype, out_dtype)
+    inputs = tuple(operand_node(a, dtype) for a in args)
+    # float attributes are keyed by their bits: leaky_relu(x, -0.0) is not leaky_relu(x, 0.0)
+    attrs = tuple(_graph.FloatAttr(a) if isinstance(a, float) else a for a in attrs)
+    return Tensor._from_node(_graph.op_node(name, inputs, attrs, out_dtype, shape))
+
+
+def _attributes(name: str, attrs: tuple) -> tuple:
+    """Op ``name``'s attribute values as floats (the C bodies' ``p0``, ``p1``), checked one
+    by one against the names in its table row: a clear TypeError for a string, None..."""
+    names = OPS[name].attrs
+    if len(attrs) != len(names):
+        raise TypeError(f"{name} takes {len(names)} attributes ({', '.join(names)}), got "
+                        f"{len(attrs)}")
+    return tuple(real_arg(v, name, n) for n, v in zip(names, attrs))
+
+
+# The lean path of recording an op on Tensors of one shape and Python int/float scalars:
+# (op, operand dtype or scalar type, ...) -> (computation dtype, result dtype), filled from
+# _signature (which raises the errors); real dtypes only (complex goes through apply).
+_FAST_SIGNATURES: dict = {}
+_FAST_SIGNATURES_MAX = 8192
+# (scalar type, value, dtype) -> constant node, for nonzero values (0.0 == -0.0 as a key)
+_FAST_CONSTANTS: dict = {}
+_new_tensor = object.__new__
+
+
+def _fast_signature(key, shape):
+    sig = _FAST_SIGNATURES.get(key)
+    if sig is None:
+        dtype, out_dtype, _ = _signature(key[0], key[1:], (shape,))
+        if dtype.kind == "c":
+            return None
+        if len(_FAST_SIGNATURES) >= _FAST_SIGNATURES_MAX:
+            _FAST_SIGNATURES.clear()
+        sig = _FAST_SIGNATURES[key] = (dtype, out_dtype)
+    return sig
+
+
+def _fast_operand(node, x, dtype):
+    """The node of operand ``x`` (a Tensor's node, or None for a Python scalar) as ``dtype``."""
+    if node is not None:
+        return node if node.dtype is dtype or node.dtype == dtype else cast_node(node, dtype)
+    if x:
+        key = (type(x), x, dtype)
+        const = _FAST_CONSTANTS.get(key)
+        if const is None:
+            const = _constant_node(type(x), x, repr(x) if type(x) is float else None, dtype)
+            if len(_FAST_CONSTANTS) >= _FAST_SIGNATURES_MAX:
+                _FAST_CONSTANTS.clear()
+            _FAST_CONSTANTS[key] = const
+        return const
+    return _constant_node(type(x), x, repr(x) if type(x) is float else None, dtype)
+
+
+# A broadcast shape with more elements than this (2**63 - 1 bytes over the widest itemsize,
+# complex128's 16) is left to apply, which checks its bytes; C's broadcast_pair does the same.
+LEAN_MAX_ELEMENTS = (2**63 - 1) // 16
+
+
+def _too_large(shape) -> bool:
+    n = 1
+    for d in shape:
+        if d:
+            n *= d
+    return n > LEAN_MAX_ELEMENTS
+
+
+_result = _fastpath.result     # the tensor of an op node without attributes (in C)
+
+
+def _python_unary(name: str, x) -> Tensor:
+    """``apply(name, x)``, lean for a Tensor of a real dtype: what C's ``unary`` hands over
+    (the first call of a signature, an operand it does not take)."""
+    if type(x) is Tensor:
+        node = x._node
+        sig = _fast_signature((name, node.dtype), node.shape)
+        if sig is not None:
+            return _result(name, (_fast_operand(node, x, sig[0]),), sig[1], node.shape)
+    return apply(name, x)
+
+
+def _python_binary(name: str, a, b) -> Tensor:
+    """``apply(name, a, b)``, lean for Tensors (broadcast together) and Python int/float
+    scalars: what C's ``binary`` hands over (the first call of a signature, operands it
+    does not take, shapes that do not broadcast)."""
+    ta, tb = type(a), type(b)
+    if ta is Tensor:
+        na = a._node
+        shape = na.shape
+        if tb is Tensor:
+            nb = b._node
+            if nb.shape != shape:
+                shape = broadcast_shapes_cached((shape, nb.shape))
+                if shape is None or _too_large(shape):   # apply raises the error
+                    return apply(name, a, b)
+            key = (name, na.dtype, nb.dtype)
+        elif tb is float or tb is int:
+            nb = None
+            key = (name, na.dtype, tb)
+        else:
+            return apply(name, a, b)
+    elif tb is Tensor and (ta is float or ta is int):
+        na, nb = None, b._node
+        shape = nb.shape
+        key = (name, ta, nb.dtype)
+    else:
+        return apply(name, a, b)
+    sig = _FAST_SIGNATURES.get(key) or _fast_signature(key, shape)
+    if sig is None:
+        return apply(name, a, b)
+    dtype = sig[0]
+    if na is None or na.dtype is not dtype:
+        na = _fast_operand(na, a, dtype)
+    if nb is None or nb.dtype is not dtype:
+        nb = _fast_operand(nb, b, dtype)
+    t = _new_tensor(Tensor)
+    t._node = _graph.op_node(name, (na, nb), (), sig[1], shape)
+    return t
+
+
+def _complex_now(np_fn, args, dtype, out_dtype) -> Tensor:
+    """Complex operands are computed now by NumPy (the kernel has no complex types yet), in
+    the library's floating-point state."""
+    values = [a._value() if isinstance(a, Tensor) else a for a in args]
+    with np.errstate(all="ignore"), library_state():
+        arrays = [np.asarray(v, dtype=dtype) for v in values]
+        out = np.asarray(np_fn(*arrays)).astype(out_dtype, copy=False)
+    return Tensor._from_array(out)
+
+
+def reduce_node(op, v, axes, keepdims, acc_dtype) -> Tensor:
+    """A lazy reduction of ``v`` over ``axes`` (normalized, sorted) by ``op`` (``sum``,
+    ``prod``, ``max``, ``min``), giving ``acc_dtype`` values: the fused kernel's
+    accumulators.  ``v``'s dtype must be one the kernel reduces (``_kernel.REDUCTIONS``)."""
+    if keepdims:
+        shape = tuple(1 if d in axes else n for d, n in enumerate(v.shape))
+    else:
+        shape = tuple(n for d, n in enumerate(v.shape) if d not in axes)
+    return Tensor._from_node(_graph.op_node("reduce", (v._node,), (op, tuple(axes),
+                                                                 bool(keepdims)),
+                                            np.dtype(acc_dtype), shape))
+
+
+# The lean cases in C; they hand the rest to _python_binary and _python_unary.
+_fastpath.setup_recording(Tensor, _FAST_SIGNATURES, _FAST_CONSTANTS, _python_binary,
+                          _python_unary, _graph)
+binary, unary = _fastpath.binary, _fastpath.unary
