@@ -1,0 +1,431 @@
+/* Recording the lean cases: binary, unary, where, result, leaf_tensor, and Tensor's operators in C.
+ * Part of lt_fastpath.c (included there, in this order: one translation unit). */
+
+static PyObject *new_tensor(PyObject *node)      /* steals `node` */
+{
+    if (node == NULL) return NULL;
+    PyObject *t = tensor_type->tp_alloc(tensor_type, 0);
+    if (t == NULL) {
+        Py_DECREF(node);
+        return NULL;
+    }
+    SLOT(t, off_tensor_node) = node;
+    return t;
+}
+
+/* The operand node of a Tensor's node already of `dtype`, or of a nonzero Python scalar
+ * whose constant node is cached; NULL (no error) when Python must make it. Borrowed. */
+static PyObject *operand(PyObject *node, PyObject *scalar, PyObject *dtype)
+{
+    if (node != NULL) return SLOT(node, off_dtype) == dtype ? node : NULL;
+    int truth = PyObject_IsTrue(scalar);
+    if (truth <= 0) {                     /* zero: 0.0 and -0.0 are one dict key */
+        if (truth < 0) PyErr_Clear();
+        return NULL;
+    }
+    PyObject *key = PyTuple_Pack(3, (PyObject *)Py_TYPE(scalar), scalar, dtype);
+    if (key == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *c = PyDict_GetItemWithError(fast_constants, key);
+    Py_DECREF(key);
+    if (c == NULL) PyErr_Clear();
+    return c;
+}
+
+static int is_scalar(PyObject *x)
+{
+    return PyFloat_CheckExact(x) || PyLong_CheckExact(x);
+}
+
+/* The signature (computation dtype, result dtype) of op `name` on operands of dtype or
+ * scalar type `a` and `b` (NULL for a unary op), as fast_signatures holds it under the key
+ * (name, a[, b]); 0 (no error) if it has none yet.  A small memo in front of the dict keeps
+ * the items of keys met before (held, so no other object can take their addresses) with
+ * their signature: making, hashing and comparing the key tuple was about a fifth of
+ * recording an op.  A signature depends only on its key (the op table's promotion rules),
+ * so the memo stays right when the dict is cleared.  Borrowed items, good until the next
+ * call. */
+#define SIG_MEMO_SLOTS 64
+static struct { PyObject *name, *a, *b, *dtype, *out_dtype; } sig_memo[SIG_MEMO_SLOTS];
+
+static int signature(PyObject *name, PyObject *a, PyObject *b, PyObject **dtype,
+                     PyObject **out_dtype)
+{
+    const uintptr_t h = (((uintptr_t)name >> 4) * 31 + ((uintptr_t)a >> 4)) * 31 + ((uintptr_t)b >> 4);
+    const int slot = (int)((h * 0x9E3779B97F4A7C15u) >> 58);       /* 6 bits: 64 slots */
+    if (sig_memo[slot].name == name && sig_memo[slot].a == a && sig_memo[slot].b == b) {
+        *dtype = sig_memo[slot].dtype;
+        *out_dtype = sig_memo[slot].out_dtype;
+        return 1;
+    }
+    PyObject *key = b ? PyTuple_Pack(3, name, a, b) : PyTuple_Pack(2, name, a);
+    PyObject *sig = key ? PyDict_GetItemWithError(fast_signatures, key) : NULL;
+    Py_XDECREF(key);
+    if (sig == NULL || !PyTuple_CheckExact(sig) || PyTuple_GET_SIZE(sig) != 2) {
+        PyErr_Clear();
+        return 0;
+    }
+    PyObject *old[5] = {sig_memo[slot].name, sig_memo[slot].a, sig_memo[slot].b,
+                        sig_memo[slot].dtype, sig_memo[slot].out_dtype};
+    sig_memo[slot].name = Py_NewRef(name);
+    sig_memo[slot].a = Py_NewRef(a);
+    sig_memo[slot].b = Py_XNewRef(b);
+    *dtype = sig_memo[slot].dtype = Py_NewRef(PyTuple_GET_ITEM(sig, 0));
+    *out_dtype = sig_memo[slot].out_dtype = Py_NewRef(PyTuple_GET_ITEM(sig, 1));
+    for (int i = 0; i < 5; i++) Py_XDECREF(old[i]);
+    return 1;
+}
+
+/* The most elements of a broadcast shape made here: 2**63 - 1 bytes over the widest
+ * itemsize (complex128).  A larger one goes to Python, which checks its bytes for the
+ * result's dtype and names the op and the shape (_elementwise.LEAN_MAX_ELEMENTS). */
+#define LEAN_MAX_ELEMENTS (INT64_MAX / 16)
+
+/* The shape two shapes broadcast to (_elementwise.broadcast_shapes_cached for a pair), made
+ * of the operands' own int objects; NULL (no error) when they do not broadcast, are not
+ * tuples of ints or make a shape of more than LEAN_MAX_ELEMENTS elements: Python's path
+ * then decides.  New reference. */
+static PyObject *broadcast_pair(PyObject *sa, PyObject *sb)
+{
+    long long elements = 1;                          /* of the nonzero dimensions */
+    if (!PyTuple_CheckExact(sa) || !PyTuple_CheckExact(sb)) return NULL;
+    Py_ssize_t na = PyTuple_GET_SIZE(sa), nb = PyTuple_GET_SIZE(sb), n = na > nb ? na : nb;
+    PyObject *out = PyTuple_New(n);
+    if (out == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    for (Py_ssize_t d = 1; d <= n; d++) {            /* from the last dimension */
+        PyObject *x = d <= na ? PyTuple_GET_ITEM(sa, na - d) : NULL;
+        PyObject *y = d <= nb ? PyTuple_GET_ITEM(sb, nb - d) : NULL;
+        if ((x && !PyLong_CheckExact(x)) || (y && !PyLong_CheckExact(y))) goto fail;
+        long long mx = x ? PyLong_AsLongLong(x) : 1, my = y ? PyLong_AsLongLong(y) : 1;
+        if (PyErr_Occurred()) goto fail;
+        PyObject *pick;
+        if (mx == 1) pick = y ? y : x;
+        else if (my == 1 || my == mx) pick = x;
+        else goto fail;
+        const long long m = mx == 1 ? my : mx;
+        if (m > 0 && elements > LEAN_MAX_ELEMENTS / m) goto fail;
+        if (m > 0) elements *= m;
+        PyTuple_SET_ITEM(out, n - d, Py_NewRef(pick));
+    }
+    return out;
+fail:
+    PyErr_Clear();
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* Whether two shape tuples are equal (an error counts as not). */
+static int same_shape(PyObject *a, PyObject *b)
+{
+    if (a == b) return 1;
+    int same = PyObject_RichCompareBool(a, b, Py_EQ);
+    if (same < 0) PyErr_Clear();
+    return same == 1;
+}
+
+/* binary(name, a, b): _elementwise.binary. */
+static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *made_shape = NULL;       /* a broadcast shape made here */
+    if (nargs != 3 || tensor_type == NULL) goto python;
+    PyObject *name = args[0], *a = args[1], *b = args[2];
+    PyObject *na = NULL, *nb = NULL, *shape, *ka, *kb;     /* (name, ka, kb): the signature's key */
+    if (Py_TYPE(a) == tensor_type) {
+        na = SLOT(a, off_tensor_node);
+        shape = SLOT(na, off_shape);
+        if (Py_TYPE(b) == tensor_type) {
+            nb = SLOT(b, off_tensor_node);
+            PyObject *other = SLOT(nb, off_shape);
+            if (!same_shape(other, shape)) {
+                /* broadcasting: the result's shape, kept alive by the new node */
+                shape = broadcast_pair(shape, other);
+                if (shape == NULL) goto python;      /* Python raises the error */
+                made_shape = shape;
+            }
+            ka = SLOT(na, off_dtype);
+            kb = SLOT(nb, off_dtype);
+        } else if (is_scalar(b)) {
+            ka = SLOT(na, off_dtype);
+            kb = (PyObject *)Py_TYPE(b);
+        } else {
+            goto python;
+        }
+    } else if (Py_TYPE(b) == tensor_type && is_scalar(a)) {
+        nb = SLOT(b, off_tensor_node);
+        shape = SLOT(nb, off_shape);
+        ka = (PyObject *)Py_TYPE(a);
+        kb = SLOT(nb, off_dtype);
+    } else {
+        goto python;
+    }
+    PyObject *dtype, *out_dtype;
+    if (!signature(name, ka, kb, &dtype, &out_dtype)) goto python;
+    PyObject *oa = operand(na, a, dtype), *ob = operand(nb, b, dtype);
+    if (oa == NULL || ob == NULL) goto python;
+    PyObject *inputs = PyTuple_Pack(2, oa, ob);
+    if (inputs == NULL) {
+        Py_XDECREF(made_shape);
+        return NULL;
+    }
+    PyObject *node = op_node(name, inputs, empty_tuple, out_dtype, shape);
+    Py_DECREF(inputs);
+    Py_XDECREF(made_shape);
+    return new_tensor(node);
+python:
+    Py_XDECREF(made_shape);
+    return PyObject_Vectorcall(py_binary, args, nargs, NULL);
+}
+
+/* ---- Tensor's arithmetic and comparison operators in C ----------------------------------
+ * t + u, 2 * t, t < u...: the Python dunder (_elementwise._install_operators' forward and
+ * reflected) is a frame around binary(); these method descriptors call binary() directly
+ * when the other operand is a Tensor, an int or a float (exactly those types, as the Python
+ * test does), and the Python dunder otherwise. */
+#define LT_DUNDERS(X)                                                                       \
+    X(0, "__add__", "add", 0) X(1, "__radd__", "add", 1)                                    \
+    X(2, "__sub__", "subtract", 0) X(3, "__rsub__", "subtract", 1)                          \
+    X(4, "__mul__", "multiply", 0) X(5, "__rmul__", "multiply", 1)                          \
+    X(6, "__truediv__", "divide", 0) X(7, "__rtruediv__", "divide", 1)                      \
+    X(8, "__lt__", "less", 0) X(9, "__le__", "less_equal", 0)                               \
+    X(10, "__gt__", "greater", 0) X(11, "__ge__", "greater_equal", 0)                       \
+    X(12, "__eq__", "equal", 0) X(13, "__ne__", "not_equal", 0)
+#define LT_N_DUNDERS 14
+
+static PyObject *dunder_op[LT_N_DUNDERS], *dunder_python[LT_N_DUNDERS];
+static const int dunder_reflected[LT_N_DUNDERS] = {
+#define LT_DUNDER_REFLECTED(k, dunder, op, reflected) reflected,
+    LT_DUNDERS(LT_DUNDER_REFLECTED)
+};
+
+static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+static PyObject *dunder_call(int k, PyObject *self, PyObject *other)
+{
+    if (Py_TYPE(other) != tensor_type && !PyLong_CheckExact(other) && !PyFloat_CheckExact(other))
+        return PyObject_CallFunctionObjArgs(dunder_python[k], self, other, NULL);
+    PyObject *args[3] = {dunder_op[k], dunder_reflected[k] ? other : self,
+                         dunder_reflected[k] ? self : other};
+    return binary(NULL, args, 3);
+}
+
+#define LT_DUNDER_FN(k, dunder, op, reflected) \
+    static PyObject *dunder_##k(PyObject *self, PyObject *other) { return dunder_call(k, self, other); }
+LT_DUNDERS(LT_DUNDER_FN)
+
+/* -t and abs(t): unary() straight from the slot (the Python methods were a lambda each) */
+static PyObject *unary(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+static PyObject *dunder_neg(PyObject *self, PyObject *unused)
+{
+    PyObject *args[2] = {s_negative, self};
+    return unary(NULL, args, 2);
+}
+
+static PyObject *dunder_abs(PyObject *self, PyObject *unused)
+{
+    PyObject *args[2] = {s_abs, self};
+    return unary(NULL, args, 2);
+}
+
+static PyMethodDef dunder_methods[] = {
+#define LT_DUNDER_DEF(k, dunder, op, reflected) {dunder, dunder_##k, METH_O, NULL},
+    LT_DUNDERS(LT_DUNDER_DEF)
+    {NULL, NULL, 0, NULL},
+};
+static PyMethodDef unary_dunder_methods[] = {
+    {"__neg__", dunder_neg, METH_NOARGS, NULL},
+    {"__abs__", dunder_abs, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+/* setup_operators({dunder name: Python method}) -> {dunder name: method descriptor of Tensor}
+ * for the binary operators above (each falling back to its Python method), and __neg__ and
+ * __abs__ (unary() hands anything but its lean case to Python's unary). */
+static PyObject *setup_operators(PyObject *self, PyObject *python)
+{
+    static const char *ops[LT_N_DUNDERS] = {
+#define LT_DUNDER_OP(k, dunder, op, reflected) op,
+        LT_DUNDERS(LT_DUNDER_OP)
+    };
+    if (tensor_type == NULL || !PyDict_Check(python)) {
+        PyErr_SetString(PyExc_RuntimeError, "setup_recording() first, then a dict");
+        return NULL;
+    }
+    PyObject *out = PyDict_New();
+    for (int k = 0; out != NULL && k < LT_N_DUNDERS; k++) {
+        PyObject *fallback = PyDict_GetItemString(python, dunder_methods[k].ml_name);
+        PyObject *d = fallback ? PyDescr_NewMethod(tensor_type, &dunder_methods[k]) : NULL;
+        if (fallback == NULL && !PyErr_Occurred())
+            PyErr_Format(PyExc_KeyError, "no Python method %s", dunder_methods[k].ml_name);
+        if (d == NULL || PyDict_SetItemString(out, dunder_methods[k].ml_name, d)) {
+            Py_XDECREF(d);
+            Py_CLEAR(out);
+            break;
+        }
+        Py_DECREF(d);
+        Py_XSETREF(dunder_python[k], Py_NewRef(fallback));
+        Py_XSETREF(dunder_op[k], PyUnicode_InternFromString(ops[k]));
+        if (dunder_op[k] == NULL) Py_CLEAR(out);
+    }
+    for (PyMethodDef *m = unary_dunder_methods; out != NULL && m->ml_name != NULL; m++) {
+        PyObject *d = PyDescr_NewMethod(tensor_type, m);
+        if (d == NULL || PyDict_SetItemString(out, m->ml_name, d)) Py_CLEAR(out);
+        Py_XDECREF(d);
+    }
+    return out;
+}
+
+/* unary(name, x): _elementwise.unary. */
+static PyObject *unary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || tensor_type == NULL || Py_TYPE(args[1]) != tensor_type) goto python;
+    PyObject *name = args[0], *node = SLOT(args[1], off_tensor_node);
+    PyObject *dtype, *out_dtype;
+    if (!signature(name, SLOT(node, off_dtype), NULL, &dtype, &out_dtype) ||
+        SLOT(node, off_dtype) != dtype)
+        goto python;
+    PyObject *inputs = PyTuple_Pack(1, node);
+    if (inputs == NULL) return NULL;
+    PyObject *made = op_node(name, inputs, empty_tuple, out_dtype, SLOT(node, off_shape));
+    Py_DECREF(inputs);
+    return new_tensor(made);
+python:
+    return PyObject_Vectorcall(py_unary, args, nargs, NULL);
+}
+
+/* where(condition, x1, x2): _elementwise.where, in C for three Tensors of one shape, a bool
+ * condition (the dtype object setup_where was given) and x1, x2 of one real dtype (the same
+ * object); Python's where for anything else (it broadcasts, promotes and raises). */
+static PyObject *py_where, *where_bool_dtype, *s_where;
+
+static PyObject *setup_where(PyObject *self, PyObject *args)
+{
+    PyObject *fallback, *bool_dtype;
+    if (!PyArg_ParseTuple(args, "OO", &fallback, &bool_dtype)) return NULL;
+    if (tensor_type == NULL || !PyCallable_Check(fallback) || !PyArray_DescrCheck(bool_dtype)) {
+        PyErr_SetString(PyExc_RuntimeError, "setup_recording() first, then (where, bool dtype)");
+        return NULL;
+    }
+    if (s_where == NULL && (s_where = PyUnicode_InternFromString("where")) == NULL) return NULL;
+    Py_XSETREF(py_where, Py_NewRef(fallback));
+    Py_XSETREF(where_bool_dtype, Py_NewRef(bool_dtype));
+    Py_RETURN_NONE;
+}
+
+static PyObject *where(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (py_where == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "where: setup_where() first");
+        return NULL;
+    }
+    if (nargs == 3 && Py_TYPE(args[0]) == tensor_type && Py_TYPE(args[1]) == tensor_type &&
+        Py_TYPE(args[2]) == tensor_type) {
+        PyObject *nc = SLOT(args[0], off_tensor_node), *n1 = SLOT(args[1], off_tensor_node),
+                 *n2 = SLOT(args[2], off_tensor_node);
+        PyObject *dtype = SLOT(n1, off_dtype), *shape = SLOT(n1, off_shape);
+        if (SLOT(nc, off_dtype) == where_bool_dtype && SLOT(n2, off_dtype) == dtype &&
+            PyArray_DescrCheck(dtype) && ((PyArray_Descr *)dtype)->kind != 'c' &&
+            same_shape(SLOT(nc, off_shape), shape) && same_shape(SLOT(n2, off_shape), shape)) {
+            PyObject *inputs = PyTuple_Pack(3, nc, n1, n2);
+            if (inputs == NULL) return NULL;
+            PyObject *node = op_node(s_where, inputs, empty_tuple, dtype, shape);
+            Py_DECREF(inputs);
+            return new_tensor(node);
+        }
+    }
+    return PyObject_Vectorcall(py_where, args, nargs, NULL);
+}
+
+/* replay(steps, source): _replay._replay, returning the Tensor.  A step is (op, attrs, dtype,
+ * shape, operands); an operand is -1 (the source node), the index of an earlier step, or a
+ * constant node. */
+static PyObject *replay(PyObject *self, PyObject *args)
+{
+    PyObject *steps, *source;
+    if (!PyArg_ParseTuple(args, "O!O", &PyTuple_Type, &steps, &source)) return NULL;
+    if (tensor_type == NULL || Py_TYPE(source) != node_type) {
+        PyErr_SetString(PyExc_TypeError, "replay: source must be a Node (after setup)");
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(steps);
+    PyObject *built = PyTuple_New(n);
+    if (built == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *step = PyTuple_GET_ITEM(steps, i);
+        PyObject *operands = PyTuple_GET_ITEM(step, 4);
+        Py_ssize_t m = PyTuple_GET_SIZE(operands);
+        PyObject *inputs = PyTuple_New(m);
+        if (inputs == NULL) goto fail;
+        for (Py_ssize_t k = 0; k < m; k++) {
+            PyObject *r = PyTuple_GET_ITEM(operands, k), *x;
+            if (PyLong_CheckExact(r)) {
+                long at = PyLong_AsLong(r);
+                x = at == -1 ? source : (at >= 0 && at < i) ? PyTuple_GET_ITEM(built, at) : NULL;
+                if (x == NULL) {
+                    Py_DECREF(inputs);
+                    PyErr_SetString(PyExc_ValueError, "replay: bad operand");
+                    goto fail;
+                }
+            } else {
+                x = r;
+            }
+            PyTuple_SET_ITEM(inputs, k, Py_NewRef(x));
+        }
+        PyObject *node = op_node(PyTuple_GET_ITEM(step, 0), inputs, PyTuple_GET_ITEM(step, 1),
+                                 PyTuple_GET_ITEM(step, 2), PyTuple_GET_ITEM(step, 3));
+        Py_DECREF(inputs);
+        if (node == NULL) goto fail;
+        PyTuple_SET_ITEM(built, i, node);
+    }
+    PyObject *last = n ? PyTuple_GET_ITEM(built, n - 1) : source;
+    PyObject *t = new_tensor(Py_NewRef(last));
+    Py_DECREF(built);
+    return t;
+fail:
+    Py_DECREF(built);
+    return NULL;
+}
+
+/* result(name, inputs, dtype, shape): _elementwise._result, the tensor of a new (or shared)
+ * op node without attributes. */
+static PyObject *result(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || tensor_type == NULL || !PyTuple_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "result(name, inputs, dtype, shape)");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args[1]); i++)
+        if (Py_TYPE(PyTuple_GET_ITEM(args[1], i)) != node_type) {
+            PyErr_SetString(PyExc_TypeError, "result: inputs must be nodes");
+            return NULL;
+        }
+    return new_tensor(op_node(args[0], args[1], empty_tuple, args[2], args[3]));
+}
+
+/* leaf_tensor(array): Tensor._from_array for a NumPy array: a Tensor on a new leaf node
+ * (_graph.leaf: op "leaf", no inputs, the array's dtype and shape, the array as value). */
+static PyObject *leaf_tensor(PyObject *self, PyObject *array)
+{
+    if (tensor_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "setup_recording() first");
+        return NULL;
+    }
+    PyObject *dtype = PyObject_GetAttr(array, s_dtype), *shape = NULL, *node = NULL;
+    /* a byte-swapped array (a caller's, read fresh at each evaluation): the native dtype */
+    if (dtype != NULL && PyArray_Check(array) && PyArray_ISBYTESWAPPED((PyArrayObject *)array) &&
+        PyArray_DescrCheck(dtype) && PyTypeNum_ISNUMBER(((PyArray_Descr *)dtype)->type_num))
+        Py_SETREF(dtype, (PyObject *)PyArray_DescrFromType(((PyArray_Descr *)dtype)->type_num));
+    if (dtype != NULL) shape = PyObject_GetAttr(array, s_shape);
+    if (shape != NULL && !PyTuple_CheckExact(shape))
+        PyErr_SetString(PyExc_TypeError, "leaf_tensor: not a NumPy array");
+    else if (shape != NULL)
+        node = new_node(s_leaf, empty_tuple, empty_tuple, dtype, shape, array, Py_None, Py_None);
+    Py_XDECREF(dtype);
+    Py_XDECREF(shape);
+    return new_tensor(node);
+}

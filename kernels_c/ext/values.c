@@ -1,0 +1,135 @@
+/* Tensor's value methods in C: _value, numpy() and __array__().
+ * Part of lt_fastpath.c (included there, in this order: one translation unit). */
+
+/* ---- Tensor's value: _value, numpy() and __array__() without Python frames -------------- */
+
+static PyObject *plan_eval(PyObject *self, PyObject *roots);
+
+static evallock_t *eval_lock;
+static PyObject *tensor_globals, *py_value, *py_array, *py_evaluate_one, *s_value_reads, *s_quick_eval, *c_quick_eval;
+
+/* Tensor._value (_tensor.py) in C: the node's value, evaluated under _eval.lock by the quick
+ * path or else by Python's evaluate_one.  The Python method takes over during a trace
+ * (_tensor.value_reads set) and when _tensor._quick_eval is not this module's (tests swap it
+ * to compare the paths). */
+static PyObject *tensor_value(PyObject *self, PyObject *unused)
+{
+    if (PyDict_GetItemWithError(tensor_globals, s_value_reads) != Py_None ||
+        PyDict_GetItemWithError(tensor_globals, s_quick_eval) != c_quick_eval) {
+        if (PyErr_Occurred()) return NULL;
+        return PyObject_CallOneArg(py_value, self);
+    }
+    PyObject *node = SLOT(self, off_tensor_node);
+    if (node == NULL || Py_TYPE(node) != node_type) return PyObject_CallOneArg(py_value, self);
+    PyObject *had = SLOT(node, off_value);
+    if (had != Py_None)                   /* (a byte-swapped value: Python converts it) */
+        return PyArray_Check(had) && PyArray_ISBYTESWAPPED((PyArrayObject *)had)
+               ? PyObject_CallOneArg(py_value, self) : Py_NewRef(had);
+    Py_INCREF(node);                      /* the tensor may be given another node meanwhile */
+    if (evallock_take(eval_lock, 1) < 0) {
+        Py_DECREF(node);
+        return NULL;
+    }
+    int failed = 0;
+    if (SLOT(node, off_value) == Py_None) {
+        PyObject *done = quick_eval(NULL, node);
+        if (done == Py_False) {
+            /* a kept plan of several kernels for this root (what evaluate([root]) runs first,
+             * once evaluate_one has found no one-group path) */
+            PyObject *roots = PyList_New(1);
+            Py_DECREF(done);
+            done = NULL;
+            if (roots != NULL) {
+                PyList_SET_ITEM(roots, 0, Py_NewRef(node));
+                done = plan_eval(NULL, roots);
+                Py_DECREF(roots);
+            }
+        }
+        failed = done == NULL;
+        if (done == Py_False) {
+            PyObject *r = PyObject_CallFunctionObjArgs(py_evaluate_one, node, Py_False, NULL);
+            failed = r == NULL;
+            Py_XDECREF(r);
+        }
+        Py_XDECREF(done);
+    }
+    PyObject *err_type, *err_value, *err_tb;
+    PyErr_Fetch(&err_type, &err_value, &err_tb);
+    const int not_released = evallock_give(eval_lock);
+    if (err_type != NULL) {
+        PyErr_Restore(err_type, err_value, err_tb);   /* the first error is the one to see */
+        failed = 1;
+    } else if (not_released) {
+        failed = 1;
+    }
+    PyObject *value = failed ? NULL : Py_NewRef(SLOT(node, off_value));
+    Py_DECREF(node);
+    return value;
+}
+
+/* Tensor.__array__(dtype=None, copy=None): the value itself when no dtype is asked for and
+ * no copy is required (what np.asarray asks), else the Python method. */
+static PyObject *tensor_array(PyObject *self, PyObject *const *args, size_t nargsf,
+                              PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    int plain = nargs == 0 || (nargs == 1 && args[0] == Py_None);
+    for (Py_ssize_t i = 0; plain && i < nkw; i++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, i), *v = args[nargs + i];
+        plain = PyUnicode_CompareWithASCIIString(name, "copy") == 0 ? (v == Py_None || v == Py_False)
+              : PyUnicode_CompareWithASCIIString(name, "dtype") == 0 ? v == Py_None : 0;
+    }
+    if (!plain) {
+        PyObject *stack[8];
+        if (nargs + nkw + 1 > 8) {
+            PyErr_SetString(PyExc_TypeError, "__array__: too many arguments");
+            return NULL;
+        }
+        stack[0] = self;
+        for (Py_ssize_t i = 0; i < nargs + nkw; i++) stack[i + 1] = args[i];
+        return PyObject_Vectorcall(py_array, stack, (size_t)nargs + 1, kwnames);
+    }
+    return tensor_value(self, NULL);
+}
+
+static PyMethodDef tensor_methods[] = {
+    {"_value", tensor_value, METH_NOARGS,
+     "_value($self, /)\n--\n\nThe value (a read-only NumPy array), evaluated if needed."},
+    {"numpy", tensor_value, METH_NOARGS,
+     "numpy($self, /)\n--\n\nThe value as a read-only NumPy array (evaluates if needed).\n\n"
+     "Use ``np.array(t)`` for a writable copy."},
+    {"__array__", (PyCFunction)(void (*)(void))tensor_array, METH_FASTCALL | METH_KEYWORDS,
+     "__array__($self, /, dtype=None, copy=None)\n--\n\n"
+     "The value for NumPy (cast to dtype or copied when asked)."},
+    {NULL, NULL, 0, NULL},
+};
+
+/* setup_value(tensor_module, python _value, python __array__, EvalLock, evaluate_one) -> dict of
+ * method descriptors of Tensor (_value, numpy, __array__) for Python to install. */
+static PyObject *setup_value(PyObject *self, PyObject *args)
+{
+    PyObject *lock, *module;
+    if (tensor_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "setup_recording() first");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "O!OOO!O", &PyModule_Type, &module, &py_value, &py_array,
+                          &evallock_type, &lock, &py_evaluate_one))
+        return NULL;
+    tensor_globals = PyModule_GetDict(module);
+    s_value_reads = PyUnicode_InternFromString("value_reads");
+    s_quick_eval = PyUnicode_InternFromString("_quick_eval");
+    c_quick_eval = s_quick_eval ? PyDict_GetItemWithError(tensor_globals, s_quick_eval) : NULL;
+    eval_lock = (evallock_t *)lock;
+    if (s_value_reads == NULL || c_quick_eval == NULL)
+        return NULL;
+    PyObject *keep[] = {tensor_globals, py_value, py_array, py_evaluate_one, c_quick_eval, lock};
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) Py_INCREF(keep[i]);
+    PyObject *out = PyDict_New();
+    for (PyMethodDef *m = tensor_methods; out != NULL && m->ml_name != NULL; m++) {
+        PyObject *d = PyDescr_NewMethod(tensor_type, m);
+        if (d == NULL || PyDict_SetItemString(out, m->ml_name, d)) Py_CLEAR(out);
+        Py_XDECREF(d);
+    }
+    return out;
+}
