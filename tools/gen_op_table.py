@@ -18,13 +18,6 @@ BEGIN, END = "<!-- ops-table:begin -->", "<!-- ops-table:end -->"
 
 _KINDS = {"b": "bool", "i": "int8-int64", "u": "uint8-uint64", "f": "float16/32/64"}
 # where each table op is reachable, beyond lt.<name>
-_WHERE = {"div_trunc": "lt.onnx.Div", "fmod": "lt.onnx.Mod(fmod=1)", "gelu": "lt.nn.gelu",
-          "gelu_tanh": 'lt.nn.gelu(approximate="tanh")', "sigmoid": "lt.nn.sigmoid",
-          "silu": "lt.nn.silu",
-          "relu": "lt.nn.relu", "leaky_relu": "lt.nn.leaky_relu",
-          "hard_sigmoid": "lt.nn.hard_sigmoid", "hardswish": "lt.nn.hardswish"}
-
-
 def _load_ops():
     spec = importlib.util.spec_from_file_location("_lt_ops_doc", ROOT / "lazytensor" / "_engine" / "ops.py")
     mod = importlib.util.module_from_spec(spec)
@@ -52,7 +45,7 @@ def table() -> str:
     lines = ["| op | call | ONNX | element types | result | mode | rule |",
              "|---|---|---|---|---|---|---|"]
     for op in ops.OPS_LIST:
-        call = _WHERE.get(op.name, f"lt.{op.name}")
+        call = op.spelling
         types = ", ".join(_KINDS[k] for k in op.kinds if k != "h") + (", complex*" if op.cplx else "")
         result = "bool" if op.result == "bool" else "input dtype"
         mode = _mode(op)

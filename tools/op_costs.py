@@ -1,6 +1,7 @@
 """Measure the time per element of every float32 op function on one kernel path, in L1.
 
-Prints the table of ``lazytensor/_engine/cost.py`` (ns per element, fast mode and exact mode):
+Prints each op's ``cost`` (ns per element, fast mode and exact mode), the figure its row in
+``lazytensor/_engine/ops.py`` holds (``divide_by_scalar``'s is in ``_engine/cost.py``):
 each op function runs over one chunk of 256 elements held in L1, 4000 times; the best of 5
 rounds in each of 3 runs of the program, a few seconds apart (a shared machine has slow
 phases).  Needs gcc; compiles the generated op source with the build's flags.
@@ -80,10 +81,8 @@ def main(argv=None) -> None:
                     op, *ns = line.split()
                     ns = [float(t) for t in ns]
                     best[op] = [min(t, b) for t, b in zip(ns, best.get(op, ns))]
-    print("NS_PER_ELEMENT = {")
     for op, (fast, exact) in best.items():
-        print(f'    "{op}": ({fast:.2g}, {exact:.2g}),')
-    print("}")
+        print(f"{op}: cost=({fast:.2g}, {exact:.2g})")
 
 
 if __name__ == "__main__":

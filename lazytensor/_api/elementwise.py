@@ -14,7 +14,7 @@ from .._engine import dtypes as _dtypes
 from .._engine import graph as _graph
 from .._engine.fpenv import library_state
 from .._engine.native import fastpath as _fastpath
-from .._engine.ops import OPS
+from .._engine.ops import OPS, OPS_LIST
 from .._engine.record import (_as_tensor, _complex_now, _fast_operand, _kinds_text, _result,
                               apply, binary, cast_node, operand_node, promote, real_arg,
                               unary)
@@ -290,18 +290,9 @@ def _make_function(name):
     return fn
 
 
-# Array API elementwise functions served straight from the table.
-_TABLE_FUNCTIONS = [
-    "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "pow", "maximum",
-    "minimum", "copysign", "nextafter", "atan2", "hypot", "logaddexp", "negative", "abs", "sign",
-    "square", "reciprocal", "sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "sin",
-    "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
-    "erf", "signbit", "equal", "not_equal", "less", "less_equal", "greater",
-    "greater_equal", "logical_and", "logical_or", "logical_xor", "logical_not",
-    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "bitwise_left_shift",
-    "bitwise_right_shift",
-]
-FUNCTIONS = {name: _make_function(name) for name in _TABLE_FUNCTIONS}
+# The table's ops exposed as ``lt.<name>`` (OpDef.expose None), each a function made from
+# its row; the rounding and classifying functions have rules of their own for integers.
+FUNCTIONS = {op.name: _make_function(op.name) for op in OPS_LIST if op.expose is None}
 for _name in ("floor", "ceil", "round", "trunc"):
     FUNCTIONS[_name] = _integer_identity(_name)
 FUNCTIONS["isnan"] = _classify("isnan", False)

@@ -15,6 +15,7 @@ from .._engine import dtypes as _dtypes
 from .._engine import evaluate as _eval
 from .._engine import tensor as _tensor
 from .._engine.native import fastpath as _fastpath
+from .._engine.ops import OPS_LIST
 from .._engine.record import binary, unary
 from .._engine.tensor import Tensor
 from . import manipulation
@@ -22,14 +23,13 @@ from .elementwise import FUNCTIONS, astype, positive
 from .indexing import getitem, setitem
 from .linear_algebra_functions import _imatmul_op, _matmul_op, _rmatmul_op
 
-_BINARY_DUNDERS = {
-    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
-    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "and": "bitwise_and",
-    "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
-    "rshift": "bitwise_right_shift",
-}
-_COMPARE_DUNDERS = {"lt": "less", "le": "less_equal", "gt": "greater",
-                    "ge": "greater_equal", "eq": "equal", "ne": "not_equal"}
+# The operators, from the table's rows (OpDef.dunders): binary ones with their reflected and
+# in-place forms, comparisons forward only, unary ones (-t, abs(t), ~t) straight to the op.
+_BINARY_DUNDERS = {d: op.name for op in OPS_LIST if op.arity == 2 and op.result != "bool"
+                   for d in op.dunders}
+_COMPARE_DUNDERS = {d: op.name for op in OPS_LIST if op.arity == 2 and op.result == "bool"
+                    for d in op.dunders}
+_UNARY_DUNDERS = {d: op.name for op in OPS_LIST if op.arity == 1 for d in op.dunders}
 _LEAN_OPERANDS = frozenset((Tensor, int, float))
 
 
@@ -90,6 +90,12 @@ def _reshape(self, *shape) -> Tensor:
     return manipulation.reshape(self, shape)
 
 
+def _unary_dunder(fname):
+    def method(self):
+        return unary(fname, self)
+    return method
+
+
 def _astype(self, dtype, copy=True, device=None):
     return astype(self, dtype, copy=copy, device=device)
 
@@ -101,11 +107,10 @@ def _install() -> None:
         methods.update({f"__{dunder}__": f, f"__r{dunder}__": r, f"__i{dunder}__": i})
     for dunder, fname in _COMPARE_DUNDERS.items():
         methods[f"__{dunder}__"] = _dunders(fname)[0]
+    for dunder, fname in _UNARY_DUNDERS.items():
+        methods[f"__{dunder}__"] = _unary_dunder(fname)
     methods.update(
-        __neg__=lambda self: unary("negative", self), __pos__=lambda self: positive(self),
-        __abs__=lambda self: unary("abs", self),
-        __invert__=lambda self: FUNCTIONS["bitwise_invert"](self),
-        __getitem__=getitem, __setitem__=setitem,
+        __pos__=lambda self: positive(self), __getitem__=getitem, __setitem__=setitem,
         __matmul__=_matmul_op, __rmatmul__=_rmatmul_op, __imatmul__=_imatmul_op,
         T=property(_T, doc=_T.__doc__), mT=property(_mT, doc=_mT.__doc__),
         reshape=_reshape, astype=_astype)

@@ -51,90 +51,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .native import CPU_VENDOR, kernel_paths
+from .ops import OPS_LIST, SIMPLE
 
-# ns per element (fast mode, exact mode), one float32 op function over a chunk in L1.
-# Remeasured on 2026-12-05 (tools/op_costs.py): floor_divide, remainder, asinh (fast), gelu
-# (exact) and gelu_tanh (fast) took their new figures, which leave every rule's choice as it
-# was.  fmod, nextafter, atan2, asin, acos and atan (fast; nextafter also exact) took theirs
-# after bench_stores.py showed the choices they make to be the best or level (10^7 float32,
-# --knob both --flush 400, ns per element, old choice -> new): asin 0.685 -> 0.617 (streamed,
-# no prefetch), acos 0.668 -> 0.629, atan 0.695 -> 0.672, atan2 0.950 -> 0.874 (no prefetch),
-# nextafter 0.875 -> 0.747 (streamed; exact 0.849 -> 0.771), fmod level (1.08-1.09).  acosh
-# and atanh (fast) measure 0.53 and 0.58 but keep figures above the rules' costly_min_ns
-# (0.6): without the prefetch that gives them, they took 1.8x and 2.1x the time (1.561
-# against 0.805, 1.901 against 0.863), as the costly ops do.  Most other transcendental
-# figures are about 1.4x what op_costs.py measures today (the simple ops' agree): later
-# speed-ups and the machine's phase; the rules' thresholds were set with these figures, so
-# they stay until bench_stores.py says otherwise.
-NS_PER_ELEMENT = {
-    "add": (0.035, 0.046),
-    "subtract": (0.036, 0.048),
-    "multiply": (0.037, 0.051),
-    "divide": (0.23, 0.24),
-    "divide_by_scalar": (0.046, 0.22),
-    "div_trunc": (0.23, 0.24),
-    "floor_divide": (0.94, 0.96),
-    "remainder": (0.69, 0.71),
-    "fmod": (0.59, 0.61),
-    "pow": (6, 5.7),
-    "maximum": (0.045, 0.079),
-    "minimum": (0.053, 0.079),
-    "clip": (0.082, 0.13),
-    "copysign": (0.036, 0.055),
-    "nextafter": (0.18, 0.2),
-    "atan2": (0.35, 5.2),
-    "hypot": (1.1, 1.1),
-    "logaddexp": (4, 5.5),
-    "negative": (0.035, 0.052),
-    "abs": (0.035, 0.045),
-    "sign": (0.12, 0.22),
-    "square": (0.041, 0.043),
-    "reciprocal": (0.23, 0.24),
-    "sqrt": (0.28, 0.28),
-    "floor": (0.11, 0.14),
-    "ceil": (0.11, 0.14),
-    "trunc": (0.092, 0.14),
-    "round": (0.067, 0.09),
-    "exp": (0.25, 1.4),
-    "expm1": (0.35, 1.7),
-    "log": (0.66, 1.7),
-    "log1p": (0.45, 1.9),
-    "log2": (0.66, 1.8),
-    "log10": (0.72, 1.8),
-    "sin": (1.1, 3),
-    "cos": (0.98, 2.8),
-    "tan": (1.7, 3.2),
-    "asin": (0.25, 4.7),
-    "acos": (0.26, 5.3),
-    "atan": (0.38, 3.7),
-    "sinh": (0.66, 2.2),
-    "cosh": (0.49, 1.8),
-    "tanh": (0.4, 2.2),
-    "asinh": (0.83, 4.5),
-    "acosh": (3.5, 5.4),
-    "atanh": (2, 3.6),
-    "erf": (0.88, 6.9),
-    "sigmoid": (0.33, 1.7),
-    "silu": (0.41, 1.9),
-    "relu": (0.079, 0.098),
-    "leaky_relu": (0.038, 0.055),
-    "hard_sigmoid": (0.16, 0.2),
-    "hardswish": (0.15, 0.18),
-    "gelu": (0.7, 2),
-    "gelu_tanh": (0.68, 1.7),
-    "isnan": (0.074, 0.074),
-    "isinf": (0.074, 0.074),
-    "isfinite": (0.074, 0.074),
-    "signbit": (0.074, 0.074),
-    "equal": (0.074, 0.074),
-    "not_equal": (0.074, 0.074),
-    "less": (0.074, 0.074),
-    "less_equal": (0.074, 0.074),
-    "greater": (0.074, 0.074),
-    "greater_equal": (0.074, 0.074),
-}
-
-SIMPLE_NS = 0.05          # ops not listed (casts, where, copies)
+# ns per element (fast mode, exact mode), one float32 op function over a chunk in L1: each
+# op's row (ops.OpDef.cost), and the entries that lowering makes of them (lower.py).  Where
+# the figures come from and how they were checked: docs/architecture.md, "The cost table".
+NS_PER_ELEMENT = {**{op.name: op.cost for op in OPS_LIST},
+                  "divide_by_scalar": (0.046, 0.22)}
+SIMPLE_NS = SIMPLE[0]     # entries not listed (casts, where, copies)
 FLOAT64_FACTOR = 2.0      # half the lanes per vector
 # the table's times on another kernel path: fewer lanes per vector, more time per element
 PATH_FACTOR = {"avx512": 1.0, "avx2": 2.0, "generic": 4.0}
