@@ -163,9 +163,9 @@ def test_namespace_info():
     assert info.capabilities() == {"boolean indexing": True, "data-dependent shapes": True,
                                    "max dimensions": 64}
     cpu = lt.ones(1).device
-    # the standard: devices() returns a list (consumers write devices() + [None])
-    assert info.default_device() == cpu and type(info.devices()) is list
-    assert info.devices() == [cpu] and info.default_device() in info.devices()
+    # the 2025.12 standard: devices() returns a tuple (a list before 2025.12)
+    assert info.default_device() == cpu and type(info.devices()) is tuple
+    assert info.devices() == (cpu,) and info.default_device() in info.devices()
     for device in (None, cpu):
         assert info.default_dtypes(device=device) == {
             "real floating": lt.float64, "complex floating": lt.complex128,

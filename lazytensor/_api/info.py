@@ -34,9 +34,10 @@ class Info:
         """The CPU, the only device."""
         return CPU
 
-    def devices(self) -> list:
-        """The devices tensors can live on, as a list (the standard's type): the CPU only."""
-        return [CPU]
+    def devices(self) -> tuple:
+        """The devices tensors can live on: the CPU only.  A tuple, as the 2025.12 standard
+        says (a list before it; SciPy's test fixtures still write ``devices() + [None]``)."""
+        return (CPU,)
 
     def default_dtypes(self, *, device=None) -> dict:
         """The default dtypes: float64, complex128, int64 (also for indexing)."""
