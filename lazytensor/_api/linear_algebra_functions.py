@@ -207,18 +207,3 @@ def _matmul_op(self, other):
 def _rmatmul_op(self, other):
     other = _matmul_operand(other)
     return NotImplemented if other is None else matmul(other, self)
-
-
-def _imatmul_op(self, other):
-    other = _matmul_operand(other)
-    if other is None:
-        return NotImplemented
-    result = matmul(self, other)
-    if result.dtype != self.dtype:
-        raise TypeError(f"in-place matmul would change the dtype from {self.dtype.name} to "
-                        f"{result.dtype.name}")
-    if result.shape != self.shape:
-        raise ValueError(f"in-place matmul would change the shape from {self.shape} to "
-                         f"{result.shape}")
-    self._node = result._node   # as for the other in-place operators: tensors built from
-    return self                 # the old value keep it

@@ -21,7 +21,7 @@ from .._engine.tensor import Tensor
 from . import manipulation
 from .elementwise import FUNCTIONS, astype, positive
 from .indexing import getitem, setitem
-from .linear_algebra_functions import _imatmul_op, _matmul_op, _rmatmul_op
+from .linear_algebra_functions import _matmul_op, _matmul_operand, _rmatmul_op, matmul
 
 # The operators, from the table's rows (OpDef.dunders): binary ones with their reflected and
 # in-place forms, comparisons forward only, unary ones (-t, abs(t), ~t) straight to the op.
@@ -55,17 +55,28 @@ def _dunders(fname):
     def inplace(self, other):
         if not _is_operand(other):
             return NotImplemented
-        result = record(self, other)
-        if result.dtype != self.dtype:
-            raise TypeError(f"in-place {fname} would change the dtype from "
-                            f"{self.dtype.name} to {result.dtype.name}")
-        if result.shape != self.shape:
-            raise ValueError(f"in-place {fname} would change the shape from "
-                             f"{self.shape} to {result.shape}")
-        self._node = result._node   # tensors built from the old value keep it
-        return self
+        return _assign_in_place(self, record(self, other), fname)
 
     return forward, reflected, inplace
+
+
+def _assign_in_place(self, result, what):
+    """``self`` takes ``result``'s node (an in-place operator ``what``), which must keep its
+    dtype and shape; tensors built from the old value keep it."""
+    if result.dtype != self.dtype:
+        raise TypeError(f"in-place {what} would change the dtype from {self.dtype.name} to "
+                        f"{result.dtype.name}")
+    if result.shape != self.shape:
+        raise ValueError(f"in-place {what} would change the shape from {self.shape} to "
+                         f"{result.shape}")
+    self._node = result._node
+    return self
+
+
+def _imatmul(self, other):
+    other = _matmul_operand(other)
+    return NotImplemented if other is None else _assign_in_place(self, matmul(self, other),
+                                                                 "matmul")
 
 
 def _T(self) -> Tensor:
@@ -111,7 +122,7 @@ def _install() -> None:
         methods[f"__{dunder}__"] = _unary_dunder(fname)
     methods.update(
         __pos__=lambda self: positive(self), __getitem__=getitem, __setitem__=setitem,
-        __matmul__=_matmul_op, __rmatmul__=_rmatmul_op, __imatmul__=_imatmul_op,
+        __matmul__=_matmul_op, __rmatmul__=_rmatmul_op, __imatmul__=_imatmul,
         T=property(_T, doc=_T.__doc__), mT=property(_mT, doc=_mT.__doc__),
         reshape=_reshape, astype=_astype)
     for name, method in methods.items():
