@@ -347,7 +347,7 @@ def _cast_functions():
 
 
 def _divide_by_scalar_functions():
-    """divide with a scalar register as divisor (picked by _lower.py): lt_div_scalar in
+    """divide with a scalar register as divisor (picked by lower.py): lt_div_scalar in
     lt_math.h, which hoists the divisor and, in fast mode, multiplies by its reciprocal."""
     out = []
     for dt in ops.DIVIDE_BY_SCALAR_DTYPES:
@@ -363,7 +363,7 @@ def _divide_by_scalar_functions():
 
 def _quantize_functions():
     """divide_by_scalar, round, + a scalar and a saturating cast from float32 to a small
-    integer, fused (picked by _lower.py): the same operations in the same order, so the same
+    integer, fused (picked by lower.py): the same operations in the same order, so the same
     bits (the quotient's NaN is not made canonical: the cast sends any NaN to 0), but one op
     call per chunk: on the AVX paths a vector head (lt_sat_quantize_vec_*), for the rest (all
     of it on the generic path) the chunk's rounded quotients in L1 and then their casts."""

@@ -1,18 +1,19 @@
-/* lazytensor._fastpath: the quick evaluation of a small expression, in C.
+/* lazytensor._fastpath: the hot paths of recording and evaluation, in C.  This file holds the
+ * module's setup, counters, operand layouts, the walk of a single group, the evaluation lock
+ * and the Busy flag; its parts in ext/ are included below, in order (one translation unit).
  *
  * Evaluating a 10^3-element expression is mostly Python work around a kernel call of a
  * microsecond: walk the pending DAG, build the structure key, find the compiled kernel, fill
  * its pointers, allocate the output and keep the value.  quick_eval() does what the quick
- * path of lazytensor/_engine/evaluate.py (evaluate_one) does, and plan_eval() what evaluate() does on a
- * hit of a kept plan; both build the very keys Python builds, so they share the kernel
- * cache's quick table.  They return False, having changed nothing, whenever they are not
- * sure: another shape, a DAG larger than their small fixed arrays, a miss, a kernel's call
- * structure busy in another thread.  Python then takes its own path.
+ * path of lazytensor/_engine/evaluate.py (evaluate_one) does, and plan_eval() what
+ * evaluate() does on a hit of a kept plan; both build the very keys Python builds, so they
+ * share the kernel cache's quick table.  They return False, having changed nothing, whenever
+ * they are not sure: another shape, a DAG larger than their small fixed arrays, a miss, a
+ * kernel's call structure busy in another thread.  Python then takes its own path.
  *
- * binary(), unary(), result() and leaf_tensor() record a node the way _elementwise and
- * _graph do in their lean cases, hash-consed in this module's table of op nodes (which
- * _graph.op_node, replaced by op_node() here, uses too); memo_call() and
- * replay() are the recording memo of _replay.py.  Anything else goes to the Python functions.
+ * op_node() is graph.op_node: op nodes are hash-consed in this module's table.  binary(),
+ * unary(), where(), result() and leaf_tensor() record the lean cases (record.py hands the
+ * rest to Python); memo_call() and replay() are the recording memo of replay.py.
  *
  * Node attributes are read straight from their __slots__ (offsets taken from the member
  * descriptors at setup): a Python attribute lookup costs more than the rest of the walk.

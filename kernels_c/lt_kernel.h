@@ -48,7 +48,7 @@ typedef struct {
     int32_t red_np, red_nr;      /* how many of the ndim dimensions are P, then R */
     /* how a plain kernel writes its outputs: 0, by their size (non-temporal stores when they
      * reach LT_STREAM_MIN_BYTES in all); 1, non-temporal stores whatever their size (for a
-     * block's slice of a large output that no later kernel of the block reads, _rows.py) */
+     * block's slice of a large output that no later kernel of the block reads, rows.py) */
     int32_t stream;
     /* bit 0 (fast mode), bit 1 (exact mode): large outputs are written with normal stores all
      * the same (when stream is 0): streaming would not pay (lazytensor/_engine/cost.py) */

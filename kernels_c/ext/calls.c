@@ -2,7 +2,7 @@
  * Part of lt_fastpath.c (included there, in this order: one translation unit). */
 
 /* A kernel's reusable call structure, as its `_fast` tuple gives it (CompiledKernel in
- * _kernel.py): (program, in_ptr, out_ptr, settings list, its Busy flag, unused,
+ * kernel.py): (program, in_ptr, out_ptr, settings list, its Busy flag, unused,
  * red_ptr, sinks, results, buffer_shape, inverse permutation, fills). */
 typedef struct {
     PyObject *ck, *fast;          /* held while the call is open */
@@ -301,7 +301,7 @@ done:
     return r;
 }
 
-/* _eval._reduce_below_first's chain: the reduction reached from `root` through ops that
+/* evaluate._reduce_below_first's chain: the reduction reached from `root` through ops that
  * each have one pending operand, or NULL.  Borrowed. */
 static PyObject *reduction_below(PyObject *root)
 {

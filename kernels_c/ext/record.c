@@ -83,7 +83,7 @@ static int signature(PyObject *name, PyObject *a, PyObject *b, PyObject **dtype,
  * result's dtype and names the op and the shape (_elementwise.LEAN_MAX_ELEMENTS). */
 #define LEAN_MAX_ELEMENTS (INT64_MAX / 16)
 
-/* The shape two shapes broadcast to (_elementwise.broadcast_shapes_cached for a pair), made
+/* The shape two shapes broadcast to (shapes.broadcast_shapes_cached for a pair), made
  * of the operands' own int objects; NULL (no error) when they do not broadcast, are not
  * tuples of ints or make a shape of more than LEAN_MAX_ELEMENTS elements: Python's path
  * then decides.  New reference. */
@@ -128,7 +128,7 @@ static int same_shape(PyObject *a, PyObject *b)
     return same == 1;
 }
 
-/* binary(name, a, b): _elementwise.binary. */
+/* binary(name, a, b): record._python_binary. */
 static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     PyObject *made_shape = NULL;       /* a broadcast shape made here */
@@ -182,7 +182,7 @@ python:
 }
 
 /* ---- Tensor's arithmetic and comparison operators in C ----------------------------------
- * t + u, 2 * t, t < u...: the Python dunder (_elementwise._install_operators' forward and
+ * t + u, 2 * t, t < u...: the Python dunder (tensor_methods._dunders' forward and
  * reflected) is a frame around binary(); these method descriptors call binary() directly
  * when the other operand is a Tensor, an int or a float (exactly those types, as the Python
  * test does), and the Python dunder otherwise. */
@@ -280,7 +280,7 @@ static PyObject *setup_operators(PyObject *self, PyObject *python)
     return out;
 }
 
-/* unary(name, x): _elementwise.unary. */
+/* unary(name, x): record._python_unary. */
 static PyObject *unary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 2 || tensor_type == NULL || Py_TYPE(args[1]) != tensor_type) goto python;
@@ -298,7 +298,7 @@ python:
     return PyObject_Vectorcall(py_unary, args, nargs, NULL);
 }
 
-/* where(condition, x1, x2): _elementwise.where, in C for three Tensors of one shape, a bool
+/* where(condition, x1, x2): elementwise.where, in C for three Tensors of one shape, a bool
  * condition (the dtype object setup_where was given) and x1, x2 of one real dtype (the same
  * object); Python's where for anything else (it broadcasts, promotes and raises). */
 static PyObject *py_where, *where_bool_dtype, *s_where;
@@ -391,7 +391,7 @@ fail:
     return NULL;
 }
 
-/* result(name, inputs, dtype, shape): _elementwise._result, the tensor of a new (or shared)
+/* result(name, inputs, dtype, shape): record._result, the tensor of a new (or shared)
  * op node without attributes. */
 static PyObject *result(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {

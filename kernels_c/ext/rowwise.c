@@ -14,7 +14,7 @@ static PyObject *setup_rowwise(PyObject *self, PyObject *address)
     Py_RETURN_NONE;
 }
 
-/* rowwise(array, fns, logsumexp): _softmax._run in its common case, a C-contiguous, aligned,
+/* rowwise(array, fns, logsumexp): softmax._run in its common case, a C-contiguous, aligned,
  * non-empty float32 or float64 array reduced over its last axis: the result (softmax: the
  * array's shape; log-sum-exp: without the last axis), or None when the array is not such.
  * fns is the address of the lt_rowfns of its dtype and kind. */

@@ -1,6 +1,6 @@
 """Data type functions: ``can_cast``, ``finfo``, ``iinfo``, ``isdtype``, ``result_type``.
 
-(``astype`` is elementwise and lives in ``_elementwise.py``.)  Promotion follows the Array
+(``astype`` is elementwise and lives in ``elementwise.py``.)  Promotion follows the Array
 API table, which NumPy 2 implements; where the standard leaves a case open (mixed kinds,
 such as ``int32`` with ``float32``) lazytensor does what NumPy does.  Python scalars are
 weak: they take the dtype of the tensors and dtypes they meet when their kind fits.

@@ -1,6 +1,6 @@
 """Linear-algebra functions of the main namespace: ``matmul`` (and the ``@`` operator),
 ``tensordot`` and ``vecdot``.  (``matrix_transpose`` is a shape function and lives with
-them in ``_manipulation.py``.)
+them in ``manipulation.py``.)
 
 They are not elementwise: each evaluates its operands and uses NumPy on the values.  The
 operands are promoted to one dtype first by lazytensor's promotion rules.

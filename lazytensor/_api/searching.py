@@ -1,5 +1,5 @@
 """Searching functions: ``argmax``, ``argmin``, ``count_nonzero``, ``nonzero`` and
-``searchsorted``.  (``where`` is elementwise and lives in ``_elementwise.py``.)
+``searchsorted``.  (``where`` is elementwise and lives in ``elementwise.py``.)
 
 They are not elementwise: each evaluates its input and uses NumPy on the value.  Results
 whose shape depends on the data (``nonzero``) are computed at once.

@@ -1,7 +1,7 @@
 """Statistical functions: reductions and cumulative sums and products.
 
 ``sum``, ``prod``, ``max``, ``min``, ``mean``, ``var`` and ``std`` (and ``any``/``all`` in
-``_utility.py``) record a ``reduce`` node: the kernel that computes the elementwise input
+``utility.py``) record a ``reduce`` node: the kernel that computes the elementwise input
 reduces it chunk by chunk, so the input is never stored (see docs/architecture.md,
 "Fused reductions").  Accumulation: float sums, products and means in float64 (float32
 and float16 values are rounded once at the end); integer sums and products wrap around in

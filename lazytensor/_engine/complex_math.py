@@ -1,7 +1,7 @@
 """Complex functions whose NumPy version misses the Array API's special cases (or, for
 log1p, its accuracy near 0).
 
-``_elementwise._complex_now`` looks an op's ``cplx`` name up here first, then in NumPy.
+``record._complex_now`` looks an op's ``cplx`` name up here first, then in NumPy.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ _BY_NAME["bool"] = bool_
 _SERVED = {dt: dt for dt in _BY_NAME.values() if dt.isnative}
 
 # op kind letter of each dtype, as used by the operator table; float16 ops run in
-# float32 (see _lower.py), so float16 is of kind "f" here
+# float32 (see lower.py), so float16 is of kind "f" here
 _KIND = {np.dtype(row[0]): ("f" if row[3] == "h" else row[3]) for row in _TABLE}
 
 

@@ -17,7 +17,7 @@ always right, only not faster: ``fn`` read a value while recording (``bool(x)``,
 of an argument, used a tensor it did not get as an argument, changed an argument in place,
 or returned something other than a tensor or a tuple or list of tensors.  So does an argument that is
 not a tensor or a plain value (int, float, bool, str, None, a dtype, a tuple of those), a
-misaligned tensor, and an evaluation large enough to run by blocks of rows (_rows.py),
+misaligned tensor, and an evaluation large enough to run by blocks of rows (rows.py),
 where the call overhead does not matter.  As with any tracing jit, Python side effects in
 ``fn`` happen on traced calls only, and a Python value ``fn`` takes from outside (a global
 scale, a random draw) is a constant of the trace: pass it as an argument instead.

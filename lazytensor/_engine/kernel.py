@@ -168,7 +168,7 @@ class CompiledKernel:
 
     def call_structure(self, n_out: int):
         """A fresh single-thread ``lt_program`` for this kernel, with its pointer arrays
-        ``(program, in_ptr, out_ptr, red_ptr)`` for the caller to fill (see _rows.py)."""
+        ``(program, in_ptr, out_ptr, red_ptr)`` for the caller to fill (see rows.py)."""
         p, in_ptr, out_ptr, red_ptr, _ = self._fresh_call()
         p.n_out = n_out
         p.n_threads = 1

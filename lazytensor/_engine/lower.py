@@ -29,9 +29,9 @@ class Program:
     listing: tuple      # one readable line per instruction, for lt.explain
     red_reg: tuple = ()     # per sink: the register it reduces
     red_fn: tuple = ()      # per sink: the reduction function's name ("sum:float32")
-    plain_stores: int = 0   # bit 0 fast mode, bit 1 exact: no streaming stores (_cost.py)
+    plain_stores: int = 0   # bit 0 fast mode, bit 1 exact: no streaming stores (cost.py)
     prefetch: int = 0       # bit 0 fast mode, bit 1 exact: prefetch inputs read in place
-    work_ps: tuple = (0, 0)  # fast, exact: estimated ps per element of the ops (_cost.py)
+    work_ps: tuple = (0, 0)  # fast, exact: estimated ps per element of the ops (cost.py)
     work_bytes: int = 0      # bytes per element the kernel reads and writes
 
     @property

@@ -384,7 +384,7 @@ DIVIDE_BY_SCALAR_DTYPES = ("float32", "float64")
 
 
 # divide_by_scalar, round, the addition of a scalar (a zero point) and a saturating cast to a
-# small integer, fused into one function when a kernel computes that chain (_lower.py,
+# small integer, fused into one function when a kernel computes that chain (lower.py,
 # _fuse_quantize): astype(clip(round(x / scale) + zero_point, lo, hi), uint8) and the like
 QUANTIZE_DTYPES = ("uint8", "int8", "uint16", "int16")
 
@@ -394,7 +394,7 @@ def kernel_entries():
 
     Used by the build script to emit the C function table and by the Python side to
     find an opcode; both walk this same list, so the numbers agree by construction
-    (and ``_kernel.py`` checks the C names at import).
+    (and ``kernel.py`` checks the C names at import).
     """
     entries = []
     for op in OPS_LIST:

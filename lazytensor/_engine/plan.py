@@ -4,7 +4,7 @@ Shapes are right-aligned to the group's output shape, broadcast dimensions get s
 unit dimensions are dropped, and adjacent dimensions are merged wherever every operand
 stays linear across them.  What is left picks a loop family, which decides which inputs
 the kernel reads in place and which it gathers.  Plans are immutable values; the kernel
-cache (``_kernel.py``) keeps them keyed by structure, dtypes, shapes and strides.
+cache (``kernel.py``) keeps them keyed by structure, dtypes, shapes and strides.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from .fpenv import library_state
 _quick_eval = _eval._quick_eval
 # _graph.leaf and the tensor over it, in C
 _leaf_tensor = _eval._fastpath.leaf_tensor
-# While lt.jit traces functions (_jit.py), each tracing thread's list of the nodes whose
+# While lt.jit traces functions (jit.py), each tracing thread's list of the nodes whose
 # values it reads, by thread id: a function that looks at a value may compute another DAG
 # from other data.  Per thread, since a trace runs while other threads evaluate.  None when
 # no thread traces (so that C's Tensor._value need not look).
