@@ -22,6 +22,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <pthread.h>
@@ -51,7 +52,8 @@ static long long pool_min_bytes;
 static PyTypeObject *tensor_type;
 static Py_ssize_t off_tensor_node;
 static PyObject *fast_signatures, *fast_constants, *py_binary, *py_unary, *graph_module;
-static PyObject *s_leaf, *s_dtype, *s_shape, *s_negative, *s_abs;
+static PyObject *s_leaf, *s_dtype, *s_shape, *s_negative, *s_abs, *s_zero, *s_negative_zero,
+    *s_const;
 static lt_run_fn run_kernel;
 static long max_group_nodes, max_group_inputs;
 static long cast_inline_max;    /* _eval.CAST_INLINE_MAX */
@@ -711,6 +713,7 @@ PyMODINIT_FUNC PyInit__fastpath(void)
         {&s_evaluations, "evaluations"}, {&s_kernels, "kernels"}, {&s_hits, "hits"},
         {&s_const, "const"}, {&s_replayed, "replayed"}, {&s_plain, "plain"},
         {&s_strides, "strides"}, {&s_cast, "cast"}, {&s_negative, "negative"}, {&s_abs, "abs"},
+        {&s_zero, "0.0"}, {&s_negative_zero, "-0.0"},
         {&s_exact_mode, "exact"}, {&s_fast_mode, "fast"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)

@@ -339,6 +339,38 @@ def test_c_recording_hands_the_rest_to_python():
             assert np.signbit(got).tolist() == np.signbit(expected).tolist()
 
 
+def test_c_records_casts_and_signed_zero_scalars_itself():
+    """After a first call (which fills the caches C reads), a cast of a tensor operand and a
+    0.0 or -0.0 scalar are recorded in C: no Python function of record.py runs, and the
+    signed zeros stay apart."""
+    f32 = np.array([-2.0, -0.0, 0.0, 3.0], dtype=np.float32)
+    i8 = f32.astype(np.int8)
+    x, k = lt.asarray(f32), lt.asarray(i8)
+    cases = [(lambda: x + k, f32 + i8), (lambda: x * 0.0, f32 * np.float32(0.0)),
+             (lambda: x * -0.0, f32 * np.float32(-0.0)), (lambda: k - 0.0, i8 - 0.0),
+             (lambda: lt.maximum(x, 0), np.maximum(f32, np.float32(0))),
+             (lambda: 0.0 - x, np.float32(0.0) - f32)]
+    for make, _ in cases:
+        make()                        # the first call: the cold path fills the caches
+    for make, expected in cases:
+        entered = []
+
+        def profile(frame, event, arg):
+            if event == "call" and frame.f_code.co_filename == _record.__file__:
+                entered.append(frame.f_code.co_name)
+
+        sys.setprofile(profile)
+        try:
+            t = make()
+        finally:
+            sys.setprofile(None)
+        assert not entered, entered
+        got = np.asarray(t)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+        assert np.signbit(got).tolist() == np.signbit(expected).tolist()
+
+
 def test_the_constants_table_sweeps_dead_entries(monkeypatch):
     """Constants are hash-consed in graph._INTERN (weak references): dead entries are swept
     when the table has doubled, so it stays bounded by the constants alive."""

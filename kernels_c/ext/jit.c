@@ -3,7 +3,7 @@
 
 /* ---- lazytensor.jit (lazytensor/_engine/jit.py) -------------------------------------------------- */
 
-static PyObject *jit_stats, *s_const, *s_replayed, *s_plain;
+static PyObject *jit_stats, *s_replayed, *s_plain;
 
 /* jit_key(args, kwargs) -> (key, tensors) or None: the key of a call of a jitted function.
  * The key holds the row settings and the mode (a trace records its ops in the mode of its

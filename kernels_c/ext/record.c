@@ -13,25 +13,32 @@ static PyObject *new_tensor(PyObject *node)      /* steals `node` */
     return t;
 }
 
-/* The operand node of a Tensor's node already of `dtype`, or of a nonzero Python scalar
- * whose constant node is cached; NULL (no error) when Python must make it. Borrowed. */
+/* The operand node of op input `node` (a Tensor's node) or `scalar` (a Python int or float)
+ * as `dtype`: the node itself, a cast node over it (recorded here; a constant's cast is
+ * folded by Python), or the constant node of the scalar that Python keeps in
+ * fast_constants under (type, value, dtype), a float zero under (float, "0.0" or "-0.0",
+ * dtype) (0.0 == -0.0 as a dict key).  New reference; NULL without an error when Python
+ * must make it, NULL with an error on failure. */
 static PyObject *operand(PyObject *node, PyObject *scalar, PyObject *dtype)
 {
-    if (node != NULL) return SLOT(node, off_dtype) == dtype ? node : NULL;
-    int truth = PyObject_IsTrue(scalar);
-    if (truth <= 0) {                     /* zero: 0.0 and -0.0 are one dict key */
-        if (truth < 0) PyErr_Clear();
-        return NULL;
+    if (node != NULL) {
+        if (SLOT(node, off_dtype) == dtype) return Py_NewRef(node);
+        const int is_const = is_op(SLOT(node, off_op), s_const);
+        if (is_const != 0) return NULL;           /* -1: its error is set */
+        PyObject *inputs = PyTuple_Pack(1, node);
+        if (inputs == NULL) return NULL;
+        PyObject *cast = op_node(s_cast, inputs, empty_tuple, dtype, SLOT(node, off_shape));
+        Py_DECREF(inputs);
+        return cast;
     }
-    PyObject *key = PyTuple_Pack(3, (PyObject *)Py_TYPE(scalar), scalar, dtype);
-    if (key == NULL) {
-        PyErr_Clear();
-        return NULL;
-    }
+    PyObject *value = scalar;
+    if (PyFloat_CheckExact(scalar) && PyFloat_AS_DOUBLE(scalar) == 0.0)
+        value = signbit(PyFloat_AS_DOUBLE(scalar)) ? s_negative_zero : s_zero;
+    PyObject *key = PyTuple_Pack(3, (PyObject *)Py_TYPE(scalar), value, dtype);
+    if (key == NULL) return NULL;
     PyObject *c = PyDict_GetItemWithError(fast_constants, key);
     Py_DECREF(key);
-    if (c == NULL) PyErr_Clear();
-    return c;
+    return Py_XNewRef(c);                          /* NULL: a miss, or the lookup's error */
 }
 
 static int is_scalar(PyObject *x)
@@ -165,9 +172,18 @@ static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     PyObject *dtype, *out_dtype;
     if (!signature(name, ka, kb, &dtype, &out_dtype)) goto python;
-    PyObject *oa = operand(na, a, dtype), *ob = operand(nb, b, dtype);
-    if (oa == NULL || ob == NULL) goto python;
+    PyObject *oa = operand(na, a, dtype), *ob = oa ? operand(nb, b, dtype) : NULL;
+    if (ob == NULL) {
+        Py_XDECREF(oa);
+        if (PyErr_Occurred()) {
+            Py_XDECREF(made_shape);
+            return NULL;
+        }
+        goto python;
+    }
     PyObject *inputs = PyTuple_Pack(2, oa, ob);
+    Py_DECREF(oa);
+    Py_DECREF(ob);
     if (inputs == NULL) {
         Py_XDECREF(made_shape);
         return NULL;
@@ -286,10 +302,14 @@ static PyObject *unary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (nargs != 2 || tensor_type == NULL || Py_TYPE(args[1]) != tensor_type) goto python;
     PyObject *name = args[0], *node = SLOT(args[1], off_tensor_node);
     PyObject *dtype, *out_dtype;
-    if (!signature(name, SLOT(node, off_dtype), NULL, &dtype, &out_dtype) ||
-        SLOT(node, off_dtype) != dtype)
+    if (!signature(name, SLOT(node, off_dtype), NULL, &dtype, &out_dtype)) goto python;
+    PyObject *input = operand(node, NULL, dtype);
+    if (input == NULL) {
+        if (PyErr_Occurred()) return NULL;
         goto python;
-    PyObject *inputs = PyTuple_Pack(1, node);
+    }
+    PyObject *inputs = PyTuple_Pack(1, input);
+    Py_DECREF(input);
     if (inputs == NULL) return NULL;
     PyObject *made = op_node(name, inputs, empty_tuple, out_dtype, SLOT(node, off_shape));
     Py_DECREF(inputs);

@@ -11,6 +11,7 @@ seen before) are recorded in C (kernels_c/lt_fastpath.c: ``binary``, ``unary``,
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -166,14 +167,14 @@ def _attributes(name: str, attrs: tuple) -> tuple:
     return tuple(real_arg(v, name, n) for n, v in zip(names, attrs))
 
 
-# The lean path of recording an op on Tensors of one shape and Python int/float scalars:
-# (op, operand dtype or scalar type, ...) -> (computation dtype, result dtype), filled from
+# What C's lean recording reads (kernels_c/ext/record.c), filled by the cold paths below:
+# (op, operand dtype or scalar type, ...) -> (computation dtype, result dtype), from
 # _signature (which raises the errors); real dtypes only (complex goes through apply).
 _FAST_SIGNATURES: dict = {}
 _FAST_SIGNATURES_MAX = 8192
-# (scalar type, value, dtype) -> constant node, for nonzero values (0.0 == -0.0 as a key)
+# (scalar type, value, dtype) -> constant node; a float zero's value is "0.0" or "-0.0"
+# (0.0 == -0.0 as a key)
 _FAST_CONSTANTS: dict = {}
-_new_tensor = object.__new__
 
 
 def _fast_signature(key, shape):
@@ -189,19 +190,19 @@ def _fast_signature(key, shape):
 
 
 def _fast_operand(node, x, dtype):
-    """The node of operand ``x`` (a Tensor's node, or None for a Python scalar) as ``dtype``."""
+    """The node of operand ``x`` (a Tensor's node, or None for a Python scalar) as ``dtype``;
+    a scalar's constant is kept where C's recording finds it."""
     if node is not None:
         return node if node.dtype is dtype or node.dtype == dtype else cast_node(node, dtype)
-    if x:
-        key = (type(x), x, dtype)
-        const = _FAST_CONSTANTS.get(key)
-        if const is None:
-            const = _constant_node(type(x), x, repr(x) if type(x) is float else None, dtype)
-            if len(_FAST_CONSTANTS) >= _FAST_SIGNATURES_MAX:
-                _FAST_CONSTANTS.clear()
-            _FAST_CONSTANTS[key] = const
-        return const
-    return _constant_node(type(x), x, repr(x) if type(x) is float else None, dtype)
+    value = x if x or type(x) is not float else ("-0.0" if math.copysign(1.0, x) < 0 else "0.0")
+    key = (type(x), value, dtype)
+    const = _FAST_CONSTANTS.get(key)
+    if const is None:
+        const = _constant_node(type(x), x, repr(x) if type(x) is float else None, dtype)
+        if len(_FAST_CONSTANTS) >= _FAST_SIGNATURES_MAX:
+            _FAST_CONSTANTS.clear()
+        _FAST_CONSTANTS[key] = const
+    return const
 
 
 # A broadcast shape with more elements than this (2**63 - 1 bytes over the widest itemsize,
@@ -221,53 +222,31 @@ _result = _fastpath.result     # the tensor of an op node without attributes (in
 
 
 def _python_unary(name: str, x) -> Tensor:
-    """``apply(name, x)``, lean for a Tensor of a real dtype: what C's ``unary`` hands over
-    (the first call of a signature, an operand it does not take)."""
+    """What C's ``unary`` hands over (the first call of a signature, an operand that is not a
+    Tensor, a complex dtype): keep the signature for C, then record through ``apply``."""
     if type(x) is Tensor:
-        node = x._node
-        sig = _fast_signature((name, node.dtype), node.shape)
-        if sig is not None:
-            return _result(name, (_fast_operand(node, x, sig[0]),), sig[1], node.shape)
+        _fast_signature((name, x._node.dtype), x._node.shape)
     return apply(name, x)
 
 
 def _python_binary(name: str, a, b) -> Tensor:
-    """``apply(name, a, b)``, lean for Tensors (broadcast together) and Python int/float
-    scalars: what C's ``binary`` hands over (the first call of a signature, operands it
-    does not take, shapes that do not broadcast)."""
+    """What C's ``binary`` hands over (the first call of a signature or of a scalar's
+    constant, operands other than Tensors and Python int/float scalars, shapes that do not
+    broadcast, complex dtypes, a cast of a constant): keep the signature and the scalars'
+    constants for C, then record through ``apply``."""
     ta, tb = type(a), type(b)
-    if ta is Tensor:
-        na = a._node
-        shape = na.shape
-        if tb is Tensor:
-            nb = b._node
-            if nb.shape != shape:
-                shape = broadcast_shapes_cached((shape, nb.shape))
-                if shape is None or _too_large(shape):   # apply raises the error
-                    return apply(name, a, b)
-            key = (name, na.dtype, nb.dtype)
-        elif tb is float or tb is int:
-            nb = None
-            key = (name, na.dtype, tb)
-        else:
-            return apply(name, a, b)
-    elif tb is Tensor and (ta is float or ta is int):
-        na, nb = None, b._node
-        shape = nb.shape
-        key = (name, ta, nb.dtype)
-    else:
-        return apply(name, a, b)
-    sig = _FAST_SIGNATURES.get(key) or _fast_signature(key, shape)
-    if sig is None:
-        return apply(name, a, b)
-    dtype = sig[0]
-    if na is None or na.dtype is not dtype:
-        na = _fast_operand(na, a, dtype)
-    if nb is None or nb.dtype is not dtype:
-        nb = _fast_operand(nb, b, dtype)
-    t = _new_tensor(Tensor)
-    t._node = _graph.op_node(name, (na, nb), (), sig[1], shape)
-    return t
+    if (ta is Tensor or ta is float or ta is int) and (tb is Tensor or tb is float or tb is int) \
+            and (ta is Tensor or tb is Tensor):
+        shapes = tuple(t._node.shape for t in (a, b) if type(t) is Tensor)
+        shape = broadcast_shapes_cached(shapes) if len(shapes) == 2 else shapes[0]
+        if shape is not None and not _too_large(shape):
+            key = (name, *(t._node.dtype if type(t) is Tensor else type(t) for t in (a, b)))
+            sig = _fast_signature(key, shape)
+            if sig is not None:
+                for t in (a, b):
+                    if type(t) is not Tensor:
+                        _fast_operand(None, t, sig[0])
+    return apply(name, a, b)
 
 
 def _complex_now(np_fn, args, dtype, out_dtype) -> Tensor:
