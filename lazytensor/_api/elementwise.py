@@ -142,12 +142,8 @@ def _astype(x, dtype, /, *, copy=True, device=None):
 
 def _python_where(condition, x1, x2, /):
     """Elements of ``x1`` where ``condition`` is true, else of ``x2`` (broadcast together):
-    what C's ``where`` hands over (anything but tensors of one shape and dtype)."""
-    if type(condition) is Tensor and type(x1) is Tensor and type(x2) is Tensor:
-        nc, n1, n2 = condition._node, x1._node, x2._node
-        if (nc.dtype == _dtypes.bool_ and n1.dtype is n2.dtype and n1.dtype.kind != "c"
-                and nc.shape == n1.shape == n2.shape):   # the common case, lean
-            return _result("where", (nc, n1, n2), n1.dtype, n1.shape)
+    what C's ``where`` hands over (anything but tensors of one shape and real dtype with a
+    bool condition, which C records itself)."""
     condition = _as_tensor(condition, "where")
     if not isinstance(condition, Tensor) or condition.dtype != _dtypes.bool_:
         got = condition.dtype.name if isinstance(condition, Tensor) else type(condition).__name__
