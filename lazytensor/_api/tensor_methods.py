@@ -125,15 +125,12 @@ def _install() -> None:
         __matmul__=_matmul_op, __rmatmul__=_rmatmul_op, __imatmul__=_imatmul,
         T=property(_T, doc=_T.__doc__), mT=property(_mT, doc=_mT.__doc__),
         reshape=_reshape, astype=_astype)
-    for name, method in methods.items():
-        setattr(Tensor, name, method)
     # the C methods: values (they hand a trace, or __array__ with a dtype or copy=True, to
-    # the engine's Python methods) and the operators on Tensor, int and float operands
-    methods = _fastpath.setup_value(_tensor, Tensor._value, Tensor.__array__, _eval.lock,
-                                    _eval.evaluate_one)
-    methods.update(_fastpath.setup_operators({name: getattr(Tensor, name) for name in (
-        "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
-        "__rtruediv__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__")}))
+    # the engine's Python methods) and the operators C takes (its LT_DUNDERS, each handing
+    # other operands to the Python method of that name above)
+    methods.update(_fastpath.setup_value(_tensor, Tensor._value, Tensor.__array__, _eval.lock,
+                                         _eval.evaluate_one))
+    methods.update(_fastpath.setup_operators(dict(methods)))
     for name, method in methods.items():
         setattr(Tensor, name, method)
 

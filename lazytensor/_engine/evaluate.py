@@ -142,7 +142,7 @@ def _walk_one_group(root):
 
     Members come inputs-first (iterative post-order: no recursion limit); inputs are
     numbered in the order first read.  The key lists the output shape, then for each
-    member its op, attributes, dtype and operands (members by number, inputs by negative
+    member its op, attributes, dtype, mode and operands (members by number, inputs by negative
     number), with each input's layout where it is first read: equal keys mean equal
     kernels.
     """
@@ -260,7 +260,7 @@ class _Step:
 
 def _structure_key(nodes, order):
     """``(key, index, leaves)``: a flat key of the pending DAG ``order`` computing ``nodes``
-    (per node its op, attributes, dtype, shape and operands — pending nodes by position,
+    (per node its op, attributes, dtype, mode, shape and operands — pending nodes by position,
     leaves by negative number, each leaf's layout where first read — then which nodes are
     requested, and the settings that decide evaluation by rows), the position of each
     pending node by id, and the leaves in the order first read."""
