@@ -12,6 +12,7 @@ setup(
     # by lt_fastpath.c (one translation unit)
     ext_modules=[Extension("lazytensor._fastpath", sources=["kernels_c/lt_fastpath.c"],
                            depends=sorted(glob.glob("kernels_c/ext/*.c")
-                                          + glob.glob("kernels_c/*.h")),
-                           include_dirs=["kernels_c", numpy.get_include()])],
+                                          + glob.glob("kernels_c/*.h")
+                                          + glob.glob("kernels_c/math/*.h")),
+                           include_dirs=["kernels_c", "kernels_c/math", numpy.get_include()])],
 )

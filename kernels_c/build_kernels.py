@@ -111,8 +111,8 @@ def _math_headers():
     """(data headers, concatenated function text) of the math families."""
     data, text = [], []
     for fam in MATH_FAMILIES:
-        fn = os.path.join(HERE, f"lt_{fam}.h")
-        if os.path.exists(os.path.join(HERE, f"lt_{fam}_data.h")):
+        fn = os.path.join(HERE, "math", f"lt_{fam}.h")
+        if os.path.exists(os.path.join(HERE, "math", f"lt_{fam}_data.h")):
             data.append(f"lt_{fam}_data.h")
         with open(fn) as f:
             text.append(f"/* ---- {os.path.basename(fn)} ---- */\n" + f.read())
@@ -138,7 +138,7 @@ def _math_loops(op, dt, loads):
     exact_fn, fast_fn = f"ltm_{op.math}_{width}", f"ltm_{op.math}_{width}_fast"
     for fn in (exact_fn, fast_fn):
         if not _math_defined(fn):
-            raise RuntimeError(f"op {op.name}: {fn} is not defined in kernels_c/lt_*.h")
+            raise RuntimeError(f"op {op.name}: {fn} is not defined in kernels_c/math/lt_*.h")
     names = "abc"[: op.arity]
 
     def loop(fn):
@@ -500,8 +500,8 @@ ffibuilder.set_source(
     sources=[os.path.relpath(os.path.join(HERE, "lt_kernel.c"), os.getcwd())],
     # the interpreter's parts (vm/) and headers: included by lt_kernel.c, one translation unit
     depends=sorted(os.path.relpath(p, os.getcwd()) for p in glob.glob(os.path.join(HERE, "vm", "*.c"))
-                   + glob.glob(os.path.join(HERE, "*.h"))),
-    include_dirs=[os.path.relpath(HERE, os.getcwd())],
+                   + glob.glob(os.path.join(HERE, "*.h")) + glob.glob(os.path.join(HERE, "math", "*.h"))),
+    include_dirs=[os.path.relpath(HERE, os.getcwd()), os.path.relpath(os.path.join(HERE, "math"), os.getcwd())],
     extra_compile_args=EXTRA_COMPILE_ARGS,
     extra_link_args=["-pthread"],
     libraries=["m"],

@@ -4,12 +4,12 @@
  *
  * Evaluating a 10^3-element expression is mostly Python work around a kernel call of a
  * microsecond: walk the pending DAG, build the structure key, find the compiled kernel, fill
- * its pointers, allocate the output and keep the value.  quick_eval() does what the quick
- * path of lazytensor/_engine/evaluate.py (evaluate_one) does, and plan_eval() what
- * evaluate() does on a hit of a kept plan; both build the very keys Python builds, so they
- * share the kernel cache's quick table.  They return False, having changed nothing, whenever
- * they are not sure: another shape, a DAG larger than their small fixed arrays, a miss, a
- * kernel's call structure busy in another thread.  Python then takes its own path.
+ * its pointers, allocate the output and keep the value.  quick_eval() is that path for one
+ * group (evaluate_one's hit) and plan_eval() for a kept plan of several kernels (evaluate's
+ * hit).  The walks and keys are ext/keys.c's, which also give Python's cold path
+ * (evaluate.py: a miss, planned, compiled and kept under the same key) its keys.  They return
+ * False whenever they are not sure: another shape, a miss, a kernel's call structure busy in
+ * another thread.  Python then takes its own path.
  *
  * op_node() is graph.op_node: op nodes are hash-consed in this module's table.  binary(),
  * unary(), where(), result() and leaf_tensor() record the lean cases (record.py hands the
@@ -35,8 +35,8 @@
 #include "lt_kernel.h"
 #include "lt_fpenv.h"
 
-#define MAX_NODES 64            /* members + inputs the walk handles; more: Python's path */
-#define MAX_STACK 256
+#define MAX_NODES 64            /* the positions of one kept step (its inputs, outputs, sinks) */
+#define MAX_STACK 256           /* the ops reduction_below follows */
 #define KEY_ROOM 64             /* items a key list is made with room for */
 
 typedef int (*lt_run_fn)(const lt_program *);
@@ -322,83 +322,6 @@ static PyObject *key_list(Py_ssize_t room)
     return list;
 }
 
-static int find(PyObject *const *seen, int n, PyObject *node)
-{
-    for (int i = 0; i < n; i++)
-        if (seen[i] == node) return i;
-    return -1;
-}
-
-/* The walk of _eval._walk_one_group: members inputs-first, inputs numbered in the order
- * first read, and the same flat key.  1 when it fits, 0 when Python must do it, -1 on error. */
-static int walk(PyObject *root, PyObject *key, PyObject **inputs, int *n_inputs)
-{
-    PyObject *seen[MAX_NODES], *stack[MAX_STACK];
-    long ref[MAX_NODES];
-    int n_seen = 0, n_members = 0, top = 0;
-    PyObject *shape = SLOT(root, off_shape);
-    *n_inputs = 0;
-    if (PyList_Append(key, shape)) return -1;
-    stack[top++] = root;
-    while (top > 0) {
-        PyObject *node = stack[top - 1];
-        if (find(seen, n_seen, node) >= 0) {
-            top--;
-            continue;
-        }
-        PyObject *ins = SLOT(node, off_inputs);
-        if (ins == NULL || !PyTuple_CheckExact(ins)) return 0;
-        int ready = 1;
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(ins); i++) {
-            PyObject *x = PyTuple_GET_ITEM(ins, i);
-            if (Py_TYPE(x) != node_type) return 0;
-            if (find(seen, n_seen, x) >= 0) continue;
-            if (SLOT(x, off_value) != Py_None) {
-                if (n_seen == MAX_NODES) return 0;
-                PyObject *layout = layout_made(x);
-                if (layout == NULL) return PyErr_Occurred() ? -1 : 0;
-                int bad = PyList_Append(key, layout);
-                Py_DECREF(layout);
-                if (bad) return -1;
-                seen[n_seen] = x;
-                ref[n_seen++] = -1 - *n_inputs;
-                inputs[(*n_inputs)++] = x;
-            } else {
-                PyObject *x_op = SLOT(x, off_op);
-                const int reduce = x_op == NULL ? 0 : is_op(x_op, s_reduce);
-                if (reduce < 0) return -1;
-                if (reduce || top == MAX_STACK) return 0;   /* not one group */
-                ready = 0;
-                stack[top++] = x;
-            }
-        }
-        if (!ready) continue;
-        top--;
-        PyObject *op = SLOT(node, off_op), *node_shape = SLOT(node, off_shape);
-        if (op == NULL || node_shape == NULL) return 0;
-        int same = node_shape == shape ? 1 : PyObject_RichCompareBool(node_shape, shape, Py_EQ);
-        if (same < 0) return -1;
-        const int reduce = is_op(op, s_reduce);
-        if (reduce < 0) return -1;
-        if (reduce || !same || n_members >= max_group_nodes || n_seen == MAX_NODES)
-            return 0;
-        seen[n_seen] = node;
-        ref[n_seen++] = n_members++;
-        if (PyList_Append(key, op) || PyList_Append(key, SLOT(node, off_attrs)) ||
-            PyList_Append(key, SLOT(node, off_dtype)) || PyList_Append(key, SLOT(node, off_exact)))
-            return -1;
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(ins); i++) {
-            int at = find(seen, n_seen, PyTuple_GET_ITEM(ins, i));
-            PyObject *r = PyLong_FromLong(ref[at]);
-            if (r == NULL) return -1;
-            int bad = PyList_Append(key, r);
-            Py_DECREF(r);
-            if (bad) return -1;
-        }
-    }
-    return *n_inputs <= max_group_inputs;
-}
-
 /* EvalLock: _eval.lock, the reentrant lock of evaluations (one at a time).  What
  * threading.RLock does, but taking a free lock is a pthread_mutex_trylock (an RLock's
  * acquire parses its arguments and reads the clock, even without waiting).  The owner and
@@ -610,6 +533,8 @@ static PyTypeObject busy_type = {
 
 #include "ext/calls.c"
 
+#include "ext/keys.c"
+
 #include "ext/quick.c"
 
 #include "ext/values.c"
@@ -689,7 +614,16 @@ static PyMethodDef methods[] = {
      "jit_call(programs, fn, args, kwargs): a call of a jitted function, replayed (or fn's "
      "for a plain signature); NotImplemented (nothing run) when Python must handle it "
      "(lazytensor/_engine/jit.py)."},
-    {"setup_jit", setup_jit, METH_O, "setup_jit(stats)"},
+    {"setup_jit", setup_jit, METH_VARARGS, "setup_jit(stats, run_steps)"},
+    {"jit_run", (PyCFunction)(void (*)(void))jit_run, METH_FASTCALL,
+     "jit_run(program, tensors) -> the replay of a traced program on its tensor arguments."},
+    {"group_key", group_key, METH_O,
+     "group_key(node) -> (key, members, inputs) of the one group computing it, or None."},
+    {"structure_key", structure_key, METH_O,
+     "structure_key(roots: list) -> (key, order, leaves): the kept-plan key of evaluating "
+     "them, their pending DAG in topological order, and its leaves."},
+    {"pending_topo_order", pending_topo_order, METH_O,
+     "pending_topo_order(roots) -> the nodes without a value they depend on, inputs first."},
     {"quick_eval", quick_eval, METH_O,
      "quick_eval(node) -> bool: evaluate a small pending expression through the quick "
      "table; False (nothing done) when Python's path must do it."},

@@ -1,6 +1,7 @@
-"""The quick evaluation path in C (kernels_c/lt_fastpath.c): it must give the bits, the node
-state and the counters of the Python path, share its quick table, follow mode, thread and
-kernel-path changes made between calls, and hand anything unusual back to Python."""
+"""The hot paths in C (kernels_c/lt_fastpath.c and ext/): a kept kernel or plan found again
+must give the bits, the node state and the counters of the cold path that planned it (and
+NumPy's values), follow mode, thread and kernel-path changes made between calls, and hand
+anything unusual to Python's cold path."""
 
 
 import gc
@@ -15,16 +16,18 @@ from lazytensor._engine import record as _record
 from lazytensor._engine import evaluate as _eval
 from lazytensor._engine import graph as _graph
 from lazytensor._engine import kernel as _kernel
-from lazytensor._engine import tensor as _tensor
+from lazytensor._engine.native import fastpath as _fastpath
 
 
 @pytest.fixture
-def python_only(monkeypatch):
-    """Evaluate through Python's path only (the reference for the C path)."""
-    def use():
-        monkeypatch.setattr(_tensor, "_quick_eval", lambda node: False)
-        monkeypatch.setattr(_eval, "_quick_eval", lambda node: False)
-    return use
+def cold_path():
+    """Make the next evaluations plan afresh: Python's cold path (its kernels compiled and run
+    from Python), the reference for what C finds kept."""
+    return lt.empty_cache
+
+
+def _no_python(*args):
+    raise AssertionError("Python's cold path ran")
 
 
 def _bits(a):
@@ -37,10 +40,7 @@ def test_the_c_path_is_built_and_takes_a_repeated_expression(monkeypatch):
     x = lt.asarray(np.linspace(-3, 3, 1000, dtype=np.float32))
     first = (x * x + 1).numpy()                      # a miss: Python plans and keeps it
 
-    def no_python(*args):
-        raise AssertionError("Python's quick path ran")
-
-    monkeypatch.setattr(_eval, "_walk_one_group", no_python)
+    monkeypatch.setattr(_fastpath, "group_key", _no_python)
     _eval.flush_counts()
     before = dict(_eval.counters), dict(_kernel.cache_stats)
     again = (x * x + 1).numpy()
@@ -67,7 +67,7 @@ def _cases():
 
 @pytest.mark.parametrize("mode", ["exact", "fast"])
 @pytest.mark.parametrize("name,make,fn", list(_cases()), ids=[c[0] for c in _cases()])
-def test_same_bits_and_node_state_as_python(name, make, fn, mode, python_only):
+def test_kept_kernels_give_the_bits_and_node_state_of_the_cold_path(name, make, fn, mode, cold_path):
     x = make()
     with lt.mode(mode):
         fn(x).numpy()                                # planned and kept in the quick table
@@ -77,12 +77,12 @@ def test_same_bits_and_node_state_as_python(name, make, fn, mode, python_only):
         assert node.value is got and not got.flags.writeable
         assert node.inputs == () and node.key is None
         assert all(ref() is not node for ref in _graph._INTERN.values())
-        python_only()
+        cold_path()
         ref = fn(x).numpy()
     assert _bits(got) == _bits(ref)
 
 
-def test_mode_changes_between_c_and_python_runs(python_only, monkeypatch):
+def test_mode_changes_between_cold_and_kept_runs(cold_path, monkeypatch):
     """The kernel's reusable call structure is written by both paths: a setting one of them
     wrote must never be left for the other."""
     x = lt.asarray(np.linspace(-20, 20, 4001, dtype=np.float32))
@@ -91,12 +91,10 @@ def test_mode_changes_between_c_and_python_runs(python_only, monkeypatch):
     with lt.mode("fast"):
         fast = lt.exp(x).numpy()
     assert _bits(exact) != _bits(fast)               # the modes differ on these inputs
-    c_path = _tensor._quick_eval
-    for mode, path in [("exact", "python"), ("fast", "c"), ("exact", "python"),
-                       ("fast", "python"), ("exact", "c"), ("fast", "c"), ("exact", "c")]:
-        monkeypatch.setattr(_tensor, "_quick_eval",
-                            c_path if path == "c" else (lambda node: False))
-        monkeypatch.setattr(_eval, "_quick_eval", c_path if path == "c" else None)
+    for mode, path in [("exact", "cold"), ("fast", "kept"), ("exact", "cold"),
+                       ("fast", "cold"), ("exact", "kept"), ("fast", "kept"), ("exact", "kept")]:
+        if path == "cold":
+            cold_path()
         with lt.mode(mode):
             got = lt.exp(x).numpy()
         assert _bits(got) == _bits(exact if mode == "exact" else fast), (mode, path)
@@ -154,13 +152,13 @@ REDUCTIONS = [
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
 @pytest.mark.parametrize("mode", ["exact", "fast"])
 @pytest.mark.parametrize("name,fn", REDUCTIONS, ids=[r[0] for r in REDUCTIONS])
-def test_reductions_same_bits_as_python(name, fn, mode, dtype, python_only):
+def test_kept_reductions_give_the_bits_of_the_cold_path(name, fn, mode, dtype, cold_path):
     rng = np.random.default_rng(11)
     x = lt.asarray((rng.standard_normal((37, 29)) * 4).astype(dtype))
     with lt.mode(mode):
         fn(x).numpy()
         got = fn(x).numpy()
-        python_only()
+        cold_path()
         ref = fn(x).numpy()
     assert _bits(got) == _bits(ref)
 
@@ -463,7 +461,7 @@ PLANS = [("softmax rows", _softmax, 1), ("softmax columns", _softmax, 0),
 @pytest.mark.parametrize("mode", ["exact", "fast"])
 @pytest.mark.parametrize("layout", ["contiguous", "transposed"])
 @pytest.mark.parametrize("name,fn,axis", PLANS, ids=[p[0] for p in PLANS])
-def test_kept_plans_same_bits_as_python(name, fn, axis, layout, mode, python_only):
+def test_kept_plans_give_the_bits_of_the_cold_path(name, fn, axis, layout, mode, cold_path):
     rng = np.random.default_rng(13)
     a = (rng.standard_normal((24, 40)) * 3).astype(np.float32)
     x = lt.asarray(a) if layout == "contiguous" else lt.asarray(np.ascontiguousarray(a.T)).T
@@ -472,7 +470,7 @@ def test_kept_plans_same_bits_as_python(name, fn, axis, layout, mode, python_onl
         t = fn(x, axis)
         got = t.numpy()
         assert not got.flags.writeable and t._node.inputs == ()
-        python_only()
+        cold_path()
         ref = fn(x, axis).numpy()
     assert _bits(got) == _bits(ref)
 
@@ -489,9 +487,8 @@ def test_a_kept_plan_runs_in_c_and_sets_every_requested_value(monkeypatch, shape
 
     lt.eval(*parts())                                        # planned and kept
     expected = [np.asarray(t) for t in parts()]
-    monkeypatch.setattr(_eval, "partition", lambda *a: (_ for _ in ()).throw(
-        AssertionError("Python's general path ran")))
-    monkeypatch.setattr(_eval, "pending_topo_order", _eval.partition)
+    monkeypatch.setattr(_eval, "partition", _no_python)
+    monkeypatch.setattr(_fastpath, "structure_key", _no_python)
     _eval.flush_counts()
     before = dict(_eval.counters)
     got = parts()
@@ -525,11 +522,8 @@ def test_a_reduction_below_a_chain_is_computed_first_in_c(monkeypatch):
     x = lt.asarray(np.arange(1000, dtype=np.float32))
     first = lt.mean(x * 2).numpy()                  # planned and kept: two kernels
 
-    def no_python(*args):
-        raise AssertionError("Python's path ran")
-
-    monkeypatch.setattr(_eval, "_reduce_below_first", no_python)
-    monkeypatch.setattr(_eval, "_walk_one_group", no_python)
+    monkeypatch.setattr(_fastpath, "group_key", _no_python)
+    monkeypatch.setattr(_fastpath, "structure_key", _no_python)
     assert _bits(lt.mean(x * 2).numpy()) == _bits(first)
     assert float(first) == 999.0
 
@@ -539,7 +533,7 @@ def test_a_value_computed_in_c_and_read_by_the_next_kernel_gets_no_operand(monke
     expected = np.float32(np.sum(np.exp(np.linspace(-4, 4, 1000, dtype=np.float32)),
                                  dtype=np.float64) / 1000)
     lt.mean(lt.exp(x)).numpy()                      # planned and kept
-    monkeypatch.setattr(_eval, "_walk_one_group", lambda *a: pytest.fail("Python's path ran"))
+    monkeypatch.setattr(_fastpath, "group_key", _no_python)
     for _ in range(2):
         m = lt.mean(lt.exp(x))
         below = m._node
@@ -590,7 +584,7 @@ def test_python_threads_sharing_kept_plans_and_reductions(run_threads):
 @pytest.mark.parametrize("array", [np.arange(6.0).reshape(2, 3), np.array(2.5, np.float32),
                                    np.arange(10, dtype=np.int8)[::3], np.zeros((0, 4), bool)])
 def test_leaves_made_in_c_are_the_leaves_python_makes(array):
-    t = _tensor.Tensor._from_array(array)
+    t = lt.Tensor._from_array(array)
     ref = _graph.leaf(array)
     got = t._node
     assert type(got) is type(ref) and got.value is array
@@ -614,12 +608,6 @@ def test_value_methods_in_c_keep_the_python_semantics(monkeypatch):
     assert d.dtype == np.float64 and np.array_equal(d, v.astype(np.float64))
     with pytest.raises(ValueError, match="copy=False"):
         t.__array__(np.float64, copy=False)
-    # with _tensor._quick_eval swapped (as the tests comparing the paths do), the Python
-    # method evaluates: it calls the swapped function, and the bits are the same
-    seen = []
-    monkeypatch.setattr(_tensor, "_quick_eval", lambda node: seen.append(node) or False)
-    u = lt.exp(x) * 2
-    assert _bits(np.asarray(u)) == _bits(v) and seen == [u._node]
 
 
 def test_operators_in_c_take_every_operand_python_takes():
@@ -656,7 +644,7 @@ def test_views_with_length_one_dimensions_take_the_c_path(monkeypatch):
     first = (X.T + Y).numpy()                        # Python plans and keeps it
     view = X.T.numpy()
     assert memoryview(view).strides != view.strides  # the case: (4, 4) against (4, 4096)
-    monkeypatch.setattr(_eval, "_walk_one_group", lambda *a: pytest.fail("Python's path ran"))
+    monkeypatch.setattr(_fastpath, "group_key", _no_python)
     again = (X.T + Y).numpy()                        # a new view leaf: the C path
     assert _bits(again) == _bits(first)
     np.testing.assert_array_equal(again, X.numpy().T + Y.numpy())
@@ -749,9 +737,9 @@ def test_a_kernels_busy_flag_is_taken_without_waiting():
 
 
 @pytest.mark.parametrize("mode", ["exact", "fast"])
-def test_a_float32_sum_is_rounded_without_a_kernel_as_the_kernel_would(mode, python_only):
+def test_a_float32_sum_is_rounded_without_a_kernel_as_the_kernel_would(mode, cold_path):
     """The float64 -> float32 cast that ends a float32 sum is done without a kernel launch by
-    both quick paths (C's cast_of_value, Python's _cast_of_value): the bits of the general
+    the quick path (C's cast_of_value), found kept or planned cold: the bits of the general
     path's cast kernel, NaN (canonical in exact mode), infinities, signed zeros and
     subnormals included, and one kernel fewer."""
     rows = np.array([[1.0, 2.0, 3.0], [np.inf, -np.inf, 1.0], [3e38, 3e38, 0.0],
@@ -776,7 +764,7 @@ def test_a_float32_sum_is_rounded_without_a_kernel_as_the_kernel_would(mode, pyt
         lt.sum(x, axis=1).numpy()              # a first call fills the quick table
         got_c, n_c = kernels_for(lambda: _bits(lt.sum(x, axis=1).numpy()))
         want, n_general = kernels_for(general)
-        python_only()
+        cold_path()
         got_py, n_py = kernels_for(lambda: _bits(lt.sum(x, axis=1).numpy()))
     assert n_general == 2 and n_c == 1 and n_py == 1
     assert got_c == want and got_py == want

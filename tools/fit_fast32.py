@@ -1,4 +1,4 @@
-"""Polynomial coefficients of the float32 fast-mode functions (kernels_c/lt_exp.h, lt_erf.h,
+"""Polynomial coefficients of the float32 fast-mode functions (kernels_c/math/lt_exp.h, lt_erf.h,
 lt_log.h, the `ltm_*_f32_fast` forms), fitted here and pasted into the C sources as float
 literals.
 

@@ -1,6 +1,6 @@
-"""Generate kernels_c/lt_exp_data.h: the constant tables of the exp family (lt_exp.h).
+"""Generate kernels_c/math/lt_exp_data.h: the constant tables of the exp family (lt_exp.h).
 
-    python tools/gen_exp_tables.py > kernels_c/lt_exp_data.h
+    python tools/gen_exp_tables.py > kernels_c/math/lt_exp_data.h
 
 Everything is derived here with mpmath at 300 bits, nothing is copied:
   * 2^(j/128), j = 0..127, as double-double (hi = RN(2^(j/128)), lo = RN(rest)),

@@ -1,6 +1,6 @@
-"""Generate kernels_c/lt_log_data.h: tables and constants for the log family (lt_log.h).
+"""Generate kernels_c/math/lt_log_data.h: tables and constants for the log family (lt_log.h).
 
-    python tools/gen_log_tables.py            # writes kernels_c/lt_log_data.h
+    python tools/gen_log_tables.py            # writes kernels_c/math/lt_log_data.h
 
 Range reduction used by lt_log.h: a positive double h has bits u; tmp = u - OFF where OFF is
 the bit pattern of 0.701171875 (= (256 - 76.5) / 256); k = tmp >> 52 (signed); the mantissa
@@ -37,7 +37,7 @@ import mpmath as mp
 mp.mp.prec = 300
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(os.path.dirname(HERE), "kernels_c", "lt_log_data.h")
+OUT = os.path.join(os.path.dirname(HERE), "kernels_c", "math", "lt_log_data.h")
 
 N = 7                                # index bits
 OFF = 0x3FE0000000000000 + int(51.5 * 2 ** 45)

@@ -1,7 +1,7 @@
-"""Generate kernels_c/lt_trig_data.h: constant tables of the trig family (sin, cos, tan,
+"""Generate kernels_c/math/lt_trig_data.h: constant tables of the trig family (sin, cos, tan,
 asin, acos, atan, atan2), computed with mpmath.
 
-    python tools/gen_trig_tables.py            # writes kernels_c/lt_trig_data.h
+    python tools/gen_trig_tables.py            # writes kernels_c/math/lt_trig_data.h
 
 Tables (all doubles, hex float literals):
   lt_tab_trig_red32[277*4]   float32 Payne-Hanek reduction: a float32 x, as a double, is
@@ -171,7 +171,7 @@ def main():
     emit("};\n")
 
     emit("#endif /* LT_TRIG_DATA_H */")
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernels_c", "lt_trig_data.h")
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernels_c", "math", "lt_trig_data.h")
     if len(sys.argv) > 1:
         path = sys.argv[1]
     with open(path, "w") as f:

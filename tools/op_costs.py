@@ -72,7 +72,7 @@ def main(argv=None) -> None:
             f.write(build_kernels.generate_ops_source() + main_src)
         flags = [a for a in build_kernels.EXTRA_COMPILE_ARGS if a != "-std=c11"]
         subprocess.run(["gcc", *flags, "-std=gnu11", "-w", "-I", os.path.join(ROOT, "kernels_c"),
-                        src, "-o", exe, "-lm"], check=True)
+                        "-I", os.path.join(ROOT, "kernels_c", "math"), src, "-o", exe, "-lm"], check=True)
         best = {}
         for _ in range(3):
             out = subprocess.run([exe], check=True, capture_output=True, text=True).stdout

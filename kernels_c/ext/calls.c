@@ -301,8 +301,10 @@ done:
     return r;
 }
 
-/* evaluate._reduce_below_first's chain: the reduction reached from `root` through ops that
- * each have one pending operand, or NULL.  Borrowed. */
+/* The reduction reached from `root` through ops that each have one pending operand (a float32
+ * sum rounding its float64 accumulator, a mean's division), or NULL.  Borrowed.  quick_eval
+ * computes it first: nothing else is pending beside the chain, so this is the general path's
+ * split into two groups, and both halves then take the quick path. */
 static PyObject *reduction_below(PyObject *root)
 {
     PyObject *node = root;
@@ -328,8 +330,7 @@ static PyObject *reduction_below(PyObject *root)
 /* What a float32 sum ends with, a float64 -> float32 cast of its accumulators (a value by
  * now), done here: the IEEE conversion of each element (and the canonical NaN in exact
  * mode), which is what the cast kernel computes, without its launch (about a third of the
- * call of lt.sum at 10^3), in the library's floating-point state (lt_fpenv.h).  Python's
- * evaluate_one does the same (_eval._cast_of_value).
+ * call of lt.sum at 10^3), in the library's floating-point state (lt_fpenv.h).
  * 1 when done, 0 when `root` is not of that form (or has more than CAST_INLINE_MAX
  * elements), -1 on error. */
 static int cast_of_value(PyObject *root)

@@ -3,7 +3,9 @@
 
 /* ---- lazytensor.jit (lazytensor/_engine/jit.py) -------------------------------------------------- */
 
-static PyObject *jit_stats, *s_replayed, *s_plain;
+#define MAX_LEAVES 64           /* tensor arguments of a replayed call */
+
+static PyObject *jit_stats, *s_replayed, *s_plain, *run_steps_fn;
 
 /* jit_key(args, kwargs) -> (key, tensors) or None: the key of a call of a jitted function.
  * The key holds the row settings and the mode (a trace records its ops in the mode of its
@@ -104,12 +106,44 @@ static PyObject *jit_key(PyObject *self, PyObject *const *a, Py_ssize_t nargs)
     return r;
 }
 
+/* Run kept steps in Python (evaluate.run_steps, under the evaluation lock): a first run, which
+ * compiles their kernels, or one C could not (a kernel busy in another thread, a result
+ * that needs Python's identity fill).  0, or -1 on error. */
+static int run_steps_in_python(PyObject *steps, PyObject *const *at, int n_at)
+{
+    settings_t settings = {0, 1, 0};
+    PyObject *list = read_settings(&settings) ? NULL : PyList_New(n_at);
+    if (list == NULL) return -1;
+    for (int k = 0; k < n_at; k++) PyList_SET_ITEM(list, k, Py_NewRef(at[k]));
+    if (evallock_take(eval_lock, 1) < 0) {
+        Py_DECREF(list);
+        return -1;
+    }
+    PyObject *r = count(counters, s_evaluations, 1) ? NULL
+                  : PyObject_CallFunction(run_steps_fn, "OOi", steps, list, (int)settings.n_threads);
+    PyObject *err_type, *err_value, *err_tb;
+    PyErr_Fetch(&err_type, &err_value, &err_tb);
+    const int not_released = evallock_give(eval_lock);
+    if (err_type != NULL) {
+        PyErr_Restore(err_type, err_value, err_tb);
+        Py_XDECREF(r);
+        r = NULL;
+    }
+    Py_DECREF(list);
+    if (r == NULL || not_released) {
+        Py_XDECREF(r);
+        return -1;
+    }
+    Py_DECREF(r);
+    return 0;
+}
+
 /* Replay a traced program (its `_fast` tuple: steps, templates, constants, results, kind)
  * on the argument tensors: fresh nodes for the pending positions a step writes
  * (templates[i] = (op, attrs, dtype, shape), None elsewhere), then the leaves (the
- * arguments' nodes, the trace's constants), the kept steps run over them (run_plan), and
- * the tensors on the result positions, as fn returned them (one, or a tuple or list).
- * NotImplemented, with nothing run, when Python must do it (run_plan's 0). */
+ * arguments' nodes, the trace's constants), the kept steps run over them (run_plan, or
+ * Python's run_steps when it cannot), and the tensors on the result positions, as fn
+ * returned them (one, or a tuple or list; an argument returned is that very tensor). */
 static PyObject *jit_replay(PyObject *fast, PyObject *const *tensors, int n_tensors)
 {
     if (!PyTuple_CheckExact(fast) || PyTuple_GET_SIZE(fast) != 5 ||
@@ -123,43 +157,52 @@ static PyObject *jit_replay(PyObject *fast, PyObject *const *tensors, int n_tens
     }
     PyObject *steps = PyTuple_GET_ITEM(fast, 0), *templates = PyTuple_GET_ITEM(fast, 1),
              *constants = PyTuple_GET_ITEM(fast, 2), *results = PyTuple_GET_ITEM(fast, 3),
-             *kind = PyTuple_GET_ITEM(fast, 4);
-    Py_ssize_t n_order = PyTuple_GET_SIZE(templates), n_const = PyList_GET_SIZE(constants);
-    if (n_order > MAX_PLAN || n_tensors + n_const > MAX_LEAVES ||
-        PyList_GET_SIZE(steps) > MAX_PLAN || PyTuple_GET_SIZE(results) > MAX_PLAN)
-        Py_RETURN_NOTIMPLEMENTED;
-    PyObject *at[MAX_PLAN + MAX_LEAVES], *out = NULL;
-    int n_at = (int)(n_order + n_tensors + n_const), made = 0, ran = -1;
-    for (int k = 0; k < n_tensors; k++) at[n_order + k] = SLOT(tensors[k], off_tensor_node);
-    for (Py_ssize_t k = 0; k < n_const; k++)
-        at[n_order + n_tensors + k] = PyList_GET_ITEM(constants, k);
-    for (int k = (int)n_order; k < n_at; k++) Py_INCREF(at[k]);   /* held while it runs */
+             *kind = PyTuple_GET_ITEM(fast, 4), *out = NULL;
+    const int n_order = (int)PyTuple_GET_SIZE(templates);
+    const int n_const = (int)PyList_GET_SIZE(constants);
+    nodevec_t at;
+    nodevec_init(&at);
+    int made = 0, ran = -1;
     for (; made < n_order; made++) {
-        PyObject *t = PyTuple_GET_ITEM(templates, made);
+        PyObject *t = PyTuple_GET_ITEM(templates, made), *node;
         if (t == Py_None) {
-            at[made] = Py_NewRef(Py_None);
+            node = Py_NewRef(Py_None);
         } else if (PyTuple_CheckExact(t) && PyTuple_GET_SIZE(t) == 4) {
-            at[made] = new_node(PyTuple_GET_ITEM(t, 0), empty_tuple, PyTuple_GET_ITEM(t, 1),
-                                PyTuple_GET_ITEM(t, 2), PyTuple_GET_ITEM(t, 3), Py_None,
-                                Py_None, Py_None);
-            if (at[made] == NULL) goto done;
+            node = new_node(PyTuple_GET_ITEM(t, 0), empty_tuple, PyTuple_GET_ITEM(t, 1),
+                            PyTuple_GET_ITEM(t, 2), PyTuple_GET_ITEM(t, 3), Py_None,
+                            Py_None, Py_None);
+            if (node == NULL) goto done;
         } else {
             PyErr_SetString(PyExc_TypeError, "jit: a template is not (op, attrs, dtype, shape)");
             goto done;
         }
+        if (nodevec_push(&at, node)) {
+            Py_DECREF(node);
+            goto done;
+        }
+    }
+    for (int k = 0; k < n_tensors + n_const; k++) {     /* held while it runs */
+        PyObject *leaf = k < n_tensors ? SLOT(tensors[k], off_tensor_node)
+                                       : PyList_GET_ITEM(constants, k - n_tensors);
+        if (nodevec_push(&at, Py_NewRef(leaf))) {
+            Py_DECREF(leaf);
+            goto done;
+        }
     }
     Py_INCREF(steps);                     /* ours while it runs */
-    ran = run_plan(steps, at, n_at, (int)n_order);
+    ran = run_plan(steps, at.at, at.n, n_order);
+    if (ran == 0) ran = run_steps_in_python(steps, at.at, at.n) ? -1 : 1;
     Py_DECREF(steps);
-    if (ran == 0) out = Py_NewRef(Py_NotImplemented);
     if (ran != 1) goto done;
-    Py_ssize_t n_res = PyTuple_GET_SIZE(results);
+    const Py_ssize_t n_res = PyTuple_GET_SIZE(results);
     PyObject *list = PyList_New(n_res);         /* the tensors, as fn returned them */
     for (Py_ssize_t i = 0; list != NULL && i < n_res; i++) {
-        Py_ssize_t pos = PyLong_AsSsize_t(PyTuple_GET_ITEM(results, i));
+        const Py_ssize_t pos = PyLong_AsSsize_t(PyTuple_GET_ITEM(results, i));
         PyObject *t = NULL;
-        if (pos >= 0 && pos < n_at && Py_TYPE(at[pos]) == node_type)
-            t = new_tensor(Py_NewRef(at[pos]));
+        if (pos >= n_order && pos < n_order + n_tensors)
+            t = Py_NewRef(tensors[pos - n_order]);
+        else if (pos >= 0 && pos < at.n && Py_TYPE(at.at[pos]) == node_type)
+            t = new_tensor(Py_NewRef(at.at[pos]));
         else if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "jit: a result is at no node");
         if (t == NULL) Py_CLEAR(list);
@@ -175,10 +218,28 @@ static PyObject *jit_replay(PyObject *fast, PyObject *const *tensors, int n_tens
     else
         PyErr_SetString(PyExc_TypeError, "jit: a program's results do not match its kind");
     Py_DECREF(list);
-    if (out != NULL && count(jit_stats, s_replayed, 1)) Py_CLEAR(out);
 done:
-    for (int k = 0; k < made; k++) Py_DECREF(at[k]);
-    for (int k = (int)n_order; k < n_at; k++) Py_DECREF(at[k]);
+    for (int k = 0; k < at.n; k++) Py_DECREF(at.at[k]);
+    nodevec_free(&at);
+    return out;
+}
+
+/* jit_run(program, tensors) -> the replay of a traced program (jit.py's first run, under
+ * the evaluation lock from the trace on) */
+static PyObject *jit_run(PyObject *self, PyObject *const *a, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyList_CheckExact(a[1]) || PyList_GET_SIZE(a[1]) > MAX_LEAVES) {
+        PyErr_SetString(PyExc_TypeError, "jit_run(program, tensors: list)");
+        return NULL;
+    }
+    PyObject *fast = PyObject_GetAttr(a[0], s_fast);
+    if (fast == NULL) return NULL;
+    PyObject *tensors[MAX_LEAVES] = {NULL};
+    const int n = (int)PyList_GET_SIZE(a[1]);
+    for (int k = 0; k < n; k++) tensors[k] = Py_NewRef(PyList_GET_ITEM(a[1], k));
+    PyObject *out = jit_replay(fast, tensors, n);
+    for (int k = 0; k < n; k++) Py_DECREF(tensors[k]);
+    Py_DECREF(fast);
     return out;
 }
 
@@ -215,19 +276,19 @@ static PyObject *jit_call(PyObject *self, PyObject *const *a, Py_ssize_t nargs)
         return count(jit_stats, s_plain, 1) ? NULL : PyObject_Call(a[1], a[2], kwargs);
     }
     for (int k = 0; k < n_tensors; k++) Py_INCREF(tensors[k]);
-    PyObject *out = fast == Py_None ? Py_NewRef(Py_NotImplemented)
-                                    : jit_replay(fast, tensors, n_tensors);
+    PyObject *out = jit_replay(fast, tensors, n_tensors);
+    if (out != NULL && count(jit_stats, s_replayed, 1)) Py_CLEAR(out);
     for (int k = 0; k < n_tensors; k++) Py_DECREF(tensors[k]);
     Py_DECREF(fast);
     return out;
 }
 
-static PyObject *setup_jit(PyObject *self, PyObject *stats)
+/* setup_jit(stats, run_steps): jit.stats, and evaluate.run_steps for what C cannot run */
+static PyObject *setup_jit(PyObject *self, PyObject *args)
 {
-    if (!PyDict_CheckExact(stats)) {
-        PyErr_SetString(PyExc_TypeError, "setup_jit(stats: dict)");
-        return NULL;
-    }
+    PyObject *stats, *run_steps;
+    if (!PyArg_ParseTuple(args, "O!O", &PyDict_Type, &stats, &run_steps)) return NULL;
     Py_XSETREF(jit_stats, Py_NewRef(stats));
+    Py_XSETREF(run_steps_fn, Py_NewRef(run_steps));
     Py_RETURN_NONE;
 }

@@ -3,11 +3,9 @@
 
 /* ---- a kept plan of several kernels ---------------------------------------------------- */
 
-#define MAX_PLAN 128            /* pending nodes of a plan run here; more: Python's path */
-#define MAX_LEAVES 64
+#define MAX_PLAN 128            /* kernels of a plan run here; more: Python's run_steps */
 
-static PyObject *rows_module, *s_plan, *s_enabled, *s_block_elements, *s_min_elements,
-    *s_inputs, *s_outputs, *s_sinks, *s_kernel;
+static PyObject *s_inputs, *s_outputs, *s_sinks, *s_kernel;
 
 static PyObject *setup_plans(PyObject *self, PyObject *args)
 {
@@ -15,124 +13,6 @@ static PyObject *setup_plans(PyObject *self, PyObject *args)
     Py_INCREF(rows_module);
     Py_INCREF(ffi_cast);
     Py_RETURN_NONE;
-}
-
-/* _graph.pending_topo_order(roots): the same iterative post-order.  The count, or -1 on
- * error, or MAX_PLAN + 1 when there are too many. */
-static int topo_order(PyObject *roots, PyObject **order)
-{
-    PyObject *seen[MAX_PLAN], *stack[4 * MAX_PLAN];
-    char expanded[4 * MAX_PLAN];
-    int n_seen = 0, n_order = 0, top = 0;
-    for (Py_ssize_t i = PyList_GET_SIZE(roots) - 1; i >= 0; i--) {
-        PyObject *r = PyList_GET_ITEM(roots, i);
-        if (Py_TYPE(r) != node_type) return MAX_PLAN + 1;
-        if (SLOT(r, off_value) != Py_None) continue;
-        if (top == 4 * MAX_PLAN) return MAX_PLAN + 1;
-        stack[top] = r;
-        expanded[top++] = 0;
-    }
-    while (top > 0) {
-        PyObject *node = stack[--top];
-        if (expanded[top]) {
-            order[n_order++] = node;
-            continue;
-        }
-        if (find(seen, n_seen, node) >= 0) continue;
-        if (n_seen == MAX_PLAN) return MAX_PLAN + 1;
-        seen[n_seen++] = node;
-        stack[top] = node;
-        expanded[top++] = 1;
-        PyObject *ins = SLOT(node, off_inputs);
-        if (!PyTuple_CheckExact(ins)) return MAX_PLAN + 1;
-        for (Py_ssize_t i = PyTuple_GET_SIZE(ins) - 1; i >= 0; i--) {
-            PyObject *x = PyTuple_GET_ITEM(ins, i);
-            if (Py_TYPE(x) != node_type) return MAX_PLAN + 1;
-            if (SLOT(x, off_value) == Py_None && find(seen, n_seen, x) < 0) {
-                if (top == 4 * MAX_PLAN) return MAX_PLAN + 1;
-                stack[top] = x;
-                expanded[top++] = 0;
-            }
-        }
-    }
-    return n_order;
-}
-
-static int append_new(PyObject *list, PyObject *item)      /* steals `item` */
-{
-    if (item == NULL) return -1;
-    int r = PyList_Append(list, item);
-    Py_DECREF(item);
-    return r;
-}
-
-/* _eval._structure_key(roots, order): the same flat key; the leaves in the order first
- * read.  1, 0 (Python's path), or -1 on error. */
-static int plan_key(PyObject *roots, PyObject *const *order, int n_order, PyObject *key,
-                    PyObject **leaves, int *n_leaves)
-{
-    *n_leaves = 0;
-    if (PyList_Append(key, s_plan) ||
-        append_new(key, PyObject_GetAttr(rows_module, s_enabled)) ||
-        append_new(key, PyObject_GetAttr(rows_module, s_block_elements)) ||
-        append_new(key, PyObject_GetAttr(rows_module, s_min_elements)))
-        return -1;
-    for (int i = 0; i < n_order; i++) {
-        PyObject *node = order[i], *ins = SLOT(node, off_inputs);
-        Py_ssize_t m = PyTuple_GET_SIZE(ins);
-        PyObject *refs = PyTuple_New(m);
-        if (refs == NULL) return -1;
-        for (Py_ssize_t k = 0; k < m; k++) {
-            PyObject *x = PyTuple_GET_ITEM(ins, k);
-            long at = find(order, n_order, x);
-            if (at < 0) {
-                int leaf = find(leaves, *n_leaves, x);
-                if (leaf < 0) {
-                    if (*n_leaves == MAX_LEAVES) {
-                        Py_DECREF(refs);
-                        return 0;
-                    }
-                    PyObject *layout = layout_made(x);
-                    if (layout == NULL) {
-                        Py_DECREF(refs);
-                        return PyErr_Occurred() ? -1 : 0;
-                    }
-                    int bad = PyList_Append(key, layout);
-                    Py_DECREF(layout);
-                    if (bad) {
-                        Py_DECREF(refs);
-                        return -1;
-                    }
-                    leaf = (*n_leaves)++;
-                    leaves[leaf] = x;
-                }
-                at = -1 - leaf;
-            }
-            PyObject *r = PyLong_FromLong(at);
-            if (r == NULL) {
-                Py_DECREF(refs);
-                return -1;
-            }
-            PyTuple_SET_ITEM(refs, k, r);
-        }
-        PyObject *entry = PyTuple_Pack(6, SLOT(node, off_op), SLOT(node, off_attrs),
-                                       SLOT(node, off_dtype), SLOT(node, off_exact),
-                                       SLOT(node, off_shape), refs);
-        Py_DECREF(refs);
-        if (append_new(key, entry)) return -1;
-    }
-    Py_ssize_t n = PyList_GET_SIZE(roots);
-    PyObject *requested = PyTuple_New(n);
-    if (requested == NULL) return -1;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *r = PyLong_FromLong(find(order, n_order, PyList_GET_ITEM(roots, i)));
-        if (r == NULL) {
-            Py_DECREF(requested);
-            return -1;
-        }
-        PyTuple_SET_ITEM(requested, i, r);
-    }
-    return append_new(key, requested) ? -1 : 1;
 }
 
 /* A step's position list (of ints) as C ints; -1 on error. */
@@ -214,39 +94,49 @@ static int run_plan(PyObject *steps, PyObject *const *at, int n_at, int n_order)
     return ok;
 }
 
-/* plan_eval(nodes) -> bool: _eval.evaluate on a hit of its kept plan (kernel by kernel);
+/* plan_eval(nodes) -> bool: evaluate.evaluate on a hit of its kept plan (kernel by kernel);
  * False, having run nothing, when Python's path must do it. */
 static PyObject *plan_eval(PyObject *self, PyObject *roots)
 {
     if (node_type == NULL || rows_module == NULL || !PyList_CheckExact(roots)) Py_RETURN_FALSE;
-    PyObject *order[MAX_PLAN + MAX_LEAVES], *leaves[MAX_LEAVES];
-    int n_order = topo_order(roots, order);
-    if (n_order < 0) return NULL;
-    if (n_order > MAX_PLAN) Py_RETURN_FALSE;
-    if (n_order == 0) Py_RETURN_TRUE;
-    int n_leaves;
-    PyObject *key = key_list(KEY_ROOM);
-    if (key == NULL) return NULL;
-    int keyed = plan_key(roots, order, n_order, key, leaves, &n_leaves);
-    PyObject *steps = keyed == 1 ? quick_lookup(key, 0) : NULL;   /* borrowed */
-    Py_DECREF(key);
-    if (keyed <= 0) {
-        if (keyed < 0) return NULL;
-        Py_RETURN_FALSE;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(roots); i++)
+        if (Py_TYPE(PyList_GET_ITEM(roots, i)) != node_type) Py_RETURN_FALSE;
+    nodevec_t order, leaves;
+    nodemap_t index;
+    nodevec_init(&order);
+    nodevec_init(&leaves);
+    nodemap_init(&index);
+    PyObject *key = NULL, *steps = NULL, *out = NULL;
+    if (topo_order(roots, &order, &index)) goto done;
+    if (order.n == 0) {
+        out = Py_NewRef(Py_True);
+        goto done;
     }
-    if (steps == NULL) {
-        if (PyErr_Occurred()) return NULL;
-        Py_RETURN_FALSE;
+    const int n_order = order.n;
+    key = key_list(KEY_ROOM);
+    const int keyed = key == NULL ? -1 : plan_key(roots, &order, &index, key, &leaves, 0);
+    if (keyed < 0) goto done;
+    steps = keyed == 1 ? quick_lookup(key, 0) : NULL;   /* borrowed */
+    if (steps == NULL && PyErr_Occurred()) goto done;
+    if (steps == NULL || !PyList_CheckExact(steps) || PyList_GET_SIZE(steps) > MAX_PLAN) {
+        steps = NULL;
+        out = Py_NewRef(Py_False);
+        goto done;
     }
-    if (!PyList_CheckExact(steps) || PyList_GET_SIZE(steps) > MAX_PLAN) Py_RETURN_FALSE;
     steps = PyList_GetSlice(steps, 0, PyList_GET_SIZE(steps));   /* ours while it runs */
-    if (steps == NULL) return NULL;
-    for (int i = 0; i < n_leaves; i++) order[n_order + i] = leaves[i];   /* positions */
+    if (steps == NULL) goto done;
+    for (int i = 0; i < leaves.n; i++)           /* positions: the pending nodes, the leaves */
+        if (nodevec_push(&order, leaves.at[i])) goto done;
     /* held while the plan runs: set_value lets go of a node's inputs */
-    for (int i = 0; i < n_order + n_leaves; i++) Py_INCREF(order[i]);
-    int ran = run_plan(steps, order, n_order + n_leaves, n_order);
-    for (int i = 0; i < n_order + n_leaves; i++) Py_DECREF(order[i]);
-    Py_DECREF(steps);
-    if (ran < 0) return NULL;
-    return Py_NewRef(ran ? Py_True : Py_False);
+    for (int i = 0; i < order.n; i++) Py_INCREF(order.at[i]);
+    const int ran = run_plan(steps, order.at, order.n, n_order);
+    for (int i = 0; i < order.n; i++) Py_DECREF(order.at[i]);
+    if (ran >= 0) out = Py_NewRef(ran ? Py_True : Py_False);
+done:
+    Py_XDECREF(key);
+    Py_XDECREF(steps);
+    nodevec_free(&order);
+    nodevec_free(&leaves);
+    nodemap_free(&index);
+    return out;
 }

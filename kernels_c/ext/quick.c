@@ -93,6 +93,11 @@ static PyObject *quick_lookup(PyObject *key, int memo)
     return value;
 }
 
+static PyObject *py_evaluate_one;      /* evaluate.evaluate_one (given to setup_value) */
+
+/* quick_eval(node) -> bool: give `node` its value through the quick table (the kernel of
+ * its one group, a reduction's included); False, having run nothing of it, when Python's
+ * evaluate_one must: another form, a miss, a kernel busy in another thread. */
 static PyObject *quick_eval(PyObject *self, PyObject *root)
 {
     if (node_type == NULL || Py_TYPE(root) != node_type) Py_RETURN_FALSE;
@@ -109,8 +114,9 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
         if (Py_TYPE(top) != node_type) Py_RETURN_FALSE;
     }
 
-    PyObject *inputs[MAX_NODES];
-    int n_inputs, walked;
+    nodevec_t inputs;
+    nodevec_init(&inputs);
+    int walked;
     PyObject *key = key_list(KEY_ROOM);
     if (key == NULL) return NULL;
     if (SLOT(top, off_value) != Py_None) {     /* a reduction of a value: one input */
@@ -119,64 +125,67 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
             walked = PyErr_Occurred() ? -1 : 0;
         else
             walked = PyList_Append(key, SLOT(top, off_shape)) ||
-                     PyList_Append(key, layout) ? -1 : 1;
+                     PyList_Append(key, layout) || nodevec_push(&inputs, top) ? -1 : 1;
         Py_XDECREF(layout);
-        inputs[0] = top;
-        n_inputs = 1;
     } else {
-        walked = walk(top, key, inputs, &n_inputs);
+        walked = walk(top, key, &inputs, NULL, 0);
         PyObject *below = walked == 0 && !reduction ? reduction_below(root) : NULL;
         if (below != NULL) {
-            /* as evaluate_one does: compute the reduction first, then this is one group */
+            /* the reduction first (by Python's path on a miss, which keeps its kernel here
+             * for the next time), then this is one group */
             PyObject *done = quick_eval(self, below);
-            if (done != Py_True) {
+            if (done == Py_False && py_evaluate_one != NULL) {
+                Py_DECREF(done);
+                done = PyObject_CallFunctionObjArgs(py_evaluate_one, below, Py_False, NULL);
+                Py_XSETREF(done, done == NULL ? NULL : Py_NewRef(Py_True));
+            }
+            if (done == NULL) {
                 Py_DECREF(key);
-                return done;              /* False (Python's path), or NULL */
+                nodevec_free(&inputs);
+                return NULL;
             }
             Py_DECREF(done);
             const int cast = cast_of_value(root);
             if (cast != 0) {
                 Py_DECREF(key);
+                nodevec_free(&inputs);
                 if (cast < 0) return NULL;
                 Py_RETURN_TRUE;
             }
+            inputs.n = 0;
             if (PyList_SetSlice(key, 0, PyList_GET_SIZE(key), NULL)) {
                 Py_DECREF(key);
+                nodevec_free(&inputs);
                 return NULL;
             }
-            walked = walk(top, key, inputs, &n_inputs);
+            walked = walk(top, key, &inputs, NULL, 0);
         }
     }
     if (walked == 1 && reduction &&
         (PyList_Append(key, s_reduce) || PyList_Append(key, SLOT(root, off_attrs)) ||
          PyList_Append(key, SLOT(root, off_dtype))))
         walked = -1;
-    if (walked <= 0) {
-        Py_DECREF(key);
-        if (walked < 0) return NULL;
-        Py_RETURN_FALSE;
-    }
-    PyObject *ck = quick_lookup(key, 1);   /* borrowed */
+    PyObject *ck = walked == 1 ? quick_lookup(key, 1) : NULL;   /* borrowed */
     Py_DECREF(key);
     if (ck == NULL) {
-        if (PyErr_Occurred()) return NULL;
+        nodevec_free(&inputs);
+        if (walked < 0 || PyErr_Occurred()) return NULL;
         Py_RETURN_FALSE;
     }
     settings_t settings = {0, 1, 0};
-    if (read_settings(&settings)) return NULL;
     call_t c;
-    int opened = call_open(&c, ck);
+    int opened = read_settings(&settings) ? -1 : call_open(&c, ck);
+    if (opened == 1 && (c.n_sinks != (reduction ? 1 : 0) || c.fills))
+        opened = call_close(&c) ? -1 : 0;
     if (opened <= 0) {
+        nodevec_free(&inputs);
         if (opened < 0) return NULL;
         Py_RETURN_FALSE;
     }
-    if (c.n_sinks != (reduction ? 1 : 0) || c.fills) {
-        if (call_close(&c)) return NULL;
-        Py_RETURN_FALSE;
-    }
-    int failed = run_call(&c, &settings, inputs, n_inputs, &root, reduction ? 0 : 1,
+    int failed = run_call(&c, &settings, inputs.at, inputs.n, &root, reduction ? 0 : 1,
                           &root, reduction ? 1 : 0) != 0;
     failed |= call_close(&c) != 0;
+    nodevec_free(&inputs);
     if (failed || count(cache_stats, s_hits, 1) || count(counters, s_evaluations, 1) ||
         count(counters, s_kernels, 1))
         return NULL;

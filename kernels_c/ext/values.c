@@ -6,16 +6,14 @@
 static PyObject *plan_eval(PyObject *self, PyObject *roots);
 
 static evallock_t *eval_lock;
-static PyObject *tensor_globals, *py_value, *py_array, *py_evaluate_one, *s_value_reads, *s_quick_eval, *c_quick_eval;
+static PyObject *tensor_globals, *py_value, *py_array, *py_evaluate_one, *s_value_reads;
 
 /* Tensor._value (_tensor.py) in C: the node's value, evaluated under _eval.lock by the quick
  * path or else by Python's evaluate_one.  The Python method takes over during a trace
- * (_tensor.value_reads set) and when _tensor._quick_eval is not this module's (tests swap it
- * to compare the paths). */
+ * (_tensor.value_reads set). */
 static PyObject *tensor_value(PyObject *self, PyObject *unused)
 {
-    if (PyDict_GetItemWithError(tensor_globals, s_value_reads) != Py_None ||
-        PyDict_GetItemWithError(tensor_globals, s_quick_eval) != c_quick_eval) {
+    if (PyDict_GetItemWithError(tensor_globals, s_value_reads) != Py_None) {
         if (PyErr_Occurred()) return NULL;
         return PyObject_CallOneArg(py_value, self);
     }
@@ -118,12 +116,10 @@ static PyObject *setup_value(PyObject *self, PyObject *args)
         return NULL;
     tensor_globals = PyModule_GetDict(module);
     s_value_reads = PyUnicode_InternFromString("value_reads");
-    s_quick_eval = PyUnicode_InternFromString("_quick_eval");
-    c_quick_eval = s_quick_eval ? PyDict_GetItemWithError(tensor_globals, s_quick_eval) : NULL;
     eval_lock = (evallock_t *)lock;
-    if (s_value_reads == NULL || c_quick_eval == NULL)
+    if (s_value_reads == NULL)
         return NULL;
-    PyObject *keep[] = {tensor_globals, py_value, py_array, py_evaluate_one, c_quick_eval, lock};
+    PyObject *keep[] = {tensor_globals, py_value, py_array, py_evaluate_one, lock};
     for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) Py_INCREF(keep[i]);
     PyObject *out = PyDict_New();
     for (PyMethodDef *m = tensor_methods; out != NULL && m->ml_name != NULL; m++) {

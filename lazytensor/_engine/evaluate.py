@@ -9,9 +9,7 @@ import numpy as np
 from . import config as _config
 from . import kernel as _kernel
 from . import memory as _memory
-from .fpenv import library_state
 from .fuse import MAX_GROUP_INPUTS, MAX_GROUP_NODES, Group, partition
-from .graph import pending_topo_order
 from .kernel import get_kernel, operand_layout, operand_of
 from . import graph as _graph
 from . import rows as _rows
@@ -45,29 +43,23 @@ def evaluate_one(root, quick=True) -> None:
 
     The common case takes a lean path: every pending node ``root`` depends on has its
     shape, and they fit in one group; or ``root`` is a reduction and every pending node
-    its input depends on has the input's shape.  One walk then lists the group and builds
-    a flat key of its structure and its inputs' layouts; a hit in the kernel cache's quick
-    table skips partitioning, planning and lowering.  Anything else goes through
-    :func:`evaluate`.
+    its input depends on has the input's shape.  C's ``group_key`` then lists the group
+    and builds a flat key of its structure and its inputs' layouts, under which its
+    compiled kernel is kept in the kernel cache's quick table: C's ``quick_eval`` finds it
+    there next time, skipping partitioning, planning and lowering.  Anything else goes
+    through :func:`evaluate`.
     """
     if root.value is not None or (quick and _quick_eval(root)):
         return
-    sink = root if root.op == "reduce" else None
-    top = root.inputs[0] if sink is not None else root
-    walked = _walk_one_group(top)
-    if walked is None and sink is None and _reduce_below_first(root):
-        # the reduction below has its value now
-        if _quick_eval(root) or _cast_of_value(root):
-            return
-        walked = _walk_one_group(top)
+    walked = _fastpath.group_key(root)
     if walked is None:
         evaluate([root])
         return
     key, members, inputs = walked
-    if sink is not None:
-        key += ("reduce", sink.attrs, sink.dtype)
+    sink = root if root.op == "reduce" else None
     ck = _kernel.quick_get(key)
     if ck is None:
+        top = root.inputs[0] if sink is not None else root
         group = Group(shape=top.shape, members=members, inputs=inputs,
                       outputs=[] if sink else [root],
                       input_reasons=["constant" if x.op == "const" else "buffer"
@@ -89,99 +81,8 @@ def evaluate_one(root, quick=True) -> None:
     root.set_value(out)
 
 
-# the most elements _cast_of_value (and C's cast_of_value, given it at setup) converts
+# the most elements C's cast_of_value converts without a kernel (a float32 sum's rounding)
 CAST_INLINE_MAX = 16384
-
-
-def _cast_of_value(root) -> bool:
-    """When ``root`` is a float64 -> float32 cast of a value (a float32 sum's accumulators),
-    give it its value without a kernel launch and return True: NumPy's conversion, in the
-    library's floating-point state, is the cast kernel's (IEEE rounding to nearest), with
-    the canonical NaN when the cast is exact.  The C quick path does the same (cast_of_value
-    in lt_fastpath.c)."""
-    if root.op != "cast" or root.dtype != np.float32 or len(root.inputs) != 1:
-        return False
-    value = root.inputs[0].value
-    if (type(value) is not np.ndarray or value.dtype != np.float64
-            or not value.flags.c_contiguous or value.size > CAST_INLINE_MAX):
-        return False
-    with library_state():     # the kernel's rounding, whatever the caller's FTZ/rounding mode
-        out = value.astype(np.float32)
-    if root.exact is not False:
-        out[np.isnan(out)] = np.float32(np.nan)     # the canonical NaN
-    counters["evaluations"] += 1
-    root.set_value(out)
-    return True
-
-
-def _reduce_below_first(root) -> bool:
-    """When ``root`` reads a reduction through a chain of ops that each have one pending
-    operand (a float32 sum rounding its float64 accumulator, a mean's division), compute
-    that reduction first and return True: nothing else is pending beside the chain, so
-    this is the general path's split into two groups, and both halves then take the quick
-    path."""
-    node = root
-    while node.op != "reduce":
-        pending = None
-        for x in node.inputs:
-            if x.value is None:
-                if pending is not None:
-                    return False       # two pending operands (or one read twice): not a chain
-                pending = x
-        if pending is None:
-            return False
-        node = pending
-    evaluate_one(node)
-    return True
-
-
-def _walk_one_group(root):
-    """``(key, members, inputs)`` of the single group computing ``root`` (for a ``root``
-    with a value: no members, ``root`` the one input), or None when the pending part of its
-    DAG is not one group (another shape, a reduction, over a cap).
-
-    Members come inputs-first (iterative post-order: no recursion limit); inputs are
-    numbered in the order first read.  The key lists the output shape, then for each
-    member its op, attributes, dtype, mode and operands (members by number, inputs by negative
-    number), with each input's layout where it is first read: equal keys mean equal
-    kernels.
-    """
-    shape = root.shape
-    if root.value is not None:     # a reduction of a value: no members, one input
-        return (shape, operand_layout(root)), [], [root]
-    ref = {}                       # node -> member number, or -1 - input number
-    members, inputs, key = [], [], [shape]
-    stack = [root]
-    while stack:
-        node = stack[-1]
-        if node in ref:            # a shared node, finished through another consumer
-            stack.pop()
-            continue
-        ready = True
-        for x in node.inputs:
-            if x not in ref:
-                if x.value is not None:
-                    ref[x] = -1 - len(inputs)
-                    inputs.append(x)
-                    key.append(x.operand[1] if x.operand else operand_layout(x))
-                elif x.op == "reduce":     # not one group: no need to walk below it
-                    return None
-                else:
-                    ready = False
-                    stack.append(x)
-        if not ready:
-            continue
-        stack.pop()
-        if node.op == "reduce" or node.shape != shape or len(members) >= MAX_GROUP_NODES:
-            return None
-        ref[node] = len(members)
-        members.append(node)
-        key += (node.op, node.attrs, node.dtype, node.exact)
-        for x in node.inputs:
-            key.append(ref[x])
-    if len(inputs) > MAX_GROUP_INPUTS:
-        return None
-    return tuple(key), members, inputs
 
 
 def evaluate(nodes) -> None:
@@ -195,18 +96,19 @@ def evaluate(nodes) -> None:
     partitioning and planning.  (Planning by rows cost about a fifth of a row softmax of
     10^6 float32 elements.)
     """
-    if type(nodes) is list and _plan_eval(nodes):
+    nodes = list(nodes)
+    if _plan_eval(nodes):
         return                        # a kept plan, run in C
-    order = pending_topo_order(nodes)
+    key, order, leaves = _fastpath.structure_key(nodes)
     if not order:
         return
     counters["evaluations"] += 1
     n_threads = _config.get_num_threads()
-    key, index, leaves = _structure_key(nodes, order)
     steps = _kernel.quick_get(key)
     fresh = steps is None
     if fresh:
         groups = partition(nodes, order)
+        index = {id(n): i for i, n in enumerate(order)}
         leaf_at = {id(x): len(order) + k for k, x in enumerate(leaves)}
         steps = plan_by_rows(nodes, groups, {**index, **leaf_at})
         if steps is None:
@@ -256,31 +158,6 @@ class _Step:
         self.sinks = [index[id(r)] for r in group.sinks]
         self.kernel = None
         self.group = group
-
-
-def _structure_key(nodes, order):
-    """``(key, index, leaves)``: a flat key of the pending DAG ``order`` computing ``nodes``
-    (per node its op, attributes, dtype, mode, shape and operands — pending nodes by position,
-    leaves by negative number, each leaf's layout where first read — then which nodes are
-    requested, and the settings that decide evaluation by rows), the position of each
-    pending node by id, and the leaves in the order first read."""
-    index = {id(n): i for i, n in enumerate(order)}
-    leaf_number, leaves = {}, []
-    key = ["plan", _rows.enabled, _rows.BLOCK_ELEMENTS, _rows.MIN_ELEMENTS]
-    for node in order:
-        refs = []
-        for x in node.inputs:
-            i = index.get(id(x))
-            if i is None:
-                i = leaf_number.get(id(x))
-                if i is None:
-                    i = leaf_number[id(x)] = -1 - len(leaves)
-                    leaves.append(x)
-                    key.append(operand_layout(x))
-            refs.append(i)
-        key.append((node.op, node.attrs, node.dtype, node.exact, node.shape, tuple(refs)))
-    key.append(tuple(index.get(id(r), -1) for r in nodes))
-    return tuple(key), index, leaves
 
 
 # the result of reducing nothing (max and min only reach here for bool: any and all)

@@ -139,24 +139,6 @@ class FloatAttr(float):
         return FloatAttr, (float(self),)
 
 
-def pending_topo_order(roots) -> list:
-    """Nodes without a value that ``roots`` depend on, inputs before consumers.
-
-    Iterative depth-first post-order; nodes with a value are boundaries and not listed.
-    """
-    order, seen = [], set()
-    stack = [(r, False) for r in reversed(roots) if r.value is None]
-    while stack:
-        node, expanded = stack.pop()
-        nid = id(node)
-        if expanded:
-            order.append(node)
-            continue
-        if nid in seen:
-            continue
-        seen.add(nid)
-        stack.append((node, True))
-        for inp in reversed(node.inputs):
-            if inp.value is None and id(inp) not in seen:
-                stack.append((inp, False))
-    return order
+# Nodes without a value that the roots depend on, inputs before consumers: an iterative
+# depth-first post-order in C (kernels_c/ext/keys.c), the walk the kept-plan keys use.
+pending_topo_order = fastpath.pending_topo_order

@@ -30,9 +30,7 @@ import threading
 import weakref
 
 from . import caches as _caches
-from . import config as _config
 from . import evaluate as _eval
-from . import graph as _graph
 from . import rows as _rows
 from . import tensor as _tensor
 from .fuse import partition
@@ -48,35 +46,23 @@ stats = {"traced": 0, "replayed": 0, "plain": 0}
 
 
 class _Program:
-    """The kernels of one traced signature, as _eval's kept steps.  A step's positions are
-    the trace's pending nodes (in topological order), then the leaves: the call's tensor
-    arguments, then the trace's constants.  ``_fast`` is what ``jit_call`` (C) runs; None
-    when the program returns an argument (Python returns that very tensor)."""
+    """The kernels of one traced signature, as evaluate's kept steps.  A step's positions
+    are the trace's pending nodes (in topological order), then the leaves: the call's tensor
+    arguments, then the trace's constants.  C replays it (``jit_call``, ``jit_run``) from
+    ``_fast``: (steps, templates, constants, results, kind)."""
 
-    __slots__ = ("steps", "templates", "constants", "results", "kind", "_fast")
+    __slots__ = ("templates", "constants", "_fast")
 
-    def __init__(self, steps, templates, constants, results, kind, n_args):
-        self.steps = steps
+    def __init__(self, steps, templates, constants, results, kind):
         self.templates = templates    # (op, attrs, dtype, shape) of each position a step writes
         self.constants = constants    # the const nodes among the leaves
-        self.results = results        # the position of each returned tensor
-        self.kind = kind              # how fn returned them: None (one tensor), tuple or list
-        n = len(templates)
-        returns_argument = any(n <= r < n + n_args for r in results)
-        self._fast = None if returns_argument else (steps, templates, constants, results, kind)
+        # results: the position of each returned tensor; kind: how fn returned them
+        # (None: one tensor, tuple or list)
+        self._fast = (steps, templates, constants, results, kind)
 
-    def run(self, tensors):
-        """Python's replay: a first run (which compiles the kernels), a program that returns
-        an argument, a kernel that C found busy in another thread."""
-        at = [None if t is None else _graph.Node(t[0], (), t[1], t[2], t[3])
-              for t in self.templates]
-        n = len(at)
-        at += [t._node for t in tensors] + self.constants
-        _eval.counters["evaluations"] += 1
-        _eval.run_steps(self.steps, at, _config.get_num_threads())
-        made = [tensors[r - n] if n <= r < n + len(tensors) else Tensor._from_node(at[r])
-                for r in self.results]
-        return made[0] if self.kind is None else self.kind(made)
+    @property
+    def steps(self):
+        return self._fast[0]
 
 
 class _Plain:
@@ -156,7 +142,7 @@ def _program_of(out, tensors, nodes, evaluations):
             n = order[i]
             templates[i] = (n.op, n.attrs, n.dtype, n.shape)
     results = tuple(index[id(r)] if r.value is None else leaf_at[id(r)] for r in roots)
-    return _Program(steps, tuple(templates), constants, results, kind, len(nodes))
+    return _Program(steps, tuple(templates), constants, results, kind)
 
 
 def _call(fn, table, args, kwargs):
@@ -176,10 +162,9 @@ def _call(fn, table, args, kwargs):
         stats["plain"] += 1
         return fn(*args, **kwargs)
     key, tensors = signature
-    if program is not None:
-        with _eval.lock:              # a first run compiles the steps' kernels
-            stats["replayed"] += 1
-            return program.run(tensors)
+    if program is not None:           # (traced by another thread meanwhile)
+        stats["replayed"] += 1
+        return _fastpath.jit_run(program, tensors)
     nodes = [t._node for t in tensors]
     _eval.flush_counts()
     evaluations = _eval.counters["evaluations"]
@@ -195,7 +180,7 @@ def _call(fn, table, args, kwargs):
             table.put(key, program, size)
         if program is None or program is PLAIN:
             return out
-        return program.run(tensors)
+        return _fastpath.jit_run(program, tensors)    # the first run compiles the kernels
 
 
 def jit(fn):
@@ -234,4 +219,4 @@ def _release() -> None:
         wrapper._table.clear()
 
 
-_fastpath.setup_jit(stats)
+_fastpath.setup_jit(stats, _eval.run_steps)

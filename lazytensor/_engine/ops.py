@@ -379,7 +379,7 @@ OPS = {op.name: op for op in OPS_LIST}
 
 
 # divide whose divisor is one value over the whole kernel gets its own function (fast mode
-# multiplies by the reciprocal; kernels_c/lt_math.h, lt_div_scalar)
+# multiplies by the reciprocal; kernels_c/math/lt_math.h, lt_div_scalar)
 DIVIDE_BY_SCALAR_DTYPES = ("float32", "float64")
 
 
