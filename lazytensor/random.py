@@ -129,6 +129,10 @@ def _delegate(np_cls, name: str, owner: str):
             return [_from_numpy(g) for g in self._np.spawn(*args, **kwargs)]
     else:
         def method(self, *args, **kwargs):
+            out = None
+            if out_at is not None:     # before tensors become (read-only) values
+                out = args[out_at] if out_at < len(args) else kwargs.get("out")
+                _no_tensor_out(out, where)
             args = [_plain(a) for a in args]
             kwargs = {k: _plain(v) for k, v in kwargs.items()}
             if dtype_at is not None:
@@ -136,10 +140,6 @@ def _delegate(np_cls, name: str, owner: str):
                     args[dtype_at] = _dtype(args[dtype_at], where)
                 elif "dtype" in kwargs:
                     kwargs["dtype"] = _dtype(kwargs["dtype"], where)
-            out = None
-            if out_at is not None:
-                out = args[out_at] if out_at < len(args) else kwargs.get("out")
-                _no_tensor_out(out, where)
             r = getattr(self._np, name)(*args, **kwargs)
             return r if out is not None else _result(r, where)   # out=: NumPy's array back
 
