@@ -126,7 +126,7 @@ def _delegate(np_cls, name: str, owner: str):
             return getattr(self._np, name)(x, *args, **kwargs)   # a list or an ndarray
     elif name == "spawn":
         def method(self, *args, **kwargs):
-            return [_from_numpy(g) for g in self._np.spawn(*args, **kwargs)]
+            return [type(self)._wrap(g) for g in self._np.spawn(*args, **kwargs)]
     else:
         def method(self, *args, **kwargs):
             out = None
@@ -170,7 +170,7 @@ class _Wrapper:
         return f"{self} at 0x{id(self):X}"
 
     def __reduce__(self):   # pickle / copy as NumPy's object (copy shares its bit generator)
-        return (_REBUILD[type(self)], (self._np,))
+        return (type(self)._wrap, (self._np,))
 
 
 class Generator(_Wrapper):
@@ -219,17 +219,6 @@ for _name in _RANDOMSTATE_METHODS:
     setattr(RandomState, _name, _delegate(np.random.RandomState, _name, "RandomState"))
 
 
-def _from_numpy(g):
-    return Generator._wrap(g)
-
-
-def _randomstate_from_numpy(rs):
-    return RandomState._wrap(rs)
-
-
-_REBUILD = {Generator: _from_numpy, RandomState: _randomstate_from_numpy}
-
-
 def default_rng(seed=None):
     """A :class:`Generator` on NumPy's default bit generator (``PCG64``).
 
@@ -248,8 +237,8 @@ def default_rng(seed=None):
     if isinstance(seed, Generator):
         return seed
     if isinstance(seed, np.random.Generator):
-        return _from_numpy(seed)
-    return _from_numpy(np.random.default_rng(_plain(seed)))
+        return Generator._wrap(seed)
+    return Generator._wrap(np.random.default_rng(_plain(seed)))
 
 
 # ---- the legacy module functions, on one module-level RandomState as in NumPy --------------
