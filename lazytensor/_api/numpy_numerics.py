@@ -44,7 +44,9 @@ def polyval(p, x):
 
     Parameters
     ----------
-    p : Tensor or array_like, 1-d
+    p : Tensor or array_like
+        Coefficients along the first axis (more axes evaluate several polynomials, as in
+        NumPy, broadcasting against ``x``).
     x : Tensor, array_like or scalar
 
     Returns
@@ -55,9 +57,8 @@ def polyval(p, x):
         (The coefficients are read to take them one by one.)
     """
     c = as_tensor(p, "polyval")
-    if c.ndim != 1:
-        raise ValueError(f"polyval: p must be a 1-d sequence of coefficients, got shape "
-                         f"{c.shape}")
+    if c.ndim == 0:
+        raise TypeError("polyval: p must be a sequence of coefficients, got a 0-d tensor")
     t = as_tensor(x, "polyval")
     y = zeros_like(t)
     for i in range(c.shape[0]):

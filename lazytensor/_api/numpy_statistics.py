@@ -112,7 +112,8 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue,
     x = _real_input(a, "nansum", out, {"initial": initial, "where": where})
     if x is None:
         return call_numpy("nansum", np.nansum, a, axis=axis, dtype=dtype, keepdims=keepdims)
-    return _sum(_nan_filled(x, 0), axis=axis, dtype=dtype, keepdims=bool(keepdims))
+    axes = normalize_axes(axis, x.ndim, "nansum", x.shape)
+    return _sum(_nan_filled(x, 0), axis=axes, dtype=dtype, keepdims=bool(keepdims))
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue,
@@ -124,7 +125,8 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue
     x = _real_input(a, "nanprod", out, {"initial": initial, "where": where})
     if x is None:
         return call_numpy("nanprod", np.nanprod, a, axis=axis, dtype=dtype, keepdims=keepdims)
-    return _prod(_nan_filled(x, 1), axis=axis, dtype=dtype, keepdims=bool(keepdims))
+    axes = normalize_axes(axis, x.ndim, "nanprod", x.shape)
+    return _prod(_nan_filled(x, 1), axis=axes, dtype=dtype, keepdims=bool(keepdims))
 
 
 def _count(x, axes, keepdims):
@@ -233,12 +235,13 @@ def _nan_extremum(name, reduce, fill):
         x = _real_input(a, name, out, {"initial": initial, "where": where})
         if x is None:
             return call_numpy(name, getattr(np, name), a, axis=axis, keepdims=keepdims)
+        axes = normalize_axes(axis, x.ndim, name, x.shape)
         if x.dtype.kind != "f":
-            return reduce(x, axis=axis, keepdims=bool(keepdims))
+            return reduce(x, axis=axes, keepdims=bool(keepdims))
         missing = _isnan(x)
-        best = reduce(_where(missing, fill, x), axis=axis, keepdims=bool(keepdims))
+        best = reduce(_where(missing, fill, x), axis=axes, keepdims=bool(keepdims))
         # an all-NaN slice gives NaN (NumPy also warns; a lazy result cannot)
-        return _where(_all(missing, axis=axis, keepdims=bool(keepdims)), float("nan"), best)
+        return _where(_all(missing, axis=axes, keepdims=bool(keepdims)), float("nan"), best)
 
     word = "largest" if fill < 0 else "smallest"
     fn.__name__ = fn.__qualname__ = name
