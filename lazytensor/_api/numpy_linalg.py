@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine.dtypes import float64
+from .args import normalize_axes
 from .elementwise import FUNCTIONS, cast
 from .linear_algebra_functions import tensordot as _std_tensordot
 from .numpy_values import as_tensor, call_numpy, no_out, on_values
@@ -76,8 +77,9 @@ def norm(x, ord=None, axis=None, keepdims=False):
     t = as_tensor(x, "linalg.norm")
     if ord is None and t.dtype.kind in "biuf" and (
             axis is None or isinstance(axis, int) or
-            (isinstance(axis, (tuple, list)) and len(axis) <= 2)):
-        return _lazy_frobenius(t, tuple(axis) if isinstance(axis, list) else axis, keepdims)
+            (isinstance(axis, (tuple, list)) and 1 <= len(axis) <= 2)):
+        axes = normalize_axes(axis, t.ndim, "linalg.norm", t.shape)
+        return _lazy_frobenius(t, axes, keepdims)
     return call_numpy("linalg.norm", np.linalg.norm, t, ord=ord, axis=axis,
                       keepdims=keepdims)
 

@@ -35,6 +35,8 @@ _ON_VALUES = {
     "polysub": (np.polysub, "Difference of two polynomials."),
     "polymul": (np.polymul, "Product of two polynomials."),
     "polydiv": (np.polydiv, "Quotient and remainder of polynomial division."),
+    "unwrap": (np.unwrap, "Unwrap phase jumps larger than ``discont`` along ``axis`` "
+                          "(by multiples of ``period``)."),
 }
 globals().update({name: on_values(name, fn, doc) for name, (fn, doc) in _ON_VALUES.items()})
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._engine.dtypes import float64, int64
+from .._engine.dtypes import float64
 from .elementwise import FUNCTIONS, cast
 from .._engine.dtypes import python_scalar_type
 from .._engine.tensor import Tensor
@@ -134,7 +134,7 @@ def _count(x, axes, keepdims):
     return cast(_sum(~_isnan(x), axis=axes, keepdims=keepdims), float64)
 
 
-def _result_dtype(x, dtype, name):
+def _result_dtype(x, dtype):
     """NumPy's dtype of a mean or spread: ``dtype`` if given, float64 for integers and
     bools, else ``x``'s."""
     if dtype is not None:
@@ -162,7 +162,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NoValu
     x = _real_input(a, "nanmean", out, {"where": where})
     if x is None:
         return call_numpy("nanmean", np.nanmean, a, axis=axis, dtype=dtype, keepdims=keepdims)
-    dt = _result_dtype(x, dtype, "nanmean")
+    dt = _result_dtype(x, dtype)
     axes = normalize_axes(axis, x.ndim, "nanmean", x.shape)
     if x.dtype.kind != "f":
         return cast(_mean(x, axis=axes, keepdims=bool(keepdims)), dt)
@@ -179,7 +179,7 @@ def _nan_spread(name, a, axis, dtype, out, ddof, keepdims, where, mean, correcti
     if x is None:
         fn = np.nanvar if name == "nanvar" else np.nanstd
         return call_numpy(name, fn, a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
-    dt = _result_dtype(x, dtype, name)
+    dt = _result_dtype(x, dtype)
     axes = normalize_axes(axis, x.ndim, name, x.shape)
     v = cast(x, float64)
     if x.dtype.kind == "f":
