@@ -184,7 +184,8 @@ def _nan_spread(name, a, axis, dtype, out, ddof, keepdims, where, mean, correcti
     v = cast(x, float64)
     if x.dtype.kind == "f":
         missing = _isnan(x)
-        count = _count(x, axes, True)
+        count = _count(x, axes, True)    # counted again below without kept dims: both
+        # counts run in the kernel of the first pass (a reshape would evaluate here)
         avg = _sum(_where(missing, 0.0, v), axis=axes, keepdims=True) / count
         dev = _where(missing, 0.0, v - avg)
         dof = _count(x, axes, bool(keepdims)) - float(ddof)
