@@ -82,6 +82,12 @@ def _numpy_input(x, name: str):
     return x
 
 
+def _uplo(UPLO, name: str) -> str:
+    if UPLO not in ("L", "U"):
+        raise ValueError(f"linalg.{name}: UPLO must be 'L' or 'U', got {UPLO!r}")
+    return UPLO
+
+
 def _value(x, name: str) -> np.ndarray:
     if not isinstance(x, Tensor):
         raise TypeError(f"linalg.{name}: expected a Tensor, got {type(x).__name__}")
@@ -275,7 +281,7 @@ def eigh(x, /, UPLO="L"):
     x = _numpy_input(x, "eigh")
     v = _floating(x, "eigh", square=True)
     with _lapack("eigh"):
-        w, q = np.linalg.eigh(v, UPLO=UPLO)
+        w, q = np.linalg.eigh(v, UPLO=_uplo(UPLO, "eigh"))
     return EighResult(_wrap(w, _real(x.dtype)), _wrap(q, x.dtype))
 
 
@@ -285,7 +291,7 @@ def eigvalsh(x, /, UPLO="L"):
     x = _numpy_input(x, "eigvalsh")
     v = _floating(x, "eigvalsh", square=True)
     with _lapack("eigvalsh"):
-        return _wrap(np.linalg.eigvalsh(v, UPLO=UPLO), _real(x.dtype))
+        return _wrap(np.linalg.eigvalsh(v, UPLO=_uplo(UPLO, "eigvalsh")), _real(x.dtype))
 
 
 def eig(x, /):

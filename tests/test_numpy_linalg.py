@@ -157,6 +157,7 @@ def test_default_norm_is_recorded_and_fuses():
     (lambda: lt.linalg.inv(lt.asarray(np.zeros((2, 2)))), lt.linalg.LinAlgError,
      "linalg.inv: Singular"),
     (lambda: lt.linalg.qr(lt.asarray(A), "full"), ValueError, "linalg.qr: mode must be"),
+    (lambda: lt.linalg.eigh(lt.asarray(M), "X"), ValueError, "linalg.eigh: UPLO must be"),
     (lambda: lt.linalg.pinv(lt.asarray(A), 1e-3, rtol=1e-3), ValueError, "linalg.pinv: "),
     (lambda: lt.linalg.matrix_power(lt.asarray(A.astype(int)), 2), ValueError,
      "linalg.matrix_power needs square"),
