@@ -19,6 +19,12 @@ norm : {"backward", "ortho", "forward"}
     Where the ``1/n`` factor goes (``n = prod(s)`` for the n-d transforms):
     ``"backward"`` (default) puts it on the inverse transforms, ``"forward"`` on the
     forward ones, ``"ortho"`` puts ``1/sqrt(n)`` on both.
+
+NumPy's ``numpy.fft`` is served with the same functions: ``n``/``axis``/``s``/``axes``/
+``norm`` may be given by position, ``norm=None`` is ``"backward"``, array_likes are
+taken, integer and bool input is transformed as float64 (complex128 results, as in
+NumPy), and ``fft2``, ``ifft2``, ``rfft2``, ``irfft2`` complete NumPy's list.  ``out=``
+is refused (writes into tensors come with views).
 """
 
 from __future__ import annotations
@@ -28,17 +34,25 @@ import operator
 import numpy as np
 
 from ._api.args import normalize_axis
+from ._api.elementwise import cast
+from ._api.numpy_values import as_tensor, no_out
 from ._engine.dtypes import canonical_dtype
 from ._engine.tensor import Tensor, _check_device
 from .linalg import _complex, _real   # the result dtypes: same precision, other kind
 
 __all__ = ['fft', 'ifft', 'fftn', 'ifftn', 'rfft', 'irfft', 'rfftn', 'irfftn', 'hfft', 'ihfft',
-           'fftfreq', 'rfftfreq', 'fftshift', 'ifftshift']
+           'fftfreq', 'rfftfreq', 'fftshift', 'ifftshift', 'fft2', 'ifft2', 'rfft2', 'irfft2']
 
 _NORMS = ("backward", "ortho", "forward")
 
 
 # ---- helpers ---------------------------------------------------------------------------
+
+def _input(x, name: str) -> Tensor:
+    """``x`` as a Tensor; integers and bools as float64, as NumPy transforms them."""
+    x = as_tensor(x, f"fft.{name}")
+    return cast(x, np.float64) if x.dtype.kind in "biu" else x
+
 
 def _value(x, name: str, kinds: str) -> np.ndarray:
     """The value of ``x``, whose dtype kind must be in ``kinds`` ("f" real, "c" complex)."""
@@ -64,6 +78,8 @@ def _size(n, name: str, what: str = "n"):
 
 
 def _norm(norm, name: str) -> str:
+    if norm is None:       # NumPy's spelling of the default
+        return "backward"
     if norm not in _NORMS:
         raise ValueError(f"fft.{name}: norm must be 'backward', 'ortho' or 'forward', "
                          f"got {norm!r}")
@@ -79,8 +95,10 @@ def _run(name: str, np_fn, v, dtype, **kwargs) -> Tensor:
     return Tensor._from_array(np.asarray(out).astype(dtype, copy=False))
 
 
-def _transform(name, np_fn, kinds, out_dtype, x, n, axis, norm) -> Tensor:
+def _transform(name, np_fn, kinds, out_dtype, x, n, axis, norm, out=None) -> Tensor:
     """A one-dimensional transform: ``x`` checked, then ``np_fn`` along ``axis``."""
+    no_out(out, f"fft.{name}")
+    x = _input(x, name)
     v = _value(x, name, kinds)
     axis, n = normalize_axis(axis, v.ndim, f"fft.{name}"), _size(n, name)
     if n is None and name in ("irfft", "hfft") and v.shape[axis] == 1:
@@ -89,8 +107,10 @@ def _transform(name, np_fn, kinds, out_dtype, x, n, axis, norm) -> Tensor:
     return _run(name, np_fn, v, out_dtype(x.dtype), n=n, axis=axis, norm=_norm(norm, name))
 
 
-def _transform_nd(name, np_fn, kinds, out_dtype, x, s, axes, norm) -> Tensor:
+def _transform_nd(name, np_fn, kinds, out_dtype, x, s, axes, norm, out=None) -> Tensor:
     """An n-dimensional transform: ``s`` and ``axes`` checked, then ``np_fn``."""
+    no_out(out, f"fft.{name}")
+    x = _input(x, name)
     v = _value(x, name, kinds)
     if axes is None:
         if s is not None:
@@ -112,7 +132,7 @@ def _transform_nd(name, np_fn, kinds, out_dtype, x, s, axes, norm) -> Tensor:
 
 # ---- transforms ------------------------------------------------------------------------
 
-def fft(x, /, *, n=None, axis=-1, norm="backward"):
+def fft(x, /, n=None, axis=-1, norm="backward", out=None):
     """One-dimensional discrete Fourier transform along ``axis``.
 
     Real input is transformed as complex.
@@ -122,10 +142,10 @@ def fft(x, /, *, n=None, axis=-1, norm="backward"):
     Tensor
         Complex of ``x``'s precision; ``axis`` has length ``n`` (default: unchanged).
     """
-    return _transform("fft", np.fft.fft, "fc", _complex, x, n, axis, norm)
+    return _transform("fft", np.fft.fft, "fc", _complex, x, n, axis, norm, out)
 
 
-def ifft(x, /, *, n=None, axis=-1, norm="backward"):
+def ifft(x, /, n=None, axis=-1, norm="backward", out=None):
     """One-dimensional inverse discrete Fourier transform along ``axis``.
 
     Returns
@@ -133,10 +153,10 @@ def ifft(x, /, *, n=None, axis=-1, norm="backward"):
     Tensor
         Complex of ``x``'s precision; ``axis`` has length ``n`` (default: unchanged).
     """
-    return _transform("ifft", np.fft.ifft, "fc", _complex, x, n, axis, norm)
+    return _transform("ifft", np.fft.ifft, "fc", _complex, x, n, axis, norm, out)
 
 
-def fftn(x, /, *, s=None, axes=None, norm="backward"):
+def fftn(x, /, s=None, axes=None, norm="backward", out=None):
     """N-dimensional discrete Fourier transform over ``axes`` (default all).
 
     Returns
@@ -144,10 +164,10 @@ def fftn(x, /, *, s=None, axes=None, norm="backward"):
     Tensor
         Complex of ``x``'s precision; axis ``axes[i]`` has length ``s[i]``.
     """
-    return _transform_nd("fftn", np.fft.fftn, "fc", _complex, x, s, axes, norm)
+    return _transform_nd("fftn", np.fft.fftn, "fc", _complex, x, s, axes, norm, out)
 
 
-def ifftn(x, /, *, s=None, axes=None, norm="backward"):
+def ifftn(x, /, s=None, axes=None, norm="backward", out=None):
     """N-dimensional inverse discrete Fourier transform over ``axes`` (default all).
 
     Returns
@@ -155,10 +175,10 @@ def ifftn(x, /, *, s=None, axes=None, norm="backward"):
     Tensor
         Complex of ``x``'s precision; axis ``axes[i]`` has length ``s[i]``.
     """
-    return _transform_nd("ifftn", np.fft.ifftn, "fc", _complex, x, s, axes, norm)
+    return _transform_nd("ifftn", np.fft.ifftn, "fc", _complex, x, s, axes, norm, out)
 
 
-def rfft(x, /, *, n=None, axis=-1, norm="backward"):
+def rfft(x, /, n=None, axis=-1, norm="backward", out=None):
     """Discrete Fourier transform of real ``x`` along ``axis``: the non-negative frequencies.
 
     Returns
@@ -166,10 +186,10 @@ def rfft(x, /, *, n=None, axis=-1, norm="backward"):
     Tensor
         Complex of ``x``'s precision; ``axis`` has length ``n//2 + 1``.
     """
-    return _transform("rfft", np.fft.rfft, "f", _complex, x, n, axis, norm)
+    return _transform("rfft", np.fft.rfft, "f", _complex, x, n, axis, norm, out)
 
 
-def irfft(x, /, *, n=None, axis=-1, norm="backward"):
+def irfft(x, /, n=None, axis=-1, norm="backward", out=None):
     """Inverse of :func:`rfft`: ``n`` real outputs from ``n//2 + 1`` input points.
 
     Returns
@@ -178,10 +198,10 @@ def irfft(x, /, *, n=None, axis=-1, norm="backward"):
         Real of ``x``'s precision; ``axis`` has length ``n`` (default ``2*(m - 1)`` for an
         input of length ``m``).
     """
-    return _transform("irfft", np.fft.irfft, "fc", _real, x, n, axis, norm)
+    return _transform("irfft", np.fft.irfft, "fc", _real, x, n, axis, norm, out)
 
 
-def rfftn(x, /, *, s=None, axes=None, norm="backward"):
+def rfftn(x, /, s=None, axes=None, norm="backward", out=None):
     """N-dimensional discrete Fourier transform of real ``x`` over ``axes`` (default all).
 
     Returns
@@ -190,10 +210,10 @@ def rfftn(x, /, *, s=None, axes=None, norm="backward"):
         Complex of ``x``'s precision; the last transformed axis has length
         ``s[-1]//2 + 1``, the others ``s[i]``.
     """
-    return _transform_nd("rfftn", np.fft.rfftn, "f", _complex, x, s, axes, norm)
+    return _transform_nd("rfftn", np.fft.rfftn, "f", _complex, x, s, axes, norm, out)
 
 
-def irfftn(x, /, *, s=None, axes=None, norm="backward"):
+def irfftn(x, /, s=None, axes=None, norm="backward", out=None):
     """Inverse of :func:`rfftn`; ``s`` gives the output lengths.
 
     Returns
@@ -202,10 +222,10 @@ def irfftn(x, /, *, s=None, axes=None, norm="backward"):
         Real of ``x``'s precision; axis ``axes[i]`` has length ``s[i]`` (default: the
         input's, ``2*(m - 1)`` for the last axis).
     """
-    return _transform_nd("irfftn", np.fft.irfftn, "fc", _real, x, s, axes, norm)
+    return _transform_nd("irfftn", np.fft.irfftn, "fc", _real, x, s, axes, norm, out)
 
 
-def hfft(x, /, *, n=None, axis=-1, norm="backward"):
+def hfft(x, /, n=None, axis=-1, norm="backward", out=None):
     """Discrete Fourier transform of a Hermitian-symmetric signal given by its first half.
 
     Returns
@@ -213,10 +233,10 @@ def hfft(x, /, *, n=None, axis=-1, norm="backward"):
     Tensor
         Real of ``x``'s precision; ``axis`` has length ``n`` (default ``2*(m - 1)``).
     """
-    return _transform("hfft", np.fft.hfft, "fc", _real, x, n, axis, norm)
+    return _transform("hfft", np.fft.hfft, "fc", _real, x, n, axis, norm, out)
 
 
-def ihfft(x, /, *, n=None, axis=-1, norm="backward"):
+def ihfft(x, /, n=None, axis=-1, norm="backward", out=None):
     """Inverse of :func:`hfft`, for real ``x``.
 
     Returns
@@ -224,7 +244,7 @@ def ihfft(x, /, *, n=None, axis=-1, norm="backward"):
     Tensor
         Complex of ``x``'s precision; ``axis`` has length ``n//2 + 1``.
     """
-    return _transform("ihfft", np.fft.ihfft, "f", _complex, x, n, axis, norm)
+    return _transform("ihfft", np.fft.ihfft, "f", _complex, x, n, axis, norm, out)
 
 
 # ---- sample frequencies and shifts ---------------------------------------------------
@@ -244,7 +264,7 @@ def _frequencies(name, np_fn, n, d, dtype, device) -> Tensor:
     return Tensor._from_array(np_fn(n, d).astype(dtype))
 
 
-def fftfreq(n, /, *, d=1.0, dtype=None, device=None):
+def fftfreq(n, /, d=1.0, *, dtype=None, device=None):
     """Sample frequencies of a length-``n`` transform with sample spacing ``d``.
 
     ``[0, 1, ..., ceil(n/2) - 1, -floor(n/2), ..., -1] / (d*n)``, of shape ``(n,)`` and
@@ -253,7 +273,7 @@ def fftfreq(n, /, *, d=1.0, dtype=None, device=None):
     return _frequencies("fftfreq", np.fft.fftfreq, n, d, dtype, device)
 
 
-def rfftfreq(n, /, *, d=1.0, dtype=None, device=None):
+def rfftfreq(n, /, d=1.0, *, dtype=None, device=None):
     """Sample frequencies of :func:`rfft`: ``[0, 1, ..., n//2] / (d*n)``, shape ``(n//2 + 1,)``.
 
     ``dtype`` is a real floating dtype, float64 by default.
@@ -262,8 +282,7 @@ def rfftfreq(n, /, *, d=1.0, dtype=None, device=None):
 
 
 def _shift(name, np_fn, x, axes) -> Tensor:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"fft.{name}: expected a Tensor, got {type(x).__name__}")
+    x = as_tensor(x, f"fft.{name}")
     v = x._value()
     if axes is None:
         axes = range(v.ndim)
@@ -274,11 +293,35 @@ def _shift(name, np_fn, x, axes) -> Tensor:
     return Tensor._from_array(np_fn(v, axes=axes))
 
 
-def fftshift(x, /, *, axes=None):
+def fftshift(x, /, axes=None):
     """Move the zero-frequency term to the centre of ``axes`` (all axes by default)."""
     return _shift("fftshift", np.fft.fftshift, x, axes)
 
 
-def ifftshift(x, /, *, axes=None):
+def ifftshift(x, /, axes=None):
     """Inverse of :func:`fftshift` (they differ by one sample on odd-length axes)."""
     return _shift("ifftshift", np.fft.ifftshift, x, axes)
+
+
+# ---- NumPy's two-dimensional forms -----------------------------------------------------
+
+def _two_d(name, nd):
+    def fn(x, /, s=None, axes=(-2, -1), norm="backward", out=None):
+        return nd(x, s, axes, norm, out)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"""NumPy's ``numpy.fft.{name}``: :func:`{nd.__name__}` over ``axes``
+    (default the last two).
+
+    Returns
+    -------
+    Tensor
+        As :func:`{nd.__name__}`.
+    """
+    return fn
+
+
+fft2 = _two_d("fft2", fftn)
+ifft2 = _two_d("ifft2", ifftn)
+rfft2 = _two_d("rfft2", rfftn)
+irfft2 = _two_d("irfft2", irfftn)

@@ -7,6 +7,13 @@ factorised in float32, since LAPACK has no half precision, and the results cast 
 
 ``matmul``, ``matrix_transpose``, ``tensordot`` and ``vecdot`` are the top-level
 functions of the same names.
+
+NumPy's ``numpy.linalg`` is served beside the standard: the functions take array_likes
+and NumPy's extra arguments (``UPLO``, ``compute_uv``, ``hermitian``, ``tol``, ``rcond``,
+``qr``'s ``mode='r'``/``'raw'``), integer and bool input is factorised in float64 as in
+NumPy, and ``norm``, ``lstsq``, ``multi_dot``, ``cond``, ``tensorinv`` and
+``tensorsolve`` (from ``_api/numpy_linalg.py``) complete NumPy's list.  Where NumPy's
+default differs from the standard's (``pinv``'s cut-off), the standard's is kept.
 """
 
 from __future__ import annotations
@@ -18,6 +25,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._api.numpy_linalg import LINALG_NAMES, cond, lstsq, multi_dot, norm, tensorinv, tensorsolve
+from ._api.elementwise import cast
+from ._api.numpy_values import as_tensor
 from ._engine.dtypes import canonical_dtype
 from ._engine.shapes import check_size
 from ._engine.tensor import Tensor
@@ -25,7 +35,9 @@ from ._engine.tensor import Tensor
 __all__ = ['cholesky', 'cross', 'det', 'diagonal', 'eig', 'eigh', 'eigvals', 'eigvalsh', 'inv',
            'matmul', 'matrix_norm', 'matrix_power', 'matrix_rank', 'matrix_transpose', 'outer',
            'pinv', 'qr', 'slogdet', 'solve', 'svd', 'svdvals', 'tensordot', 'trace', 'vecdot',
-           'vector_norm']
+           'vector_norm'] + LINALG_NAMES + ['LinAlgError']
+
+LinAlgError = np.linalg.LinAlgError
 
 
 class EighResult(NamedTuple):
@@ -60,6 +72,21 @@ class SVDResult(NamedTuple):
 
 
 # ---- helpers ---------------------------------------------------------------------------
+
+def _numpy_input(x, name: str):
+    """``x`` as a Tensor, integer and bool tensors as float64 (NumPy factorises those in
+    float64; the standard leaves them unspecified)."""
+    x = as_tensor(x, f"linalg.{name}")
+    if x.dtype.kind in "biu":
+        x = cast(x, np.float64)
+    return x
+
+
+def _uplo(UPLO, name: str) -> str:
+    if UPLO not in ("L", "U"):
+        raise ValueError(f"linalg.{name}: UPLO must be 'L' or 'U', got {UPLO!r}")
+    return UPLO
+
 
 def _value(x, name: str) -> np.ndarray:
     if not isinstance(x, Tensor):
@@ -163,6 +190,7 @@ def cholesky(x, /, *, upper=False):
         Same shape and dtype as ``x``.  ``LinAlgError`` (a ``ValueError``) if a matrix is
         not positive definite.
     """
+    x = _numpy_input(x, "cholesky")
     v = _floating(x, "cholesky", square=True)
     with _lapack("cholesky"):
         return _wrap(np.linalg.cholesky(v, upper=bool(upper)), x.dtype)
@@ -170,6 +198,7 @@ def cholesky(x, /, *, upper=False):
 
 def det(x, /):
     """Determinant of each square matrix in ``x`` (shape ``(..., M, M)``), dtype of ``x``."""
+    x = _numpy_input(x, "det")
     v = _floating(x, "det", square=True)
     with _lapack("det"):
         return _wrap(np.linalg.det(v), x.dtype)
@@ -185,6 +214,7 @@ def slogdet(x, /):
         ``x``, ``logabsdet`` the real dtype of its precision.  A singular matrix gives
         ``sign = 0`` and ``logabsdet = -inf``.
     """
+    x = _numpy_input(x, "slogdet")
     v = _floating(x, "slogdet", square=True)
     with _lapack("slogdet"):
         sign, logabsdet = np.linalg.slogdet(v)
@@ -193,6 +223,7 @@ def slogdet(x, /):
 
 def inv(x, /):
     """Inverse of each square matrix in ``x``; ``LinAlgError`` if one is singular."""
+    x = _numpy_input(x, "inv")
     v = _floating(x, "inv", square=True)
     with _lapack("inv"):
         return _wrap(np.linalg.inv(v), x.dtype)
@@ -215,6 +246,7 @@ def solve(x1, x2, /):
         Shape ``x1.shape[:-2] + (M,)`` for a 1-d ``x2``, else
         ``broadcast(x1.shape[:-2], x2.shape[:-2]) + (M, K)``; the promoted dtype.
     """
+    x1, x2 = _numpy_input(x1, "solve"), _numpy_input(x2, "solve")
     a = _floating(x1, "solve", square=True)
     b = _floating(x2, "solve", matrices=False)
     m = x1.shape[-1]
@@ -234,10 +266,10 @@ def solve(x1, x2, /):
                      dtype)
 
 
-def eigh(x, /):
+def eigh(x, /, UPLO="L"):
     """Eigenvalues and eigenvectors of Hermitian (real symmetric) matrices.
 
-    Only the lower triangle of each matrix is read.
+    Only the lower triangle of each matrix is read (the upper with NumPy's ``UPLO="U"``).
 
     Returns
     -------
@@ -246,17 +278,20 @@ def eigh(x, /):
         ``(..., M)``, real dtype of ``x``'s precision; eigenvectors as the columns of a
         ``(..., M, M)`` tensor of ``x``'s dtype.
     """
+    x = _numpy_input(x, "eigh")
     v = _floating(x, "eigh", square=True)
     with _lapack("eigh"):
-        w, q = np.linalg.eigh(v)
+        w, q = np.linalg.eigh(v, UPLO=_uplo(UPLO, "eigh"))
     return EighResult(_wrap(w, _real(x.dtype)), _wrap(q, x.dtype))
 
 
-def eigvalsh(x, /):
-    """Eigenvalues (ascending) of Hermitian matrices; real dtype of ``x``'s precision."""
+def eigvalsh(x, /, UPLO="L"):
+    """Eigenvalues (ascending) of Hermitian matrices; real dtype of ``x``'s precision.
+    ``UPLO`` ("L" or "U", NumPy's) names the triangle that is read."""
+    x = _numpy_input(x, "eigvalsh")
     v = _floating(x, "eigvalsh", square=True)
     with _lapack("eigvalsh"):
-        return _wrap(np.linalg.eigvalsh(v), _real(x.dtype))
+        return _wrap(np.linalg.eigvalsh(v, UPLO=_uplo(UPLO, "eigvalsh")), _real(x.dtype))
 
 
 def eig(x, /):
@@ -269,6 +304,7 @@ def eig(x, /):
         complex of ``x``'s precision (complex64 for float32), even when every eigenvalue
         is real.  Eigenvectors are the columns, normalised to unit length.
     """
+    x = _numpy_input(x, "eig")
     v = _floating(x, "eig", square=True)
     with _lapack("eig"):
         w, q = np.linalg.eig(v)
@@ -278,12 +314,13 @@ def eig(x, /):
 
 def eigvals(x, /):
     """Eigenvalues of general square matrices, complex of ``x``'s precision."""
+    x = _numpy_input(x, "eigvals")
     v = _floating(x, "eigvals", square=True)
     with _lapack("eigvals"):
         return _wrap(np.linalg.eigvals(v), _complex(x.dtype))
 
 
-def qr(x, /, *, mode="reduced"):
+def qr(x, /, mode="reduced"):
     """QR decomposition of each matrix in ``x`` (shape ``(..., M, N)``).
 
     Parameters
@@ -291,21 +328,29 @@ def qr(x, /, *, mode="reduced"):
     mode : {"reduced", "complete"}
         ``"reduced"``: ``Q`` is ``(..., M, K)`` and ``R`` is ``(..., K, N)`` with
         ``K = min(M, N)``; ``"complete"``: ``Q`` is ``(..., M, M)``, ``R`` ``(..., M, N)``.
+        NumPy's ``"r"`` returns ``R`` alone and ``"raw"`` LAPACK's ``(h, tau)``.
 
     Returns
     -------
     QRResult
         ``(Q, R)`` in ``x``'s dtype; ``R`` is upper triangular.
     """
-    if mode not in ("reduced", "complete"):
-        raise ValueError(f"linalg.qr: mode must be 'reduced' or 'complete', got {mode!r}")
+    x = _numpy_input(x, "qr")
+    if mode not in ("reduced", "complete", "r", "raw"):
+        raise ValueError(f"linalg.qr: mode must be 'reduced', 'complete', 'r' or 'raw', "
+                         f"got {mode!r}")
     v = _floating(x, "qr")
+    if mode in ("r", "raw"):
+        with _lapack("qr"):
+            out = np.linalg.qr(v, mode=mode)
+        return (_wrap(out, x.dtype) if mode == "r" else
+                tuple(_wrap(o, x.dtype) for o in out))
     with _lapack("qr"):
         q, r = np.linalg.qr(v, mode=mode)
     return QRResult(_wrap(q, x.dtype), _wrap(r, x.dtype))
 
 
-def svd(x, /, *, full_matrices=True):
+def svd(x, /, full_matrices=True, compute_uv=True, hermitian=False):
     """Singular value decomposition ``x = U @ diag(S) @ Vh``.
 
     Parameters
@@ -315,6 +360,9 @@ def svd(x, /, *, full_matrices=True):
     full_matrices : bool
         ``True``: ``U`` is ``(..., M, M)`` and ``Vh`` ``(..., N, N)``; ``False``: ``U`` is
         ``(..., M, K)`` and ``Vh`` ``(..., K, N)`` with ``K = min(M, N)``.
+    compute_uv, hermitian : bool
+        NumPy's: ``compute_uv=False`` returns ``S`` alone; ``hermitian=True`` uses the
+        faster eigenvalue route for Hermitian input.
 
     Returns
     -------
@@ -322,20 +370,27 @@ def svd(x, /, *, full_matrices=True):
         ``(U, S, Vh)``; ``S`` (shape ``(..., K)``, descending) has the real dtype of
         ``x``'s precision, ``U`` and ``Vh`` the dtype of ``x``.
     """
+    x = _numpy_input(x, "svd")
     v = _floating(x, "svd")
+    if not compute_uv:
+        with _lapack("svd"):
+            return _wrap(np.linalg.svd(v, compute_uv=False, hermitian=bool(hermitian)),
+                         _real(x.dtype))
     with _lapack("svd"):
-        u, s, vh = np.linalg.svd(v, full_matrices=bool(full_matrices))
+        u, s, vh = np.linalg.svd(v, full_matrices=bool(full_matrices),
+                                 hermitian=bool(hermitian))
     return SVDResult(_wrap(u, x.dtype), _wrap(s, _real(x.dtype)), _wrap(vh, x.dtype))
 
 
 def svdvals(x, /):
     """Singular values (descending, shape ``(..., min(M, N))``), real dtype of ``x``."""
+    x = _numpy_input(x, "svdvals")
     v = _floating(x, "svdvals")
     with _lapack("svdvals"):
         return _wrap(np.linalg.svd(v, compute_uv=False), _real(x.dtype))
 
 
-def matrix_rank(x, /, *, rtol=None):
+def matrix_rank(x, /, tol=None, hermitian=False, *, rtol=None):
     """Rank of each matrix: the number of singular values above ``rtol * largest``.
 
     Parameters
@@ -345,12 +400,23 @@ def matrix_rank(x, /, *, rtol=None):
     rtol : float, Tensor or None
         Relative tolerance, a float or a real floating tensor broadcasting against
         ``x.shape[:-2]``; by default ``max(M, N) * eps`` of ``x``'s precision.
+    tol, hermitian : NumPy's
+        ``tol``: an absolute threshold instead of ``rtol``; ``hermitian``: take the
+        singular values from ``eigvalsh``.  A 0-d or 1-d ``x`` has rank 1 unless all
+        zero, as in NumPy.
 
     Returns
     -------
     Tensor
         int64 ranks of shape ``x.shape[:-2]``.
     """
+    x = _numpy_input(x, "matrix_rank")
+    if tol is not None or hermitian or x.ndim < 2:
+        v = _floating(x, "matrix_rank", matrices=False)
+        with _lapack("matrix_rank"):
+            return _wrap(np.linalg.matrix_rank(v, tol=tol, hermitian=bool(hermitian),
+                                               rtol=_value(rtol, "matrix_rank") if
+                                               isinstance(rtol, Tensor) else rtol), np.int64)
     v = _floating(x, "matrix_rank")
     rtol = np.asarray(_rtol(rtol, x, "matrix_rank"))
     with _lapack("matrix_rank"):
@@ -360,29 +426,45 @@ def matrix_rank(x, /, *, rtol=None):
     return _wrap(np.count_nonzero(s > tol, axis=-1), np.int64)
 
 
-def pinv(x, /, *, rtol=None):
+def pinv(x, /, rcond=None, hermitian=False, *, rtol=None):
     """Moore-Penrose pseudo-inverse of each matrix (shape ``(..., M, N)`` -> ``(..., N, M)``).
 
     Singular values up to ``rtol * largest`` count as zero; ``rtol`` is as in
-    :func:`matrix_rank`.  The result has the dtype of ``x``.
+    :func:`matrix_rank`.  The result has the dtype of ``x``.  NumPy's ``rcond`` is the
+    same as ``rtol`` (give one); ``hermitian`` uses the eigenvalue route.  Without either,
+    the cut-off is the standard's ``max(M, N) * eps``, not NumPy's ``1e-15``.
     """
+    x = _numpy_input(x, "pinv")
+    if rcond is not None:
+        if rtol is not None:
+            raise ValueError("linalg.pinv: rtol and rcond can't be both set")
+        rtol = rcond
     v = _floating(x, "pinv")
     rtol = _rtol(rtol, x, "pinv")
     with _lapack("pinv"):
-        return _wrap(np.linalg.pinv(v, rtol=rtol), x.dtype)
+        return _wrap(np.linalg.pinv(v, rtol=rtol, hermitian=bool(hermitian)), x.dtype)
 
 
 def matrix_power(x, n, /):
     """Raise each square matrix to the integer power ``n``.
 
     ``n = 0`` gives identity matrices; ``n < 0`` the power of the inverse (``LinAlgError``
-    for a singular matrix).  The result has the shape and dtype of ``x``.
+    for a singular matrix).  The result has the shape and dtype of ``x``; integer
+    matrices stay integer for ``n >= 0`` (as in NumPy; a negative power of one is float64).
     """
     try:
         n = operator.index(n)
     except TypeError:
         raise TypeError(f"linalg.matrix_power: the exponent must be an integer, got "
                         f"{type(n).__name__}") from None
+    x = as_tensor(x, "linalg.matrix_power")
+    if x.dtype.kind in "biu" and n >= 0:
+        v = _numeric(x, "matrix_power") if x.dtype.kind != "b" else x._value()
+        if v.ndim < 2 or v.shape[-1] != v.shape[-2]:
+            raise ValueError(f"linalg.matrix_power needs square matrices, got shape {x.shape}")
+        with np.errstate(all="ignore"):   # integer wrap-around, as in NumPy
+            return _wrap(np.linalg.matrix_power(v, n), x.dtype)
+    x = _numpy_input(x, "matrix_power")
     v = _floating(x, "matrix_power", square=True)
     with _lapack("matrix_power"):
         return _wrap(np.linalg.matrix_power(v, n), x.dtype)
@@ -413,6 +495,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
         Real dtype of ``x``'s precision, shape ``x.shape[:-2]`` (``+ (1, 1)`` with
         ``keepdims``).  Every norm of an empty (M x 0 or 0 x N) matrix is 0.
     """
+    x = _numpy_input(x, "matrix_norm")
     if not _is_matrix_ord(ord):
         raise ValueError(f"linalg.matrix_norm: ord must be one of 'fro', 'nuc', 1, -1, 2, "
                          f"-2, inf, -inf; got {ord!r}")
@@ -443,6 +526,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     Tensor
         Real dtype of ``x``'s precision.
     """
+    x = _numpy_input(x, "vector_norm")
     if not _is_real_number(ord):
         raise TypeError(f"linalg.vector_norm: ord must be an int or float, got {ord!r}")
     v = _floating(x, "vector_norm", matrices=False)

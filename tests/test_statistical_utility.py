@@ -283,8 +283,11 @@ def test_diff_prepend_append_variants_and_errors():
         lt.diff(x, n=1.0)
     with pytest.raises(ValueError, match=r"diff: append has shape \(2, 1\)"):
         lt.diff(x, append=lt.zeros((2, 1)))
-    with pytest.raises(TypeError, match="diff: prepend must be a Tensor or a Python scalar"):
+    # NumPy's: an array_like edge is joined as an array (here of the wrong rank)
+    with pytest.raises(ValueError, match=r"diff: prepend has shape \(1,\)"):
         lt.diff(x, prepend=[1])
+    with pytest.raises(TypeError, match="diff: expected a Tensor or an array_like"):
+        lt.diff(x, prepend=object())
     with pytest.raises(IndexError, match="diff: axis 2"):
         lt.diff(x, axis=2)
 

@@ -1,0 +1,110 @@
+"""Running a NumPy function on the values of tensors: the frame shared by the NumPy names
+that lazytensor does not record (order statistics, histograms, polynomials, convolutions,
+einsum ...).
+
+``on_values(name, np_fn)`` makes a function with NumPy's signature that evaluates every
+Tensor among its arguments, calls ``np_fn`` on the values, and returns NumPy's arrays as
+tensors (tuples and lists of arrays as tuples and lists of tensors).  Its errors name the
+function; ``out=`` (a write into a tensor) is refused.  Results computed this way are
+NumPy's, so they are outside exact mode's bit-for-bit promise.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from .._engine.errors import Unsupported
+from .._engine.tensor import Tensor
+from .args import quiet, wrap
+from .creation import asarray
+
+_ERRORS = (ValueError, TypeError, IndexError, ZeroDivisionError)
+
+
+def no_out(out, name: str) -> None:
+    """Refuse ``out=``: writes into tensors come with the views issue."""
+    if out is not None:
+        raise Unsupported(f"{name}: out= is not supported yet (writes into tensors through "
+                          f"out= come with views); use the returned tensor instead: "
+                          f"y = lt.{name}(...)")
+
+
+def as_tensor(a, name: str) -> Tensor:
+    """``a`` as a Tensor: tensors pass, array_likes (lists, NumPy arrays, scalars) are
+    converted as ``lt.asarray`` converts them."""
+    if isinstance(a, Tensor):
+        return a
+    try:
+        return asarray(a)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name}: expected a Tensor or an array_like, got "
+                        f"{type(a).__name__} ({exc})") from None
+
+
+def to_numpy(obj):
+    """Tensors (also inside tuples and lists) replaced by their values."""
+    if isinstance(obj, Tensor):
+        return obj._value()
+    if isinstance(obj, (tuple, list)) and any(isinstance(o, (Tensor, tuple, list)) for o in obj):
+        return type(obj)(to_numpy(o) for o in obj)
+    return obj
+
+
+def to_tensors(obj):
+    """NumPy's arrays and array scalars (also inside tuples and lists) as tensors."""
+    if isinstance(obj, (np.ndarray, np.generic)) and obj.dtype.kind in "biufc":
+        return wrap(obj)
+    if isinstance(obj, tuple) and type(obj) is not tuple:    # a NamedTuple result
+        return type(obj)(*(to_tensors(o) for o in obj))
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(to_tensors(o) for o in obj)
+    return obj
+
+
+def renamed(exc: Exception, name: str) -> Exception:
+    """``exc`` with ``name`` in front of its message, of the same type when possible."""
+    try:
+        new = type(exc)(f"{name}: {exc}")
+    except Exception:     # an exception type with another constructor
+        return exc
+    return new
+
+
+def call_numpy(name: str, np_fn, *args, **kwargs):
+    """``np_fn`` on the values of ``args``/``kwargs``, quietly; errors name ``name``."""
+    no_out(kwargs.pop("out", None), name)
+    args, kwargs = to_numpy(args), {k: to_numpy(v) for k, v in kwargs.items()}
+    try:
+        with quiet():
+            out = np_fn(*args, **kwargs)
+    except np.linalg.LinAlgError as exc:
+        raise np.linalg.LinAlgError(f"{name}: {exc}") from None
+    except _ERRORS as exc:
+        raise renamed(exc, name) from None
+    return to_tensors(out)
+
+
+def on_values(name: str, np_fn, summary: str):
+    """A function named ``name`` with ``np_fn``'s signature, computed by NumPy on values."""
+    def fn(*args, **kwargs):
+        return call_numpy(name, np_fn, *args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name.rsplit(".", 1)[-1]
+    try:
+        fn.__signature__ = inspect.signature(np_fn)
+    except (TypeError, ValueError):   # a ufunc-like object without one
+        pass
+    fn.__doc__ = f"""{summary}
+
+    NumPy's ``numpy.{name}``, with its signature and defaults: the tensor arguments are
+    evaluated and NumPy computes on their values (so the result is outside exact mode's
+    bit-for-bit promise).  Array results are returned as tensors.  ``out=`` is not
+    supported yet (writes into tensors come with views).
+
+    See Also
+    --------
+    numpy.{name}
+    """
+    return fn
