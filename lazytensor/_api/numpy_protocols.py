@@ -122,11 +122,14 @@ def ufunc_table() -> dict:
     if _TABLE is None:
         _TABLE = _build_table()
     if not _SCIPY_ADDED:
-        special = sys.modules.get("scipy.special")
+        # the ufuncs themselves: scipy.special.erf is one, unless SCIPY_ARRAY_API=1 makes
+        # it a wrapper that dispatches on the namespace (and calls the ufunc for NumPy)
+        special = sys.modules.get("scipy.special._ufuncs")
         if special is not None:
             rows = {op.name: op for op in OPS_LIST}
             _TABLE.update({getattr(special, ufunc): _row_function(rows[row])
-                           for ufunc, row in _SCIPY_UFUNCS.items()})
+                           for ufunc, row in _SCIPY_UFUNCS.items()
+                           if isinstance(getattr(special, ufunc, None), np.ufunc)})
             _SCIPY_ADDED = True
     return _TABLE
 
