@@ -471,3 +471,13 @@ def test_scipy_namespace_dispatch_gives_tensors():
     """With SCIPY_ARRAY_API=1 SciPy dispatches on the namespace: still tensors, NumPy's values."""
     x = np.linspace(-3, 3, 13)
     _same(scipy.special.erf(lt.asarray(x)), scipy.special.erf(x))
+
+
+def test_docs_list_every_mapped_ufunc():
+    import pathlib
+
+    text = (pathlib.Path(__file__).parents[1] / "docs" / "numpy-protocols.md").read_text()
+    names = sorted(u.__name__ for u in P.ufunc_table() if getattr(np, u.__name__, None) is u)
+    missing = [n for n in names if f"`{n}`" not in text]
+    assert not missing, missing
+    assert f"Today that is {len(names)} NumPy ufuncs" in text
