@@ -18,6 +18,7 @@ import lazytensor as lt
 from lazytensor._api import numpy_protocols as P
 
 RNG = np.random.default_rng(39)
+X2 = RNG.standard_normal((4, 5))
 
 
 def _np(x):
@@ -139,6 +140,35 @@ def test_numpy_result_dtypes(ufunc, dtype, want):
     _same(r, ufunc(*[x] * ufunc.nin))
 
 
+@pytest.mark.parametrize("ufunc", [np.add, np.multiply, np.maximum, np.divide, np.arctan2,
+                                   np.less, np.power, np.bitwise_or, np.remainder])
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("int8", "uint8"), ("int64", "float32"),
+                                    ("uint64", "int64"), ("bool", "int8"), ("int16", "float16"),
+                                    ("uint8", "bool")], ids="-".join)
+def test_mixed_dtypes_promote_as_numpy(ufunc, dtypes):
+    a, b = (np.arange(1, 7).astype(d) for d in dtypes)
+    try:
+        with np.errstate(all="ignore"):
+            want = ufunc(a, b)
+    except TypeError:
+        with pytest.raises(TypeError):
+            ufunc(lt.asarray(a), lt.asarray(b))
+        return
+    with np.errstate(all="ignore"):
+        _same(ufunc(lt.asarray(a), b), want)
+        _same(ufunc(a, lt.asarray(b)), want)
+
+
+@pytest.mark.parametrize("ufunc", [np.matmul, np.vecdot])
+@pytest.mark.parametrize("dtypes", [("float64", "float64"), ("float32", "float64"),
+                                    ("int64", "int64"), ("int8", "float32")], ids="-".join)
+def test_gufuncs(ufunc, dtypes):
+    a = (X2 * 3).astype(dtypes[0])
+    b = ((X2.T if ufunc is np.matmul else X2) * 3).astype(dtypes[1])
+    _same(ufunc(lt.asarray(a), lt.asarray(b)), ufunc(a, b), rtol=1e-5)
+    _same(ufunc(a, lt.asarray(b)), ufunc(a, b), rtol=1e-5)
+
+
 A = np.linspace(-1.5, 2.5, 6)
 B = np.linspace(0.5, 3.0, 6)
 
@@ -190,9 +220,6 @@ def test_unknown_operand_types_get_not_implemented():
 
 
 # ---- ufunc methods -------------------------------------------------------------------------
-X2 = RNG.standard_normal((4, 5))
-
-
 @pytest.mark.parametrize("ufunc", [np.add, np.multiply, np.maximum, np.minimum,
                                    np.logical_and, np.logical_or, np.subtract, np.hypot])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "uint8", "bool"])
