@@ -63,8 +63,8 @@ def main(argv=None):
           f"lazytensor {git_commit()} mode {lt.get_mode()} threads {lt.get_num_threads()}, "
           f"kernel path {lt.kernel_path()}; numpy {np.__version__}, scipy {scipy.__version__}")
     print(f"median of {args.rounds} interleaved rounds; ratio = NumPy time / this time\n")
-    print(f"| n | dtype | np.* on tensors | lt.* | NumPy | NumPy/np.* | NumPy/lt.* | "
-          f"kernels (np.*) |")
+    print("| n | dtype | np.* on tensors | lt.* | NumPy | NumPy/np.* | NumPy/lt.* | "
+          "kernels (np.*) |")
     print("|---|---|---|---|---|---|---|---|")
     rng = np.random.default_rng(0)
     for n in args.sizes:

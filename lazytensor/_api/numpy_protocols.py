@@ -457,6 +457,8 @@ def array_function(self, func, types, args, kwargs):
     out = kwargs.get("out")
     if any(isinstance(o, Tensor) for o in (out if isinstance(out, tuple) else (out,))):
         raise _writes_into_tensor(f"np.{name}(..., out=)")
+    if out is None and "out" in kwargs:      # passed on by wrappers: NumPy's default
+        kwargs = {k: v for k, v in kwargs.items() if k != "out"}
     active = getattr(_state, "active", None)
     if active is None:
         active = _state.active = set()
