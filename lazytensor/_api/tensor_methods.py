@@ -22,6 +22,7 @@ from . import manipulation
 from .elementwise import FUNCTIONS, astype, positive
 from .indexing import getitem, setitem
 from .linear_algebra_functions import _matmul_op, _matmul_operand, _rmatmul_op, matmul
+from .numpy_protocols import array_function, array_ufunc
 
 # The operators, from the table's rows (OpDef.dunders): binary ones with their reflected and
 # in-place forms, comparisons forward only, unary ones (-t, abs(t), ~t) straight to the op.
@@ -124,7 +125,11 @@ def _install() -> None:
         __pos__=lambda self: positive(self), __getitem__=getitem, __setitem__=setitem,
         __matmul__=_matmul_op, __rmatmul__=_rmatmul_op, __imatmul__=_imatmul,
         T=property(_T, doc=_T.__doc__), mT=property(_mT, doc=_mT.__doc__),
-        reshape=_reshape, astype=_astype)
+        reshape=_reshape, astype=_astype,
+        # NEP 13/18: NumPy's ufuncs and functions on tensors give tensors; with
+        # __array_ufunc__ set, ndarray's operators hand tensors to it (not to
+        # __array_priority__, which only older NumPy paths still read)
+        __array_ufunc__=array_ufunc, __array_function__=array_function)
     # the C methods: values (they hand a trace, or __array__ with a dtype or copy=True, to
     # the engine's Python methods) and the operators C takes (its LT_DUNDERS, each handing
     # other operands to the Python method of that name above)
