@@ -19,7 +19,6 @@ typedef struct {
 } call_t;
 
 typedef struct {
-    int exact;
     int32_t n_threads, path;
 } settings_t;
 
@@ -105,24 +104,15 @@ static PyObject *mode_exact(void)
     return exact ? Py_True : Py_False;
 }
 
-/* The mode (this context's), the thread count (_config._num_threads) and the kernel path
- * (_kernel._path) of a call.  0, or -1 on error. */
+/* The thread count (_config._num_threads) and the kernel path (_kernel._path) of a call
+ * (its mode is each instruction's: the mode its node was recorded in).  0, or -1 on error. */
 static int read_settings(settings_t *s)
 {
-    PyObject *mode = NULL, *threads, *path;
-    int r = -1;
-    if (PyContextVar_Get(mode_var, NULL, &mode) == 0 && mode != NULL &&
-        (threads = module_global(config_module, s_num_threads)) != NULL &&
-        (path = module_global(kernel_module, s_path)) != NULL) {
-        s->exact = PyUnicode_Check(mode) && PyUnicode_CompareWithASCIIString(mode, "exact") == 0;
-        s->n_threads = (int32_t)PyLong_AsLong(threads);
-        s->path = (int32_t)PyLong_AsLong(path);
-        r = PyErr_Occurred() ? -1 : 0;
-    } else if (!PyErr_Occurred()) {
-        PyErr_SetString(PyExc_RuntimeError, "lazytensor: the mode is not set");
-    }
-    Py_XDECREF(mode);
-    return r;
+    PyObject *threads = module_global(config_module, s_num_threads), *path;
+    if (threads == NULL || (path = module_global(kernel_module, s_path)) == NULL) return -1;
+    s->n_threads = (int32_t)PyLong_AsLong(threads);
+    s->path = (int32_t)PyLong_AsLong(path);
+    return PyErr_Occurred() ? -1 : 0;
 }
 
 /* Run the open call with its pointers filled in. */

@@ -111,7 +111,7 @@ static PyObject *jit_key(PyObject *self, PyObject *const *a, Py_ssize_t nargs)
  * that needs Python's identity fill).  0, or -1 on error. */
 static int run_steps_in_python(PyObject *steps, PyObject *const *at, int n_at)
 {
-    settings_t settings = {0, 1, 0};
+    settings_t settings = {1, 0};
     PyObject *list = read_settings(&settings) ? NULL : PyList_New(n_at);
     if (list == NULL) return -1;
     for (int k = 0; k < n_at; k++) PyList_SET_ITEM(list, k, Py_NewRef(at[k]));

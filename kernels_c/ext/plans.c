@@ -67,7 +67,7 @@ static int run_step(call_t *c, const settings_t *s, PyObject *step, PyObject *co
  * -1 on error. */
 static int run_plan(PyObject *steps, PyObject *const *at, int n_at, int n_order)
 {
-    settings_t settings = {0, 1, 0};
+    settings_t settings = {1, 0};
     Py_ssize_t n_steps = PyList_GET_SIZE(steps);
     call_t calls[MAX_PLAN];
     int n_open = 0, ok = n_steps <= MAX_PLAN && read_settings(&settings) == 0 ? 1 : -1;

@@ -172,7 +172,7 @@ static PyObject *quick_eval(PyObject *self, PyObject *root)
         if (walked < 0 || PyErr_Occurred()) return NULL;
         Py_RETURN_FALSE;
     }
-    settings_t settings = {0, 1, 0};
+    settings_t settings = {1, 0};
     call_t c;
     int opened = read_settings(&settings) ? -1 : call_open(&c, ck);
     if (opened == 1 && (c.n_sinks != (reduction ? 1 : 0) || c.fills))

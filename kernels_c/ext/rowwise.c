@@ -33,7 +33,10 @@ static PyObject *rowwise(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     const lt_rowfns *fns = (const lt_rowfns *)PyLong_AsVoidPtr(args[1]);
     const int lse = PyObject_IsTrue(args[2]);
     settings_t st;
-    if ((fns == NULL && PyErr_Occurred()) || lse < 0 || read_settings(&st)) return NULL;
+    PyObject *exact = NULL;       /* a row function runs now, in this context's mode */
+    if ((fns == NULL && PyErr_Occurred()) || lse < 0 || read_settings(&st) ||
+        (exact = mode_exact()) == NULL)
+        return NULL;
     const npy_intp *dims = PyArray_DIMS(a);
     const int64_t cols = dims[nd - 1], rows = PyArray_SIZE(a) / cols;
     PyObject *shape = PyTuple_New(lse ? nd - 1 : nd);
@@ -62,10 +65,10 @@ static PyObject *rowwise(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     int status;
     if (rows * cols >= (1 << 16)) {
         Py_BEGIN_ALLOW_THREADS
-        status = run_rowwise(fns, rows, cols, src, row_bytes, dst, st.exact, st.n_threads, st.path);
+        status = run_rowwise(fns, rows, cols, src, row_bytes, dst, exact == Py_True, st.n_threads, st.path);
         Py_END_ALLOW_THREADS
     } else {
-        status = run_rowwise(fns, rows, cols, src, row_bytes, dst, st.exact, st.n_threads, st.path);
+        status = run_rowwise(fns, rows, cols, src, row_bytes, dst, exact == Py_True, st.n_threads, st.path);
     }
     if (status != 0) {
         PyObject *r = PyObject_CallFunction(check_status, "i", status);   /* raises */
