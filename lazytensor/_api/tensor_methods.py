@@ -18,10 +18,11 @@ from .._engine.native import fastpath as _fastpath
 from .._engine.ops import OPS_LIST
 from .._engine.record import binary, unary
 from .._engine.tensor import Tensor
-from . import manipulation
-from .elementwise import FUNCTIONS, astype, positive
+from . import manipulation, ndarray_methods
+from .elementwise import FUNCTIONS, positive
 from .indexing import getitem, setitem
 from .linear_algebra_functions import _matmul_op, _matmul_operand, _rmatmul_op, matmul
+from .ndarray_methods import list_operand
 
 # The operators, from the table's rows (OpDef.dunders): binary ones with their reflected and
 # in-place forms, comparisons forward only, unary ones (-t, abs(t), ~t) straight to the op.
@@ -42,17 +43,24 @@ def _dunders(fname):
     """The forward, reflected and in-place operator methods of table function ``fname``."""
     record = FUNCTIONS[fname]   # a table function: binary(fname, ...)
 
+    # lists and tuples are operands as NumPy's asarray makes them (t + [1, 2, 3])
     def forward(self, other):
         if type(other) in _LEAN_OPERANDS or _is_operand(other):
             return binary(fname, self, other)
+        if isinstance(other, (list, tuple)):
+            return binary(fname, self, list_operand(other))
         return NotImplemented
 
     def reflected(self, other):
         if type(other) in _LEAN_OPERANDS or _is_operand(other):
             return binary(fname, other, self)
+        if isinstance(other, (list, tuple)):
+            return binary(fname, list_operand(other), self)
         return NotImplemented
 
     def inplace(self, other):
+        if isinstance(other, (list, tuple)):
+            other = list_operand(other)
         if not _is_operand(other):
             return NotImplemented
         return _assign_in_place(self, record(self, other), fname)
@@ -79,36 +87,15 @@ def _imatmul(self, other):
                                                                  "matmul")
 
 
-def _T(self) -> Tensor:
-    """The transpose of a 2-d tensor."""
-    if len(self._node.shape) != 2:
-        raise ValueError(f"T is defined for 2-d tensors (this one has shape {self.shape}); "
-                         f"use mT or permute_dims")
-    view = self._value().T          # a new view object: making it read-only is local
-    view.setflags(False)            # write=False
-    return Tensor._from_array(view)
-
-
 def _mT(self) -> Tensor:
     """Transpose of the last two axes."""
     return manipulation.matrix_transpose(self)
-
-
-def _reshape(self, *shape) -> Tensor:
-    """``reshape(self, shape)``; the shape may be given as one tuple or as ints."""
-    if len(shape) == 1 and not isinstance(shape[0], int):
-        shape = shape[0]
-    return manipulation.reshape(self, shape)
 
 
 def _unary_dunder(fname):
     def method(self):
         return unary(fname, self)
     return method
-
-
-def _astype(self, dtype, copy=True, device=None):
-    return astype(self, dtype, copy=copy, device=device)
 
 
 def _install() -> None:
@@ -123,8 +110,9 @@ def _install() -> None:
     methods.update(
         __pos__=lambda self: positive(self), __getitem__=getitem, __setitem__=setitem,
         __matmul__=_matmul_op, __rmatmul__=_rmatmul_op, __imatmul__=_imatmul,
-        T=property(_T, doc=_T.__doc__), mT=property(_mT, doc=_mT.__doc__),
-        reshape=_reshape, astype=_astype)
+        mT=property(_mT, doc=_mT.__doc__))
+    # NumPy's ndarray methods, attributes and Python protocols (T, reshape, astype...)
+    methods.update(ndarray_methods.methods())
     # the C methods: values (they hand a trace, or __array__ with a dtype or copy=True, to
     # the engine's Python methods) and the operators C takes (its LT_DUNDERS, each handing
     # other operands to the Python method of that name above)
