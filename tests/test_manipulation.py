@@ -39,10 +39,11 @@ def is_view_of(t, x):
     ("matrix_transpose", "x, /"),
     ("moveaxis", "x, source, destination, /"),
     ("permute_dims", "x, /, axes"),
-    ("repeat", "x, repeats, /, *, axis=None"),
-    ("reshape", "x, /, shape, *, copy=None"),
+    # NumPy's signatures, a superset of the standard's (docs/numpy-methods.md)
+    ("repeat", "x, repeats, /, axis=None"),
+    ("reshape", "x, /, shape=None, order='C', *, newshape=None, copy=None"),
     ("roll", "x, /, shift, *, axis=None"),
-    ("squeeze", "x, /, axis"),
+    ("squeeze", "x, /, axis=None"),
     ("stack", "arrays, /, *, axis=0"),
     ("tile", "x, repetitions, /"),
     ("unstack", "x, /, *, axis=0"),
@@ -139,7 +140,7 @@ def test_reshape_errors():
     with pytest.raises(TypeError, match="reshape: shape must be an int"):
         lt.reshape(x, (2.0, 3))
     with pytest.raises(TypeError, match="reshape: expected a Tensor"):
-        lt.reshape(np.ones(3), (3,))
+        lt.reshape(object(), (3,))
 
 
 # ---- axes-only views ------------------------------------------------------------------

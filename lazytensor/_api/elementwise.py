@@ -220,8 +220,9 @@ def clip(x, /, min=None, max=None, out=None, *, a_min=NoValue, a_max=NoValue):
         return to_out(clip(x, min, max), out, "clip")
     if not isinstance(x, Tensor):
         x = operand(x, "clip")
-    min, max = (operand(b, "clip") if isinstance(b, (list, tuple, np.ndarray)) else b
-                for b in (min, max))
+    min, max = (operand(b, f"clip: the {name} bound") if isinstance(b, (list, tuple,
+                                                                         np.ndarray)) else b
+                for b, name in ((min, "min"), (max, "max")))
     if _dtypes.kind(x.dtype) not in "iuf":
         raise TypeError(f"clip does not take {x.dtype.name}: it takes numeric tensors")
     lo, hi = _bound(x, min, "min"), _bound(x, max, "max")
