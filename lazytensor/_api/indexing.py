@@ -25,7 +25,7 @@ import numpy as np
 
 from .._engine import dtypes as _dtypes
 from .args import normalize_axis, tensor_value, wrap
-from .ndarray_args import check_out, operand, to_out
+from .ndarray_args import check_out, operand, to_out, zero_d_axis
 from .._engine.fpenv import library_state
 from .._engine.tensor import Tensor
 
@@ -307,7 +307,7 @@ def take(x, indices, /, axis=None, out=None, mode="raise"):
     idx = _indices_array(indices, "take")
     if mode not in ("raise", "wrap", "clip"):
         raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
-    if axis is None:
+    if zero_d_axis(axis, x) is None:
         n, axis_shown = x.size, 0   # NumPy's flat take (a 0-d or n-d x)
         axis = 0 if x.ndim == 1 else None
     else:

@@ -23,6 +23,7 @@ from .._engine import graph as _graph
 from .._engine.shapes import broadcast_shapes_cached
 from .._engine.shapes import check_size
 from .args import integer_arg, normalize_axis, tensor_value
+from .ndarray_args import operand, zero_d_axis
 from .._engine.tensor import Tensor
 
 __all__ = ['broadcast_arrays', 'broadcast_shapes', 'broadcast_to', 'concat', 'diagonal',
@@ -36,8 +37,6 @@ def _operand(x, what) -> Tensor:
     """NumPy's array-likes (lists, NumPy arrays, scalars) as tensors; tensors as they are."""
     if isinstance(x, Tensor):
         return x
-    from .ndarray_args import operand
-
     return operand(x, what)
 
 
@@ -451,7 +450,7 @@ def repeat(x, repeats, /, axis=None) -> Tensor:
     if isinstance(repeats, (list, tuple, np.ndarray)):     # NumPy's array-like counts
         repeats = _operand(repeats, "repeat")
     v = tensor_value(x, "repeat")
-    if axis is None:
+    if zero_d_axis(axis, x) is None:     # (NumPy's: a 0-d x as one element)
         v = v.reshape(-1)
         a = 0
     else:

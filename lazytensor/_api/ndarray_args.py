@@ -81,6 +81,15 @@ def mask(where, x: Tensor, what: str):
     return m
 
 
+def zero_d_axis(axis, x: Tensor):
+    """NumPy's reductions take the int axis 0 or -1 of a 0-d input (as of one element):
+    that is None (all of its no axes); any other axis is left to the usual check."""
+    if x.ndim == 0 and isinstance(axis, (int, np.integer)) and not isinstance(axis, bool) \
+            and axis in (0, -1):
+        return None
+    return axis
+
+
 def identity_of(dtype, value):
     """The Python scalar ``value`` (0 or 1, or an ``initial``) in ``dtype``'s kind: a bool
     for bool tensors, so that masking keeps the dtype."""

@@ -171,7 +171,8 @@ def _view(self, dtype=None, type=None) -> Tensor:
         return Tensor._from_node(self._node)
     target = _dtypes.canonical_dtype(dtype, where="view")
     try:
-        return wrap(np.ascontiguousarray(self._value()).view(target))
+        v = self._value()
+        return wrap((v if v.flags.c_contiguous else v.copy()).view(target))
     except ValueError as exc:
         raise ValueError(f"view: cannot view a {self.dtype.name} tensor of shape "
                          f"{self.shape} as {target.name}: {exc}") from None
@@ -315,13 +316,15 @@ class FlatIter:
 
 def _data(self) -> memoryview:
     """A read-only memoryview of the values (row-major)."""
-    return np.ascontiguousarray(self._value()).data
+    v = self._value()
+    return (v if v.flags.c_contiguous else v.copy()).data
 
 
 _PROPERTIES = {
     "T": _T,
-    "real": lambda self: FUNCTIONS["real"](self),
-    "imag": lambda self: FUNCTIONS["imag"](self),
+    # NumPy's: a bool tensor is its own real part, and its imaginary part is False
+    "real": lambda self: self if self.dtype.kind == "b" else FUNCTIONS["real"](self),
+    "imag": lambda self: (self != self) if self.dtype.kind == "b" else FUNCTIONS["imag"](self),
     "itemsize": lambda self: self.dtype.itemsize,
     "nbytes": lambda self: self.size * self.dtype.itemsize,
     "strides": _strides,

@@ -12,7 +12,7 @@ import numpy as np
 from .._engine.dtypes import int64, python_scalar_type
 from .._engine.tensor import Tensor
 from .args import check_kind, normalize_axis, quiet, reduced_size, tensor_value, wrap
-from .ndarray_args import check_out, operand, to_out
+from .ndarray_args import check_out, operand, to_out, zero_d_axis
 from .utility import reduction
 
 __all__ = ['argmax', 'argmin', 'count_nonzero', 'nonzero', 'searchsorted']
@@ -22,6 +22,7 @@ def _arg_extremum(name, np_fn):
     def fn(x, /, axis=None, out=None, *, keepdims=False):
         x = operand(x, name)
         check_out(out, name)
+        axis = zero_d_axis(axis, x)
         v = tensor_value(x, name)
         ax = None if axis is None else normalize_axis(axis, x.ndim, name, x.shape)
         if reduced_size(x.shape, range(x.ndim) if ax is None else (ax,)) == 0:

@@ -14,7 +14,7 @@ from .._engine.dtypes import int64
 from .._engine.errors import Unsupported
 from .args import normalize_axis, tensor_value, wrap
 from .manipulation import reshape
-from .ndarray_args import operand
+from .ndarray_args import operand, zero_d_axis
 
 __all__ = ['argsort', 'sort']
 
@@ -36,8 +36,8 @@ def _sort_args(x, axis, kind, order, stable, what):
         if stable is None:
             stable = _KINDS[kind]
     stable = True if stable is None else stable
-    if axis is None:        # NumPy's: sort the flattened tensor
-        x, axis = reshape(x, (-1,)), 0
+    if axis is None or what == "argsort" and zero_d_axis(axis, x) is None:
+        x, axis = reshape(x, (-1,)), 0   # NumPy's: the flattened tensor (0-d: argsort's)
     v = tensor_value(x, what)
     ax = normalize_axis(axis, x.ndim, what, x.shape)
     return x, v, ax, ("stable" if stable else "quicksort")

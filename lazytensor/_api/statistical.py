@@ -22,7 +22,8 @@ from .args import (check_kind, normalize_axes, normalize_axis, quiet, reduced_si
                    wrap)
 from .creation import full
 from .manipulation import broadcast_to, diagonal, reshape
-from .ndarray_args import NoValue, check_out, identity_of, mask, operand, to_out
+from .ndarray_args import (NoValue, check_out, identity_of, mask, operand, to_out,
+                           zero_d_axis)
 from .._engine.replay import memoized
 
 __all__ = ['amax', 'amin', 'cumprod', 'cumsum', 'cumulative_prod', 'cumulative_sum', 'max',
@@ -103,6 +104,7 @@ def _accumulate(op, x, axis, dtype, out, keepdims, initial, where):
     the reduction stays fused), ``initial=`` is combined with the result."""
     x = operand(x, op)
     check_out(out, op)
+    axis = zero_d_axis(axis, x)
     x, dt = _accumulation_input(x, dtype, op)
     m = mask(where, x, op)
     unit = 0 if op == "sum" else 1
@@ -258,6 +260,7 @@ def _extremum(name, np_fn):
     def fn(x, /, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
         x = operand(x, name)
         check_out(out, name)
+        axis = zero_d_axis(axis, x)
         m = mask(where, x, name)
         if m is not None and initial is NoValue:
             raise ValueError(f"{name}: reduction operation '{name}imum' does not have an "

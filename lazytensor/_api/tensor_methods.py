@@ -19,7 +19,7 @@ from .._engine.ops import OPS_LIST
 from .._engine.record import binary, unary
 from .._engine.tensor import Tensor
 from . import manipulation, ndarray_methods
-from .elementwise import FUNCTIONS, positive
+from .elementwise import FUNCTIONS, cast, positive
 from .indexing import getitem, setitem
 from .linear_algebra_functions import _matmul_op, _matmul_operand, _rmatmul_op, matmul
 from .ndarray_methods import list_operand
@@ -70,10 +70,15 @@ def _dunders(fname):
 
 def _assign_in_place(self, result, what):
     """``self`` takes ``result``'s node (an in-place operator ``what``), which must keep its
-    dtype and shape; tensors built from the old value keep it."""
+    shape; tensors built from the old value keep it.  A result of another dtype is cast
+    back where NumPy's ``same_kind`` rule allows it (int32 += int64, float32 *= float64),
+    as NumPy's in-place operators do."""
     if result.dtype != self.dtype:
-        raise TypeError(f"in-place {what} would change the dtype from {self.dtype.name} to "
-                        f"{result.dtype.name}")
+        if not np.can_cast(result.dtype, self.dtype, "same_kind"):
+            raise TypeError(f"in-place {what} would change the dtype from {self.dtype.name} "
+                            f"to {result.dtype.name}: cannot cast the result back with "
+                            f"casting rule 'same_kind' (as in NumPy)")
+        result = cast(result, self.dtype)
     if result.shape != self.shape:
         raise ValueError(f"in-place {what} would change the shape from {self.shape} to "
                          f"{result.shape}")

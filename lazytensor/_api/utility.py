@@ -15,7 +15,7 @@ from .._engine import dtypes as _dtypes
 from .._engine.record import reduce_node
 from .args import integer_arg, normalize_axes, normalize_axis, quiet, reduction, tensor_value, wrap
 from .elementwise import FUNCTIONS
-from .ndarray_args import check_out, mask, operand, to_out
+from .ndarray_args import check_out, mask, operand, to_out, zero_d_axis
 from .._engine.replay import memoized
 from .._engine.tensor import Tensor
 
@@ -28,6 +28,7 @@ def _truth(name, x, axis, out, keepdims, where):
     identity: False for any, True for all).  Complex input is computed by NumPy."""
     x = operand(x, name)
     check_out(out, name)
+    axis = zero_d_axis(axis, x)
     m = mask(where, x, name)
     if x.dtype.kind == "c":
         result = reduction(name, x, axis, keepdims,
