@@ -18,6 +18,8 @@ DATA = {
     "f64": RNG.standard_normal((3, 4)),
     "f32": RNG.standard_normal((2, 3, 4)).astype(np.float32),
     "i32": RNG.integers(-9, 9, (4, 3)).astype(np.int32),
+    "f16": RNG.standard_normal((3, 2)).astype(np.float16),
+    "i8": np.array([-100, 100, 7, -128], np.int8),
     "u8": RNG.integers(0, 255, (5,)).astype(np.uint8),
     "bool": RNG.random((3, 4)) > 0.5,
     "c128": RNG.standard_normal((2, 3)) + 1j * RNG.standard_normal((2, 3)),
@@ -26,13 +28,15 @@ DATA = {
 }
 # a mask for NumPy's where= of each input's shape (fixed, the same for both libraries)
 MASKS = {k: RNG.random(v.shape) > 0.3 for k, v in DATA.items()}
-REAL = ("f64", "f32", "i32", "u8", "0d", "empty")
+REAL = ("f64", "f32", "f16", "i32", "i8", "u8", "0d", "empty")
 NUMERIC = REAL + ("c128",)
 ALL = NUMERIC + ("bool",)
 ND = ("f64", "f32", "i32", "bool", "c128")      # at least 2-d
 
 
 def _tol(dtype):
+    if np.dtype(dtype) == np.float16:
+        return dict(rtol=2e-3, atol=2e-3)
     return dict(rtol=2e-6, atol=1e-6) if np.dtype(dtype).itemsize <= 4 or \
         np.dtype(dtype) == np.complex64 else dict(rtol=1e-12, atol=1e-12)
 
@@ -97,7 +101,9 @@ METHODS = [
     ("var(dtype=float32)", lambda xp, x, m: x.var(dtype=xp.float32), REAL),
     ("max()", lambda xp, x, m: x.max(), ALL),
     ("max(axis=0)", lambda xp, x, m: x.max(axis=0), ALL),
-    ("max(initial=1)", lambda xp, x, m: x.max(initial=1), REAL),
+    ("max(initial=1)", lambda xp, x, m: x.max(initial=1), REAL + ("bool",)),
+    ("min(-1, where=m, initial=True)", lambda xp, x, m: x.min(-1, where=m, initial=True),
+     REAL + ("bool",)),
     ("max(0, where=m, initial=-9)", lambda xp, x, m: x.max(0, where=m, initial=-9),
      ("f64", "f32", "i32", "empty")),
     ("min(axis=-1)", lambda xp, x, m: x.min(axis=-1), ALL),

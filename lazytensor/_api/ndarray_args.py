@@ -69,8 +69,7 @@ def to_out(result, out, what: str):
 def mask(where, x: Tensor, what: str):
     """A ``where=`` argument as a bool Tensor that broadcasts to ``x``'s shape; None for
     ``where=True`` (nothing masked)."""
-    if where is True or (isinstance(where, (np.bool_, np.ndarray)) and where.ndim == 0
-                         and bool(where) and where.dtype == bool):
+    if where is True:
         return None
     m = operand(where, what)
     if m.dtype != _dtypes.bool_:

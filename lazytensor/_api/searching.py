@@ -105,7 +105,8 @@ def nonzero(x, /):
     ValueError
         If ``x`` is 0-d.
     """
-    v = tensor_value(operand(x, "nonzero"), "nonzero")
+    x = operand(x, "nonzero")
+    v = tensor_value(x, "nonzero")
     if x.ndim == 0:
         raise ValueError("nonzero: x must have at least one dimension, got a 0-d tensor; "
                          "reshape it to shape (1,) first")

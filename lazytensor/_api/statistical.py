@@ -278,8 +278,9 @@ def _extremum(name, np_fn):
                 x = _where(m, x, init)
             v = cast(x, float32) if x.dtype.kind == "f" and x.dtype.itemsize == 2 else x
             result = cast(reduce_node(name, v, axes, keepdims, v.dtype), x.dtype)
-            if init is not None:
-                result = FUNCTIONS[name + "imum"](result, init)
+            if init is not None:   # (bools: or/and, the max/min of truth values)
+                result = FUNCTIONS[("logical_or" if name == "max" else "logical_and")
+                                   if x.dtype.kind == "b" else name + "imum"](result, init)
             return to_out(result, out, name)
 
         def compute(v, axes):
@@ -339,6 +340,16 @@ def _float_result(x, what):
     return x.dtype if x.dtype.kind in "fc" else float64
 
 
+def _given_float(dt, dtype, what):
+    """NumPy's ``dtype=`` of mean, var and std: a real float one is the result's dtype,
+    rounded once from the float64 computation (``(dt, None)``); another (an integer...)
+    is a cast of the default result (``(dt, dtype)``)."""
+    if dtype is None:
+        return dt, None
+    given = canonical_dtype(dtype, where=what)
+    return (given, None) if given.kind == "f" and dt.kind == "f" else (dt, given)
+
+
 @memoized
 def mean(x, /, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     """Arithmetic mean of the elements of ``x`` along ``axis``.
@@ -367,6 +378,7 @@ def mean(x, /, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     x = operand(x, "mean")
     check_out(out, "mean")
     dt = _float_result(x, "mean")
+    dt, dtype = _given_float(dt, dtype, "mean")
     m = mask(where, x, "mean")
     if x.dtype.kind != "c":
         axes = normalize_axes(axis, x.ndim, "mean", x.shape)
@@ -403,6 +415,7 @@ def _spread(name, np_fn):
         dt = _float_result(x, name)
         if x.dtype.kind == "c":   # NumPy's: the spread of complex values is real
             dt = np.dtype(dt.char.lower())
+        dt, dtype = _given_float(dt, dtype, name)
         if isinstance(correction, bool) or not isinstance(correction, (int, float, np.integer,
                                                                        np.floating)):
             raise TypeError(f"{name}: correction must be a real number, got {correction!r}")
