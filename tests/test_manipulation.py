@@ -127,7 +127,8 @@ def test_reshape_views_and_copies():
 
 def test_reshape_errors():
     x = lt.ones((2, 3))
-    with pytest.raises(ValueError, match=r"shape \(2, 3\) \(6 elements\) into shape \(4,\)"):
+    with pytest.raises(ValueError, match=r"reshape: cannot reshape array of size 6 into shape \(4,\) "
+                                         r"\(a tensor of shape \(2, 3\)\)"):
         lt.reshape(x, (4,))
     with pytest.raises(ValueError, match="one -1"):
         lt.reshape(x, (-1, -1))
@@ -180,7 +181,8 @@ def test_squeeze(shape, axis):
 
 def test_squeeze_errors():
     x = lt.ones((1, 3))
-    with pytest.raises(ValueError, match=r"squeeze: axis 1 of shape \(1, 3\) has length 3"):
+    with pytest.raises(ValueError, match=r"squeeze: cannot select an axis to squeeze out .*axis 1 "
+                                         r"of shape \(1, 3\) has length 3"):
         lt.squeeze(x, 1)
     with pytest.raises(IndexError, match="out of range"):
         lt.squeeze(x, 2)

@@ -241,8 +241,9 @@ def reshape(x, /, shape=None, order="C", *, newshape=None, copy=None) -> Tensor:
         shape = shape[:unknown[0]] + (x.size // known,) + shape[unknown[0] + 1:]
         known *= shape[unknown[0]]
     if known != x.size or -1 in shape:
-        raise ValueError(f"reshape: cannot reshape a tensor of shape {x.shape} "
-                         f"({x.size} elements) into shape {shape}")
+        # NumPy's words, which callers match, and the op and shapes
+        raise ValueError(f"reshape: cannot reshape array of size {x.size} into shape "
+                         f"{shape} (a tensor of shape {x.shape})")
     check_size(shape, "reshape", x.dtype)    # (a zero-size one: its other dimensions)
     try:
         out = np.reshape(v, shape, copy=copy)
@@ -284,8 +285,9 @@ def squeeze(x, /, axis=None) -> Tensor:
     axes = _axes(axis, x.ndim, "squeeze")
     for a in axes:
         if x.shape[a] != 1:
-            raise ValueError(f"squeeze: axis {a} of shape {x.shape} has length "
-                             f"{x.shape[a]}, not 1")
+            raise ValueError(f"squeeze: cannot select an axis to squeeze out which has "
+                             f"size not equal to one (axis {a} of shape {x.shape} has "
+                             f"length {x.shape[a]})")
     return _wrap(np.squeeze(v, axes))
 
 

@@ -87,7 +87,7 @@ def _assign_in_place(self, result, what):
 
 
 def _imatmul(self, other):
-    other = _matmul_operand(other)
+    other = _matmul_operand(list_operand(other))
     return NotImplemented if other is None else _assign_in_place(self, matmul(self, other),
                                                                  "matmul")
 
@@ -114,7 +114,10 @@ def _install() -> None:
         methods[f"__{dunder}__"] = _unary_dunder(fname)
     methods.update(
         __pos__=lambda self: positive(self), __getitem__=getitem, __setitem__=setitem,
-        __matmul__=_matmul_op, __rmatmul__=_rmatmul_op, __imatmul__=_imatmul,
+        # lists and tuples as NumPy's asarray makes them (x @ [1, 2, 3])
+        __matmul__=lambda self, other: _matmul_op(self, list_operand(other)),
+        __rmatmul__=lambda self, other: _rmatmul_op(self, list_operand(other)),
+        __imatmul__=_imatmul,
         mT=property(_mT, doc=_mT.__doc__))
     # NumPy's ndarray methods, attributes and Python protocols (T, reshape, astype...)
     methods.update(ndarray_methods.methods())
