@@ -269,6 +269,8 @@ FUNCTIONS = [
     ("reshape(x, (2, -1), order=F)", lambda xp, x, m: xp.reshape(x, (2, -1), order="F"),
      ("f64", "i32")),
     ("sum of a list", lambda xp, x, m: xp.sum([[1, 2], [3, 4]], axis=0), ("f64",)),
+    ("real/imag/conj of lists", lambda xp, x, m: (xp.real([1 + 2j, 3]), xp.imag([1 + 2j]),
+                                                  xp.conj([1 - 1j])), ("f64",)),
 ]
 
 

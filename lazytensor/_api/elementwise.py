@@ -39,7 +39,7 @@ def conj(x, /):
 
 def _component(name, np_fn):
     def fn(x, /):
-        x = _as_tensor(x, name)
+        x = operand(x, name) if isinstance(x, (list, tuple)) else _as_tensor(x, name)
         if not isinstance(x, Tensor):
             raise TypeError(f"{name}: expected a Tensor")
         if x.dtype.kind == "c":
