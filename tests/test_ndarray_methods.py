@@ -399,6 +399,9 @@ ERRORS = [
     (lambda x: x.compress([[True]]), ValueError, "1-d"),
     (lambda x: lt.round(x, 1.5), TypeError, "decimals must be an integer"),
     (lambda x: x.sum(axis=5), np.exceptions.AxisError, "sum"),
+    (lambda x: x.max(initial="a"), TypeError, "max: initial must be a number"),
+    (lambda x: x + [1, "a"], TypeError, "add: expected a Tensor or an array-like, got list"),
+    (lambda x: x.sum(out=[0.0]), TypeError, "sum: out must be None or a NumPy array"),
 ]
 
 

@@ -372,22 +372,22 @@ def _round(self, ndigits=None):
 
 def _contains(self, value) -> bool:
     """``value in x``: ``(x == value).any()``, as NumPy."""
-    return bool(utility.any(binary("equal", self, list_operand(value))))
+    return bool(utility.any(binary("equal", self, list_operand(value, "in"))))
 
 
-def list_operand(other):
+def list_operand(other, what="operator"):
     """A list or tuple operand as NumPy's ``asarray`` makes it; anything else as it is."""
-    return operand(other, "operator") if isinstance(other, (list, tuple)) else other
+    return operand(other, what) if isinstance(other, (list, tuple)) else other
 
 
 def _divmod(self, other):
     """``divmod(x, y)``: ``(x // y, x % y)``, NumPy's floor division and remainder."""
-    other = list_operand(other)
+    other = list_operand(other, "divmod")
     return FUNCTIONS["floor_divide"](self, other), FUNCTIONS["remainder"](self, other)
 
 
 def _rdivmod(self, other):
-    other = list_operand(other)
+    other = list_operand(other, "divmod")
     return FUNCTIONS["floor_divide"](other, self), FUNCTIONS["remainder"](other, self)
 
 

@@ -82,11 +82,17 @@ def _np_mask(m):
     return True if m is None else m._value()
 
 
-def _initial_in(initial, dt):
+def _initial_in(initial, dt, what):
     """NumPy's ``initial=`` as a Python scalar of ``dt`` (NumPy casts it to the reduction's
     dtype first, unsafely: 2.5 is 2 for an integer reduction)."""
-    with quiet():
-        return np.asarray(initial).astype(dt).item()
+    try:
+        with quiet():
+            value = np.asarray(initial)
+            if value.ndim or value.dtype.kind not in "biufc":
+                raise TypeError
+            return value.astype(dt).item()
+    except (TypeError, ValueError):
+        raise TypeError(f"{what}: initial must be a number, got {initial!r}") from None
 
 
 def _reduced_shape(shape, axes, keepdims):
@@ -114,7 +120,7 @@ def _accumulate(op, x, axis, dtype, out, keepdims, initial, where):
         axes = normalize_axes(axis, x.ndim, op, x.shape)
         result = _fused_accumulation(op, x, dt, axes, keepdims)
         if initial is not NoValue:
-            init = _initial_in(initial, dt)
+            init = _initial_in(initial, dt, op)
             result = cast(result + init if op == "sum" else result * init, dt)
     else:
         np_fn = np.sum if op == "sum" else np.prod
@@ -267,7 +273,7 @@ def _extremum(name, np_fn):
                              f"identity, so to use a where mask one has to specify 'initial'")
         if x.dtype.kind in "biuf":
             axes = normalize_axes(axis, x.ndim, name, x.shape)
-            init = None if initial is NoValue else _initial_in(initial, x.dtype)
+            init = None if initial is NoValue else _initial_in(initial, x.dtype, name)
             if reduced_size(x.shape, axes) == 0:
                 if init is None:
                     raise ValueError(f"{name}: the {name}imum of zero elements is undefined "

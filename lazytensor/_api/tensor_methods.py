@@ -48,19 +48,19 @@ def _dunders(fname):
         if type(other) in _LEAN_OPERANDS or _is_operand(other):
             return binary(fname, self, other)
         if isinstance(other, (list, tuple)):
-            return binary(fname, self, list_operand(other))
+            return binary(fname, self, list_operand(other, fname))
         return NotImplemented
 
     def reflected(self, other):
         if type(other) in _LEAN_OPERANDS or _is_operand(other):
             return binary(fname, other, self)
         if isinstance(other, (list, tuple)):
-            return binary(fname, list_operand(other), self)
+            return binary(fname, list_operand(other, fname), self)
         return NotImplemented
 
     def inplace(self, other):
         if isinstance(other, (list, tuple)):
-            other = list_operand(other)
+            other = list_operand(other, fname)
         if not _is_operand(other):
             return NotImplemented
         return _assign_in_place(self, record(self, other), fname)
