@@ -181,6 +181,10 @@ METHODS = [
     ("take(mode=wrap)", lambda xp, x, m: x.take([7, -9], mode="wrap"), ALL),
     ("take(mode=clip)", lambda xp, x, m: x.take([70], mode="clip"), ALL),
     ("compress", lambda xp, x, m: x.compress([True, False, True], axis=0), ALL),
+    ("argpartition(1)", lambda xp, x, m: x.argpartition(1), ALL),
+    ("argpartition(0, axis=None)", lambda xp, x, m: x.argpartition(0, axis=None), ALL),
+    ("choose", lambda xp, x, m: (abs(x) % 3).astype(xp.int64).choose(
+        [xp.zeros(x.shape), xp.ones(x.shape), xp.full(x.shape, 2.5)]), REAL),
     # linear algebra
     ("dot(x.T)", lambda xp, x, m: x.dot(x.T), ("f64", "f32", "i32")),
     ("dot(vector)", lambda xp, x, m: x.dot(xp.ones(x.shape[-1], dtype=x.dtype)), ("f64", "i32")),
@@ -484,6 +488,13 @@ def test_lists_take_numpy_promotion():
         check(lt.asarray(a) + other, a + other)
         check(other * lt.asarray(a), other * a)
         check(lt.asarray(a) < other, a < other)
+
+
+def test_tofile_writes_numpys_bytes(tmp_path):
+    for sep in ("", " "):
+        lt.asarray(DATA["f32"]).tofile(tmp_path / "t.bin", sep=sep)
+        DATA["f32"].tofile(tmp_path / "n.bin", sep=sep)
+        assert (tmp_path / "t.bin").read_bytes() == (tmp_path / "n.bin").read_bytes()
 
 
 def test_copies_and_pickles_keep_values():

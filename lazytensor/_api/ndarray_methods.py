@@ -195,6 +195,39 @@ def _compress(self, condition, axis=None, out=None) -> Tensor:
         raise IndexError(f"compress: {exc} (tensor shape {self.shape})") from None
 
 
+def _argpartition(self, kth, axis=-1, kind="introselect", order=None) -> Tensor:
+    """NumPy's ``x.argpartition``: indices that partition the tensor around ``kth``
+    (computed by NumPy on the value, so the order within each side is NumPy's)."""
+    if order is not None:
+        raise Unsupported("argpartition: order= needs structured dtypes, which lazytensor "
+                          "does not have")
+    if axis is not None:
+        axis = normalize_axis(axis, self.ndim, "argpartition", self.shape)
+    try:
+        return wrap(np.argpartition(self._value(), kth, axis=axis, kind=kind), np.int64)
+    except (ValueError, TypeError) as exc:
+        raise type(exc)(f"argpartition: {exc} (tensor shape {self.shape})") from None
+
+
+def _choose(self, choices, out=None, mode="raise") -> Tensor:
+    """NumPy's ``x.choose``: ``choices[x[i]][i]`` for each element of the integer tensor
+    (computed by NumPy on the values; the choices broadcast together)."""
+    check_out(out, "choose")
+    if self.dtype.kind not in "iu":
+        raise TypeError(f"choose: the tensor of indices must have an integer dtype, got "
+                        f"{self.dtype.name}")
+    values = [operand(c, "choose")._value() for c in choices]
+    try:
+        return to_out(wrap(np.choose(self._value(), values, mode=mode)), out, "choose")
+    except ValueError as exc:
+        raise ValueError(f"choose: {exc} (indices of shape {self.shape})") from None
+
+
+def _tofile(self, fid, sep="", format="%s") -> None:
+    """Write the values to a file, as NumPy's ``x.tofile`` (evaluates the tensor)."""
+    self._value().tofile(fid, sep=sep, format=format)
+
+
 def _writer(name, instead):
     def method(self, *args, **kwargs):
         raise writes_unsupported(f"x.{name}() (in place)", instead)
@@ -397,6 +430,7 @@ def methods() -> dict:
     out.update({name: _writer(name, instead) for name, instead in _WRITERS.items()})
     out.update(transpose=_transpose, reshape=_reshape, flatten=_flatten, astype=_astype,
                item=_item, tobytes=_tobytes, view=_view, compress=_compress,
+               argpartition=_argpartition, choose=_choose, tofile=_tofile,
                __format__=_format, __round__=_round, __contains__=_contains,
                __divmod__=_divmod, __rdivmod__=_rdivmod)
     for name, getter in _PROPERTIES.items():
