@@ -497,6 +497,25 @@ def test_tofile_writes_numpys_bytes(tmp_path):
         assert (tmp_path / "t.bin").read_bytes() == (tmp_path / "n.bin").read_bytes()
 
 
+@pytest.mark.parametrize("left, right, op", [
+    (np.int32, np.int64, "+="), (np.float32, np.float64, "*="), (np.int8, np.int16, "-="),
+    (np.float16, np.float32, "/="), (np.int32, np.float64, "+="), (np.uint8, np.int64, "*=")])
+def test_inplace_operators_cast_back_by_same_kind(left, right, op):
+    a, b = np.arange(1, 4).astype(left), (np.arange(3) + 1.25).astype(right)
+
+    def run(xp):
+        x, y = xp.asarray(a.copy()), xp.asarray(b)
+        exec(f"x {op} y")
+        return x
+    try:
+        want = run(np)
+    except TypeError:           # NumPy's UFuncTypeError: float64 into int32
+        with pytest.raises(TypeError, match="same_kind"):
+            run(lt)
+        return
+    check(run(lt), want)
+
+
 def test_copies_and_pickles_keep_values():
     x = lt.asarray(DATA["f32"]) * 2
     for y in (x.copy(), _copy.copy(x), _copy.deepcopy(x), pickle.loads(pickle.dumps(x)),
