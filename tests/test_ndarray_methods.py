@@ -516,6 +516,20 @@ def test_inplace_operators_cast_back_by_same_kind(left, right, op):
     check(run(lt), want)
 
 
+@pytest.mark.parametrize("make", [lambda x: x.copy(), lambda x: lt.copy(x),
+                                  lambda x: x.astype(x.dtype), lambda x: x.flatten(),
+                                  lambda x: lt.astype(x, x.dtype)])
+def test_a_copy_is_its_own_tensor(make):
+    """As in NumPy, an in-place operator on a copy leaves the original alone (a pending
+    original included: the copy shares its node, never its tensor object)."""
+    for x in (lt.asarray(DATA["f64"]), lt.asarray(DATA["f64"]) * 2):
+        want = np.asarray(x).copy()
+        y = make(x)
+        y += 1
+        check(x, want)
+        check(y, want.reshape(y.shape) + 1)
+
+
 def test_copies_and_pickles_keep_values():
     x = lt.asarray(DATA["f32"]) * 2
     for y in (x.copy(), _copy.copy(x), _copy.deepcopy(x), pickle.loads(pickle.dumps(x)),

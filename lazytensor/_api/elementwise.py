@@ -129,7 +129,9 @@ def _astype(x, dtype, /, *, copy=True, device=None):
             out = np.array(node.value)
             out.setflags(False)
             return Tensor._from_array(out)
-        return x  # a pending result gets a buffer of its own: sharing the node is a copy
+        # a pending result gets a buffer of its own: sharing the node is a copy; a new
+        # tensor object, so that an in-place operator on the copy leaves x alone
+        return Tensor._from_node(x._node) if copy else x
     check_size(x.shape, "astype", dtype)      # a wider dtype: more bytes
     if x.dtype.kind == "c" or dtype.kind == "c":
         if x.dtype.kind == "c" and dtype.kind != "c" and dtype != _dtypes.bool_:
