@@ -518,16 +518,20 @@ def test_inplace_operators_cast_back_by_same_kind(left, right, op):
 
 @pytest.mark.parametrize("make", [lambda x: x.copy(), lambda x: lt.copy(x),
                                   lambda x: x.astype(x.dtype), lambda x: x.flatten(),
-                                  lambda x: lt.astype(x, x.dtype)])
+                                  lambda x: lt.astype(x, x.dtype), lambda x: +x,
+                                  lambda x: x.conj(), lambda x: x.clip(), lambda x: x.round(),
+                                  lambda x: x.round(2)])
 def test_a_copy_is_its_own_tensor(make):
     """As in NumPy, an in-place operator on a copy leaves the original alone (a pending
     original included: the copy shares its node, never its tensor object)."""
-    for x in (lt.asarray(DATA["f64"]), lt.asarray(DATA["f64"]) * 2):
+    for x in (lt.asarray(DATA["f64"]), lt.asarray(DATA["f64"]) * 2, lt.asarray(DATA["i32"]),
+              lt.asarray(DATA["i32"]) + 1):
         want = np.asarray(x).copy()
         y = make(x)
+        expected = np.asarray(y) + 1
         y += 1
         check(x, want)
-        check(y, want.reshape(y.shape) + 1)
+        check(y, expected)
 
 
 def test_copies_and_pickles_keep_values():

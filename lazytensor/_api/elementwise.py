@@ -34,7 +34,7 @@ def conj(x, /):
         return _complex_now(np.conj, [x], x.dtype, x.dtype)
     if _dtypes.kind(x.dtype) not in "iuf":
         raise TypeError(f"conj does not take {x.dtype.name}: it takes numeric tensors")
-    return x
+    return Tensor._from_node(x._node)   # a new tensor (x += 1 on it must leave x alone)
 
 
 def _component(name, np_fn):
@@ -251,7 +251,7 @@ def clip(x, /, min=None, max=None, out=None, *, a_min=NoValue, a_max=NoValue):
         from .manipulation import broadcast_to
 
         out = broadcast_to(out, shape)
-    return out
+    return Tensor._from_node(x._node) if out is x else out   # no bound: a new tensor
 
 
 def positive(x, /):
@@ -334,12 +334,14 @@ def _round_with_decimals(standard):
             check_out(out, "round")
             return to_out(round(x, decimals), out, "round")
         if decimals == 0:
-            return standard(x if isinstance(x, Tensor) or _dtypes.python_scalar_type(x)
-                            else operand(x, "round"))
+            x = x if isinstance(x, Tensor) or _dtypes.python_scalar_type(x) else operand(
+                x, "round")
+            out = standard(x)
+            return Tensor._from_node(x._node) if out is x else out   # a new tensor
         x = operand(x, "round")
         if x.dtype.kind in "iub":
             if decimals >= 0:
-                return x
+                return Tensor._from_node(x._node)
             f = 10.0 ** -decimals   # NumPy's: in float64, cast back (half to even)
             return cast(standard(cast(x, _dtypes.float64) / f) * f, x.dtype)
         if decimals > 0:

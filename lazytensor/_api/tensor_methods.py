@@ -113,7 +113,9 @@ def _install() -> None:
     for dunder, fname in _UNARY_DUNDERS.items():
         methods[f"__{dunder}__"] = _unary_dunder(fname)
     methods.update(
-        __pos__=lambda self: positive(self), __getitem__=getitem, __setitem__=setitem,
+        # +x is a new tensor (as NumPy's): x += 1 on it leaves x alone
+        __pos__=lambda self: Tensor._from_node(positive(self)._node),
+        __getitem__=getitem, __setitem__=setitem,
         # lists and tuples as NumPy's asarray makes them (x @ [1, 2, 3])
         __matmul__=lambda self, other: _matmul_op(self, list_operand(other)),
         __rmatmul__=lambda self, other: _rmatmul_op(self, list_operand(other)),
