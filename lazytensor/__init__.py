@@ -34,6 +34,7 @@ from ._api.utility import *  # noqa: F401,F403
 from ._api.data_type_functions import *  # noqa: F401,F403
 from ._api.info import *  # noqa: F401,F403
 from ._api.linear_algebra_functions import *  # noqa: F401,F403
+from ._api.ndarray_methods import *  # noqa: F401,F403  (dot, copy, around)
 from ._api.numpy_numerics import *  # noqa: F401,F403  (NumPy's statistics, linalg, numerics)
 from . import fft, linalg, nn, onnx, random  # noqa: E402  (after the namespace they build on)
 

@@ -92,8 +92,8 @@ def test_sum_is_a_fusion_boundary_of_a_lazy_input():
 def test_accumulation_errors(fname):
     fn = getattr(lt, fname)
     x = lt.asarray([1.0, 2.0])
-    with pytest.raises(TypeError, match=f"{fname}: expected a Tensor, got list"):
-        fn([1, 2])
+    with pytest.raises(TypeError, match=f"{fname}: expected a Tensor(, | or an array-like, )got object"):
+        fn(object())
     with pytest.raises(TypeError, match=f"{fname}.*complex128.*float32.*imaginary"):
         fn(lt.asarray([1j]), dtype=lt.float32)
     with pytest.raises(TypeError, match=fname):
@@ -191,7 +191,7 @@ def test_mean_empty_and_nan():
     check(lt.mean(lt.asarray([1.0, np.nan])), np.float64(np.nan))
     check(lt.mean(lt.asarray([1, 2], dtype=lt.int8)), np.float64(1.5))
     with pytest.raises(TypeError, match="mean: expected a Tensor"):
-        lt.mean(np.ones(3))
+        lt.mean(object())
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int32", "bool",

@@ -21,23 +21,25 @@ from .._engine.record import (_as_tensor, _complex_now, _fast_operand, _kinds_te
 from .._engine.replay import memoized
 from .._engine.shapes import broadcast_shapes_or_raise, check_size
 from .._engine.tensor import Tensor
+from .args import integer_arg
+from .ndarray_args import NoValue, check_out, operand, to_out
 
 
 def conj(x, /):
     """Complex conjugate (real tensors are returned unchanged)."""
-    x = _as_tensor(x, "conj")
+    x = operand(x, "conj") if isinstance(x, (list, tuple)) else _as_tensor(x, "conj")
     if not isinstance(x, Tensor):
         raise TypeError("conj: expected a Tensor")
     if x.dtype.kind == "c":
         return _complex_now(np.conj, [x], x.dtype, x.dtype)
     if _dtypes.kind(x.dtype) not in "iuf":
         raise TypeError(f"conj does not take {x.dtype.name}: it takes numeric tensors")
-    return x
+    return Tensor._from_node(x._node)   # a new tensor (x += 1 on it must leave x alone)
 
 
 def _component(name, np_fn):
     def fn(x, /):
-        x = _as_tensor(x, name)
+        x = operand(x, name) if isinstance(x, (list, tuple)) else _as_tensor(x, name)
         if not isinstance(x, Tensor):
             raise TypeError(f"{name}: expected a Tensor")
         if x.dtype.kind == "c":
@@ -127,7 +129,9 @@ def _astype(x, dtype, /, *, copy=True, device=None):
             out = np.array(node.value)
             out.setflags(False)
             return Tensor._from_array(out)
-        return x  # a pending result gets a buffer of its own: sharing the node is a copy
+        # a pending result gets a buffer of its own: sharing the node is a copy; a new
+        # tensor object, so that an in-place operator on the copy leaves x alone
+        return Tensor._from_node(x._node) if copy else x
     check_size(x.shape, "astype", dtype)      # a wider dtype: more bytes
     if x.dtype.kind == "c" or dtype.kind == "c":
         if x.dtype.kind == "c" and dtype.kind != "c" and dtype != _dtypes.bool_:
@@ -195,16 +199,32 @@ def _bound(x, bound, name):
 
 
 @memoized
-def clip(x, /, min=None, max=None):
+def clip(x, /, min=None, max=None, out=None, *, a_min=NoValue, a_max=NoValue):
     """Clamp ``x`` to ``[min, max]``: ``minimum(maximum(x, min), max)`` (one op when both
     bounds are given).
 
     A bound that is ``None`` does not clamp (the Array API rule; ONNX Clip's finite
     extremes are ``lazytensor.onnx.Clip``).  If ``min > max`` the upper bound wins.
-    NaN in ``x`` passes through.  The result has ``x``'s dtype.
+    NaN in ``x`` passes through.  The result has ``x``'s dtype (NumPy would promote an
+    integer ``x`` with a float bound to float64).
+
+    NumPy's spellings are taken too: the bounds positionally (NumPy's ``a_min`` and
+    ``a_max``) or as ``a_min=``/``a_max=``, array-like bounds and ``x``, and ``out=`` a
+    NumPy array (a Tensor: ``lazytensor.Unsupported``).
     """
+    if a_min is not NoValue or a_max is not NoValue:
+        if a_min is not NoValue and min is not None or a_max is not NoValue and max is not None:
+            raise TypeError("clip: give each bound once (min= or a_min=, max= or a_max=)")
+        min = min if a_min is NoValue else a_min
+        max = max if a_max is NoValue else a_max
+    if out is not None:
+        check_out(out, "clip")
+        return to_out(clip(x, min, max), out, "clip")
     if not isinstance(x, Tensor):
-        raise TypeError(f"clip: expected a Tensor, got {type(x).__name__}")
+        x = operand(x, "clip")
+    min, max = (operand(b, f"clip: the {name} bound") if isinstance(b, (list, tuple,
+                                                                         np.ndarray)) else b
+                for b, name in ((min, "min"), (max, "max")))
     if _dtypes.kind(x.dtype) not in "iuf":
         raise TypeError(f"clip does not take {x.dtype.name}: it takes numeric tensors")
     lo, hi = _bound(x, min, "min"), _bound(x, max, "max")
@@ -231,7 +251,7 @@ def clip(x, /, min=None, max=None):
         from .manipulation import broadcast_to
 
         out = broadcast_to(out, shape)
-    return out
+    return Tensor._from_node(x._node) if out is x else out   # no bound: a new tensor
 
 
 def positive(x, /):
@@ -291,6 +311,50 @@ def _make_function(name):
 FUNCTIONS = {op.name: _make_function(op.name) for op in OPS_LIST if op.expose is None}
 for _name in ("floor", "ceil", "round", "trunc"):
     FUNCTIONS[_name] = _integer_identity(_name)
+
+
+def _round_with_decimals(standard):
+    def round(x, /, decimals=0, out=None):
+        """Round to the nearest integer, half to even (the Array API's ``round``), or, with
+        NumPy's ``decimals``, to that many decimal places.
+
+        Parameters
+        ----------
+        x : Tensor or array-like
+        decimals : int
+            NumPy's: the number of decimal places; negative rounds to tens, hundreds...
+            As NumPy does it: ``round(x * 10**decimals) / 10**decimals`` in ``x``'s
+            dtype (so 2.675 gives 2.67: the float is below 2.675).  Integers are
+            unchanged for ``decimals >= 0`` and rounded in float64 otherwise.
+        out : numpy.ndarray, optional
+            NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+        """
+        decimals = integer_arg(decimals, "round", "decimals")
+        if out is not None:
+            check_out(out, "round")
+            return to_out(round(x, decimals), out, "round")
+        if decimals == 0:
+            x = x if isinstance(x, Tensor) or _dtypes.python_scalar_type(x) else operand(
+                x, "round")
+            out = standard(x)
+            return Tensor._from_node(x._node) if out is x else out   # a new tensor
+        x = operand(x, "round")
+        if x.dtype.kind in "iub":
+            if decimals >= 0:
+                return Tensor._from_node(x._node)
+            f = 10.0 ** -decimals   # NumPy's: in float64, cast back (half to even)
+            return cast(standard(cast(x, _dtypes.float64) / f) * f, x.dtype)
+        if decimals > 0:
+            f = 10.0 ** decimals
+            return standard(x * f) / f
+        f = 10.0 ** -decimals
+        return standard(x / f) * f
+
+    round.__qualname__ = "round"
+    return round
+
+
+FUNCTIONS["round"] = _round_with_decimals(FUNCTIONS["round"])
 FUNCTIONS["isnan"] = _classify("isnan", False)
 FUNCTIONS["isinf"] = _classify("isinf", False)
 FUNCTIONS["isfinite"] = _classify("isfinite", True)

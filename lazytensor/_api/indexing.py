@@ -25,6 +25,7 @@ import numpy as np
 
 from .._engine import dtypes as _dtypes
 from .args import normalize_axis, tensor_value, wrap
+from .ndarray_args import check_out, operand, to_out, zero_d_axis
 from .._engine.fpenv import library_state
 from .._engine.tensor import Tensor
 
@@ -264,6 +265,10 @@ def _indices_array(indices, what):
         idx = indices._value()
     elif isinstance(indices, np.ndarray):
         idx = indices
+    elif isinstance(indices, (list, tuple, int, np.integer)) and not isinstance(indices, bool):
+        idx = np.asarray(indices)          # NumPy's array-likes
+        if idx.size == 0:
+            idx = idx.astype(np.intp)
     else:
         raise TypeError(f"{what}: indices must be an integer Tensor, got "
                         f"{type(indices).__name__}")
@@ -272,37 +277,47 @@ def _indices_array(indices, what):
     return idx
 
 
-def take(x, indices, /, *, axis=None):
+def take(x, indices, /, axis=None, out=None, mode="raise"):
     """Elements of ``x`` at ``indices`` along ``axis``.
 
     Parameters
     ----------
     x : Tensor
-    indices : Tensor
-        An integer tensor (one-dimensional in the standard; an n-d one replaces the axis
-        by its shape, as in NumPy).  Negative indices count from the end; an index out of
+    indices : Tensor or array-like
+        Integers (one-dimensional in the standard; an n-d one replaces the axis by its
+        shape, as in NumPy).  Negative indices count from the end; an index out of
         bounds is an ``IndexError``.
     axis : int, optional
-        Required when ``x`` has more than one dimension.
+        By default the flattened ``x`` is indexed (NumPy's; the standard requires an
+        axis when ``x`` has more than one dimension).
+    out : numpy.ndarray, optional
+        NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+    mode : {"raise", "wrap", "clip"}
+        NumPy's treatment of indices out of bounds: an error, wrapped around, or clipped
+        to the ends.
 
     Returns
     -------
     Tensor
         ``x``'s dtype; ``x``'s shape with ``axis`` replaced by ``indices``' shape.
     """
+    x = operand(x, "take")
+    check_out(out, "take")
     v = tensor_value(x, "take")
     idx = _indices_array(indices, "take")
-    if axis is None:
-        if x.ndim > 1:
-            raise ValueError(f"take: axis is required for a tensor with more than one "
-                             f"dimension (shape {x.shape})")
-        n, axis_shown = x.size, 0   # 0-d x: NumPy's flat take
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    if zero_d_axis(axis, x) is None:
+        n, axis_shown = x.size, 0   # NumPy's flat take (a 0-d or n-d x)
         axis = 0 if x.ndim == 1 else None
     else:
         axis = normalize_axis(axis, x.ndim, "take", x.shape)
         n, axis_shown = x.shape[axis], axis
-    _check_int_array(idx, n, axis_shown, x.shape, what="take: index")
-    return wrap(np.take(v, idx, axis=axis))
+    if mode == "raise":
+        _check_int_array(idx, n, axis_shown, x.shape, what="take: index")
+    elif n == 0 and idx.size:
+        raise IndexError(f"take: cannot take from an empty axis (tensor shape {x.shape})")
+    return to_out(wrap(np.take(v, idx, axis=axis, mode=mode)), out, "take")
 
 
 def take_along_axis(x, indices, /, *, axis=-1):

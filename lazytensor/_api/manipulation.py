@@ -23,14 +23,23 @@ from .._engine import graph as _graph
 from .._engine.shapes import broadcast_shapes_cached
 from .._engine.shapes import check_size
 from .args import integer_arg, normalize_axis, tensor_value
+from .ndarray_args import operand, zero_d_axis
 from .._engine.tensor import Tensor
 
-__all__ = ['broadcast_arrays', 'broadcast_shapes', 'broadcast_to', 'concat', 'expand_dims',
-           'flip', 'matrix_transpose', 'moveaxis', 'permute_dims', 'repeat', 'reshape', 'roll',
-           'squeeze', 'stack', 'tile', 'unstack']
+__all__ = ['broadcast_arrays', 'broadcast_shapes', 'broadcast_to', 'concat', 'diagonal',
+           'expand_dims', 'flip', 'matrix_transpose', 'moveaxis', 'permute_dims',
+           'ravel', 'repeat', 'reshape', 'roll', 'squeeze', 'stack', 'swapaxes', 'tile',
+           'transpose', 'unstack']
 
 
 # ---- helpers ---------------------------------------------------------------------------
+def _operand(x, what) -> Tensor:
+    """NumPy's array-likes (lists, NumPy arrays, scalars) as tensors; tensors as they are."""
+    if isinstance(x, Tensor):
+        return x
+    return operand(x, what)
+
+
 def _wrap(arr) -> Tensor:
     # a view of a user's buffer (a tensor made by asarray without a copy) would be
     # writable; tensor values are read-only
@@ -177,23 +186,42 @@ def _unkept_shape(kept, axes, shape):
     return flat if shape == flat else None
 
 
-def reshape(x, /, shape, *, copy=None) -> Tensor:
+def reshape(x, /, shape=None, order="C", *, newshape=None, copy=None) -> Tensor:
     """``x`` with a new shape (a view when the value's layout allows it).
 
     Parameters
     ----------
     x : Tensor
-    shape : tuple of ints
+    shape : int or tuple of ints
         One entry may be -1: it is inferred from the size.
+    order : {"C", "F", "A"}
+        NumPy's: read and place the elements in row-major ("C", and "A": a tensor's layout
+        is not visible, so "A" is "C") or column-major ("F") order.
+    newshape : tuple of ints, optional
+        NumPy's deprecated name for ``shape``.
     copy : bool or None
         ``True`` always copies, ``False`` never does (``ValueError`` if the layout needs
         a copy), ``None`` copies only when needed.
     """
+    if newshape is not None:
+        if shape is not None:
+            raise TypeError("reshape: give shape or newshape, not both")
+        shape = newshape
+    if shape is None:
+        raise TypeError("reshape: missing the shape argument")
+    if order not in ("C", "A"):
+        if order != "F":
+            raise ValueError(f"reshape: order must be 'C', 'F' or 'A', got {order!r}")
+        x = _operand(x, "reshape")
+        reverse = tuple(range(x.ndim))[::-1]
+        shape = _shape(shape, "reshape")
+        out = reshape(permute_dims(x, reverse), shape[::-1], copy=copy)
+        return permute_dims(out, tuple(range(len(shape)))[::-1])
     if copy is None and isinstance(x, Tensor):
         same = _unkept_reduction(x._node, shape)
         if same is not None:
             return same
-    v = tensor_value(x, "reshape")
+    v = tensor_value(_operand(x, "reshape"), "reshape")
     if copy is None and type(shape) is tuple and all(type(n) is int and n >= -1 for n in shape):
         unknown = shape.count(-1)                # the common case, lean
         known = math.prod(n for n in shape if n != -1)
@@ -213,8 +241,9 @@ def reshape(x, /, shape, *, copy=None) -> Tensor:
         shape = shape[:unknown[0]] + (x.size // known,) + shape[unknown[0] + 1:]
         known *= shape[unknown[0]]
     if known != x.size or -1 in shape:
-        raise ValueError(f"reshape: cannot reshape a tensor of shape {x.shape} "
-                         f"({x.size} elements) into shape {shape}")
+        # NumPy's words, which callers match, and the op and shapes
+        raise ValueError(f"reshape: cannot reshape array of size {x.size} into shape "
+                         f"{shape} (a tensor of shape {x.shape})")
     check_size(shape, "reshape", x.dtype)    # (a zero-size one: its other dimensions)
     try:
         out = np.reshape(v, shape, copy=copy)
@@ -240,20 +269,25 @@ def expand_dims(x, /, axis) -> Tensor:
     return _wrap(np.expand_dims(v, axes))
 
 
-def squeeze(x, /, axis) -> Tensor:
-    """``x`` without the length-one axes ``axis`` (an int or a tuple; a view).
+def squeeze(x, /, axis=None) -> Tensor:
+    """``x`` without the length-one axes ``axis`` (an int or a tuple; a view); NumPy's
+    default ``axis=None`` removes every length-one axis.
 
     Raises
     ------
     ValueError
         If one of the axes does not have length one.
     """
+    x = _operand(x, "squeeze")
     v = tensor_value(x, "squeeze")
+    if axis is None:
+        axis = tuple(d for d, n in enumerate(x.shape) if n == 1)
     axes = _axes(axis, x.ndim, "squeeze")
     for a in axes:
         if x.shape[a] != 1:
-            raise ValueError(f"squeeze: axis {a} of shape {x.shape} has length "
-                             f"{x.shape[a]}, not 1")
+            raise ValueError(f"squeeze: cannot select an axis to squeeze out which has "
+                             f"size not equal to one (axis {a} of shape {x.shape} has "
+                             f"length {x.shape[a]})")
     return _wrap(np.squeeze(v, axes))
 
 
@@ -309,6 +343,52 @@ def unstack(x, /, *, axis=0) -> tuple:
     return tuple(_wrap(moved[i, ...]) for i in range(moved.shape[0]))   # 0-d views, not scalars
 
 
+def transpose(x, /, axes=None) -> Tensor:
+    """NumPy's transpose: ``x`` with its axes reversed, or permuted by ``axes`` (as
+    :func:`permute_dims`).  A 0-d or 1-d tensor is returned as it is."""
+    x = _operand(x, "transpose")
+    if axes is None:
+        if x.ndim < 2:
+            return x
+        axes = tuple(range(x.ndim))[::-1]
+    return permute_dims(x, axes)
+
+
+def swapaxes(x, /, axis1, axis2) -> Tensor:
+    """NumPy's swapaxes: ``x`` with axes ``axis1`` and ``axis2`` interchanged (a view)."""
+    x = _operand(x, "swapaxes")
+    perm = list(range(x.ndim))
+    a = normalize_axis(axis1, x.ndim, "swapaxes", x.shape, "axis1")
+    b = normalize_axis(axis2, x.ndim, "swapaxes", x.shape, "axis2")
+    perm[a], perm[b] = perm[b], perm[a]
+    return permute_dims(x, tuple(perm))
+
+
+def ravel(x, /, order="C") -> Tensor:
+    """NumPy's ravel: the elements of ``x`` as a 1-d tensor, in row-major order ("C", and
+    "K"/"A": a tensor's layout is not visible) or column-major order ("F")."""
+    x = _operand(x, "ravel")
+    if order not in ("C", "K", "A", "F"):
+        raise ValueError(f"ravel: order must be one of 'C', 'F', 'A', 'K', got {order!r}")
+    return reshape(x, (-1,), order="F" if order == "F" else "C")
+
+
+def diagonal(x, /, offset=0, axis1=0, axis2=1) -> Tensor:
+    """NumPy's diagonal: the diagonals of the 2-d planes of ``x`` over ``axis1`` and
+    ``axis2``, as the last axis of the result (a read-only view, as in NumPy).  The Array
+    API's :func:`lazytensor.linalg.diagonal` takes the last two axes instead."""
+    x = _operand(x, "diagonal")
+    if x.ndim < 2:
+        raise ValueError(f"diagonal: x must have at least 2 dimensions, got shape {x.shape}")
+    a = normalize_axis(axis1, x.ndim, "diagonal", x.shape, "axis1")
+    b = normalize_axis(axis2, x.ndim, "diagonal", x.shape, "axis2")
+    if a == b:
+        raise ValueError(f"diagonal: axis1 and axis2 cannot be the same axis ({axis1}, "
+                         f"{axis2})")
+    offset = integer_arg(offset, "diagonal", "offset")
+    return _wrap(np.diagonal(x._value(), offset, a, b))
+
+
 # ---- operations that build new values ----------------------------------------------------
 def concat(arrays, /, *, axis=0) -> Tensor:
     """Join tensors along an existing axis (flattened first if ``axis`` is None).
@@ -356,20 +436,23 @@ def stack(arrays, /, *, axis=0) -> Tensor:
     return Tensor._from_array(np.stack(values, axis=a, dtype=dtype))
 
 
-def repeat(x, repeats, /, *, axis=None) -> Tensor:
+def repeat(x, repeats, /, axis=None) -> Tensor:
     """Repeat each element of ``x`` ``repeats`` times along ``axis``.
 
     Parameters
     ----------
     x : Tensor
-    repeats : int or integer Tensor
+    repeats : int, integer Tensor or array-like
         One count for all elements, or a count per element along ``axis`` (shape ``(1,)``
         or ``(x.shape[axis],)``).  Counts must be non-negative.
     axis : int, optional
         By default ``x`` is flattened (row-major) and the result is one-dimensional.
     """
+    x = _operand(x, "repeat")
+    if isinstance(repeats, (list, tuple, np.ndarray)):     # NumPy's array-like counts
+        repeats = _operand(repeats, "repeat")
     v = tensor_value(x, "repeat")
-    if axis is None:
+    if zero_d_axis(axis, x) is None:     # (NumPy's: a 0-d x as one element)
         v = v.reshape(-1)
         a = 0
     else:

@@ -12,19 +12,23 @@ import numpy as np
 from .._engine.dtypes import int64, python_scalar_type
 from .._engine.tensor import Tensor
 from .args import check_kind, normalize_axis, quiet, reduced_size, tensor_value, wrap
+from .ndarray_args import check_out, operand, to_out, zero_d_axis
 from .utility import reduction
 
 __all__ = ['argmax', 'argmin', 'count_nonzero', 'nonzero', 'searchsorted']
 
 
 def _arg_extremum(name, np_fn):
-    def fn(x, /, *, axis=None, keepdims=False):
+    def fn(x, /, axis=None, out=None, *, keepdims=False):
+        x = operand(x, name)
+        check_out(out, name)
+        axis = zero_d_axis(axis, x)
         v = tensor_value(x, name)
         ax = None if axis is None else normalize_axis(axis, x.ndim, name, x.shape)
         if reduced_size(x.shape, range(x.ndim) if ax is None else (ax,)) == 0:
             raise ValueError(f"{name}: the tensor of shape {x.shape} has no elements along "
                              f"axis {axis}, so there is no {name[3:]}imum to point at")
-        return wrap(np_fn(v, axis=ax, keepdims=bool(keepdims)), int64)
+        return to_out(wrap(np_fn(v, axis=ax, keepdims=bool(keepdims)), int64), out, name)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"""Index of the first {name[3:]}imum of ``x`` along ``axis``.
@@ -36,6 +40,8 @@ def _arg_extremum(name, np_fn):
         are ordered lexicographically, as in NumPy.
     axis : int, optional
         The axis to search; by default the flattened tensor is searched.
+    out : numpy.ndarray, optional
+        NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
     keepdims : bool
         Keep the searched axis (all axes when ``axis`` is None) as length-one axes.
 
@@ -99,6 +105,7 @@ def nonzero(x, /):
     ValueError
         If ``x`` is 0-d.
     """
+    x = operand(x, "nonzero")
     v = tensor_value(x, "nonzero")
     if x.ndim == 0:
         raise ValueError("nonzero: x must have at least one dimension, got a 0-d tensor; "
@@ -106,7 +113,7 @@ def nonzero(x, /):
     return tuple(wrap(ix, int64) for ix in np.nonzero(v))
 
 
-def searchsorted(x1, x2, /, *, side="left", sorter=None):
+def searchsorted(x1, x2, /, side="left", sorter=None):
     """Indices at which to insert ``x2``'s elements into sorted ``x1`` to keep it sorted.
 
     Parameters
@@ -114,7 +121,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     x1 : Tensor
         One-dimensional, sorted ascending (NaNs last, as :func:`sort` puts them) unless
         ``sorter`` is given.
-    x2 : Tensor or Python scalar
+    x2 : Tensor, Python scalar or array-like
         Values to insert; compared with ``x1`` after promotion (a Python scalar is weak:
         it takes ``x1``'s dtype where its kind allows).
     side : {"left", "right"}
@@ -128,7 +135,12 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     Tensor
         int64 indices, shaped like ``x2`` (0-d for a scalar).
     """
+    x1 = operand(x1, "searchsorted")
     v1 = tensor_value(x1, "searchsorted")
+    if isinstance(x2, (list, tuple, np.ndarray, np.generic)):   # NumPy's array-likes
+        x2 = operand(x2, "searchsorted")
+    if isinstance(sorter, (list, tuple, np.ndarray)):
+        sorter = operand(sorter, "searchsorted")
     if x1.ndim != 1:
         raise ValueError(f"searchsorted: x1 must be one-dimensional, got shape {x1.shape}")
     if isinstance(x2, Tensor):

@@ -11,39 +11,66 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine.dtypes import int64
+from .._engine.errors import Unsupported
 from .args import normalize_axis, tensor_value, wrap
+from .manipulation import reshape
+from .ndarray_args import operand, zero_d_axis
 
 __all__ = ['argsort', 'sort']
 
 
-def _sort_args(x, axis, stable, what):
-    """The value, the axis as a non-negative int, and NumPy's sort kind."""
+_KINDS = {"stable": True, "mergesort": True, "quicksort": False, "heapsort": False}
+
+
+def _sort_args(x, axis, kind, order, stable, what):
+    """The tensor (flattened for NumPy's ``axis=None``), the value, the axis as a
+    non-negative int, and NumPy's sort kind.  NumPy's ``kind`` decides stability when
+    ``stable`` is left at its default (the standard's True)."""
+    x = operand(x, what)
+    if order is not None:
+        raise Unsupported(f"{what}: order= sorts structured arrays by field, and lazytensor "
+                          f"has no structured dtypes")
+    if kind is not None:
+        if kind not in _KINDS:
+            raise ValueError(f"{what}: kind must be one of {', '.join(_KINDS)}, got {kind!r}")
+        if stable is None:
+            stable = _KINDS[kind]
+    stable = True if stable is None else stable
+    if axis is None or what == "argsort" and zero_d_axis(axis, x) is None:
+        x, axis = reshape(x, (-1,)), 0   # NumPy's: the flattened tensor (0-d: argsort's)
     v = tensor_value(x, what)
     ax = normalize_axis(axis, x.ndim, what, x.shape)
-    return v, ax, ("stable" if stable else "quicksort")
+    return x, v, ax, ("stable" if stable else "quicksort")
 
 
-def argsort(x, /, *, axis=-1, descending=False, stable=True):
+def argsort(x, /, axis=-1, kind=None, order=None, *, descending=False, stable=None):
     """Indices that sort ``x`` along ``axis``.
 
     Parameters
     ----------
     x : Tensor
         Input with at least one dimension.
-    axis : int
-        The axis to sort along (default: the last).
+    axis : int or None
+        The axis to sort along (default: the last); None sorts the flattened tensor
+        (NumPy's).
+    kind : {"stable", "mergesort", "quicksort", "heapsort"}, optional
+        NumPy's: decides ``stable`` when that is not given ("quicksort" and "heapsort"
+        give NumPy's unstable order of equal elements).
+    order : None
+        NumPy's field order for structured dtypes, which lazytensor does not have.
     descending : bool
         Sort in descending instead of ascending order.
     stable : bool
-        Keep equal elements in their original order (in both directions).  When false the
-        order of equal elements is unspecified.
+        Keep equal elements in their original order (in both directions); the default
+        (None) is True, the standard's, unless ``kind`` says otherwise.  When false the
+        order of equal elements is NumPy's unstable one.
 
     Returns
     -------
     Tensor
         int64 indices, shaped like ``x``.
     """
-    v, ax, kind = _sort_args(x, axis, stable, "argsort")
+    x, v, ax, kind = _sort_args(x, axis, kind, order, stable, "argsort")
     if not descending:
         return wrap(np.argsort(v, axis=ax, kind=kind), int64)
     # Sort the reversed input ascending and reverse the result: equal elements then come
@@ -53,27 +80,30 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     return wrap((n - 1) - rev, int64)
 
 
-def sort(x, /, *, axis=-1, descending=False, stable=True):
+def sort(x, /, axis=-1, kind=None, order=None, *, descending=False, stable=None):
     """A sorted copy of ``x``.
 
     Parameters
     ----------
     x : Tensor
         Input with at least one dimension.
-    axis : int
-        The axis to sort along (default: the last).
+    axis : int or None
+        The axis to sort along (default: the last); None sorts the flattened tensor
+        (NumPy's).
+    kind, order :
+        NumPy's, as for :func:`argsort`.
     descending : bool
         Sort in descending instead of ascending order.
     stable : bool
         Keep equal elements in their original order (matters only for elements that
-        compare equal but differ, such as -0.0 and +0.0).
+        compare equal but differ, such as -0.0 and +0.0); default True.
 
     Returns
     -------
     Tensor
         The sorted values, of ``x``'s dtype and shape.
     """
-    v, ax, kind = _sort_args(x, axis, stable, "sort")
+    x, v, ax, kind = _sort_args(x, axis, kind, order, stable, "sort")
     if not descending:
         return wrap(np.sort(v, axis=ax, kind=kind))
     # reversed, sorted ascending, reversed back: descending, and stable (see argsort)

@@ -14,16 +14,22 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine.dtypes import canonical_dtype, float32, float64, int64, uint64
-from .elementwise import FUNCTIONS, cast
+from .elementwise import FUNCTIONS, astype, cast
 from .._engine.fpenv import library_state
 from .._engine.tensor import Tensor
 from .._engine.record import reduce_node
 from .args import (check_kind, normalize_axes, normalize_axis, quiet, reduced_size, reduction,
                    wrap)
+from .creation import full
+from .manipulation import broadcast_to, diagonal, reshape
+from .ndarray_args import (NoValue, check_out, identity_of, mask, operand, to_out,
+                           zero_d_axis)
 from .._engine.replay import memoized
 
-__all__ = ['cumulative_prod', 'cumulative_sum', 'max', 'mean', 'min', 'prod', 'std', 'sum',
-           'var']
+__all__ = ['amax', 'amin', 'cumprod', 'cumsum', 'cumulative_prod', 'cumulative_sum', 'max',
+           'mean', 'min', 'prod', 'ptp', 'std', 'sum', 'trace', 'var']
+
+_where = FUNCTIONS["where"]
 
 # NumPy also reduces bools (counting True as 1), so these functions take them too
 _NUMERIC = "biufc"
@@ -71,21 +77,81 @@ def _fused_accumulation(op, x, dt, axes, keepdims):
     return cast(reduce_node(op, v, axes, keepdims, acc), dt)
 
 
+def _np_mask(m):
+    """A mask tensor as NumPy's ``where=`` (for the reductions NumPy computes)."""
+    return True if m is None else m._value()
+
+
+def _initial_in(initial, dt, what):
+    """NumPy's ``initial=`` as a Python scalar of ``dt`` (NumPy casts it to the reduction's
+    dtype first, unsafely: 2.5 is 2 for an integer reduction)."""
+    try:
+        with quiet():
+            value = np.asarray(initial)
+            if value.ndim or value.dtype.kind not in "biufc":
+                raise TypeError
+            return value.astype(dt).item()
+    except (TypeError, ValueError):
+        raise TypeError(f"{what}: initial must be a number, got {initial!r}") from None
+
+
+def _reduced_shape(shape, axes, keepdims):
+    return tuple(1 if d in axes else n for d, n in enumerate(shape)
+                 if keepdims or d not in axes)
+
+
+def _full_mask(m, shape):
+    """The mask ``m`` broadcast to the input's ``shape`` (for counting the elements)."""
+    return m if m.shape == shape else broadcast_to(m, shape)
+
+
+def _accumulate(op, x, axis, dtype, out, keepdims, initial, where):
+    """sum or prod with NumPy's arguments: ``where=`` masks to the identity (recorded, so
+    the reduction stays fused), ``initial=`` is combined with the result."""
+    x = operand(x, op)
+    check_out(out, op)
+    axis = zero_d_axis(axis, x)
+    x, dt = _accumulation_input(x, dtype, op)
+    m = mask(where, x, op)
+    unit = 0 if op == "sum" else 1
+    if x.dtype.kind != "c" and dt.kind in "iuf":
+        if m is not None:
+            x = _where(m, x, identity_of(x.dtype, unit))
+        axes = normalize_axes(axis, x.ndim, op, x.shape)
+        result = _fused_accumulation(op, x, dt, axes, keepdims)
+        if initial is not NoValue:
+            init = _initial_in(initial, dt, op)
+            result = cast(result + init if op == "sum" else result * init, dt)
+    else:
+        np_fn = np.sum if op == "sum" else np.prod
+        result = reduction(op, x, axis, keepdims,
+                           lambda v, axes: np_fn(v, axis=axes, dtype=dt, keepdims=keepdims,
+                                                 initial=initial, where=_np_mask(m)), dt)
+    return to_out(result, out, op)
+
+
 @memoized
-def sum(x, /, *, axis=None, dtype=None, keepdims=False):
+def sum(x, /, axis=None, dtype=None, out=None, keepdims=False, initial=NoValue, where=True):
     """Sum of the elements of ``x`` along ``axis``.
 
     Parameters
     ----------
-    x : Tensor
+    x : Tensor or array-like
         Numeric (or bool) input.
     axis : int or tuple of ints, optional
         Axes to reduce (all by default); negative axes count from the end.
     dtype : dtype, optional
         Dtype to compute and return in.  By default ``x``'s, except that integers narrower
         than 64 bits widen to int64 (signed, and bool) or uint64 (unsigned).
+    out : numpy.ndarray, optional
+        NumPy's: a NumPy array to write the result into (and return).  A Tensor cannot be
+        written into yet: ``lazytensor.Unsupported``.
     keepdims : bool
         Keep the reduced axes as length-one axes.
+    initial : scalar, optional
+        NumPy's: a value added to each sum (cast to ``dtype`` first).
+    where : bool tensor or array-like, optional
+        NumPy's: only the elements where it is true are summed (it broadcasts to ``x``).
 
     Returns
     -------
@@ -94,28 +160,29 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False):
         are accumulated in float64 and rounded once to ``dtype``, in a fixed order
         (the same bits for every thread count and kernel path).
     """
-    x, dt = _accumulation_input(x, dtype, "sum")
-    if x.dtype.kind != "c" and dt.kind in "iuf":
-        axes = normalize_axes(axis, x.ndim, "sum", x.shape)
-        return _fused_accumulation("sum", x, dt, axes, keepdims)
-    return reduction("sum", x, axis, keepdims,
-                  lambda v, axes: np.sum(v, axis=axes, dtype=dt, keepdims=keepdims), dt)
+    return _accumulate("sum", x, axis, dtype, out, keepdims, initial, where)
 
 
 @memoized
-def prod(x, /, *, axis=None, dtype=None, keepdims=False):
+def prod(x, /, axis=None, dtype=None, out=None, keepdims=False, initial=NoValue, where=True):
     """Product of the elements of ``x`` along ``axis``.
 
     Parameters
     ----------
-    x : Tensor
+    x : Tensor or array-like
         Numeric (or bool) input.
     axis : int or tuple of ints, optional
         Axes to reduce (all by default); negative axes count from the end.
     dtype : dtype, optional
         Dtype to compute and return in; the default is as for :func:`sum`.
+    out : numpy.ndarray, optional
+        As for :func:`sum`.
     keepdims : bool
         Keep the reduced axes as length-one axes.
+    initial : scalar, optional
+        NumPy's: a factor of each product (cast to ``dtype`` first).
+    where : bool tensor or array-like, optional
+        NumPy's: only the elements where it is true are multiplied.
 
     Returns
     -------
@@ -123,12 +190,7 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False):
         The products; an empty product is 1.  Integer products wrap around on overflow.
         Float products are accumulated in float64 and rounded once to ``dtype``.
     """
-    x, dt = _accumulation_input(x, dtype, "prod")
-    if x.dtype.kind != "c" and dt.kind in "iuf":
-        axes = normalize_axes(axis, x.ndim, "prod", x.shape)
-        return _fused_accumulation("prod", x, dt, axes, keepdims)
-    return reduction("prod", x, axis, keepdims,
-                  lambda v, axes: np.prod(v, axis=axes, dtype=dt, keepdims=keepdims), dt)
+    return _accumulate("prod", x, axis, dtype, out, keepdims, initial, where)
 
 
 def _cumulative(name, np_fn, identity):
@@ -171,36 +233,90 @@ cumulative_sum = _cumulative("cumulative_sum", np.cumulative_sum, 0)
 cumulative_prod = _cumulative("cumulative_prod", np.cumulative_prod, 1)
 
 
+def _numpy_cumulative(name, standard):
+    def fn(x, /, axis=None, dtype=None, out=None):
+        x = operand(x, name)
+        check_out(out, name)
+        if axis is None:       # NumPy's: the flattened tensor
+            x, axis = reshape(x, (-1,)), 0
+        return to_out(standard(x, axis=axis, dtype=dtype), out, name)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"""NumPy's {name}: the running {standard.__name__.split('_')[1]}s of ``x`` along
+    ``axis``, of the flattened ``x`` when ``axis`` is None (the Array API's
+    :func:`{standard.__name__}` requires an axis for more than one dimension).
+
+    Parameters
+    ----------
+    x : Tensor or array-like
+    axis : int, optional
+    dtype : dtype, optional
+        As for :func:`sum`.
+    out : numpy.ndarray, optional
+        A NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+    """
+    return fn
+
+
+cumsum = _numpy_cumulative("cumsum", cumulative_sum)
+cumprod = _numpy_cumulative("cumprod", cumulative_prod)
+
+
 def _extremum(name, np_fn):
-    def fn(x, /, *, axis=None, keepdims=False):
-        if isinstance(x, Tensor) and x.dtype.kind in "biuf":
+    def fn(x, /, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
+        x = operand(x, name)
+        check_out(out, name)
+        axis = zero_d_axis(axis, x)
+        m = mask(where, x, name)
+        if m is not None and initial is NoValue:
+            raise ValueError(f"{name}: reduction operation '{name}imum' does not have an "
+                             f"identity, so to use a where mask one has to specify 'initial'")
+        if x.dtype.kind in "biuf":
             axes = normalize_axes(axis, x.ndim, name, x.shape)
+            init = None if initial is NoValue else _initial_in(initial, x.dtype, name)
             if reduced_size(x.shape, axes) == 0:
-                raise ValueError(f"{name}: the {name}imum of zero elements is undefined "
-                                 f"(tensor shape {x.shape}, axis {axis})")
+                if init is None:
+                    raise ValueError(f"{name}: the {name}imum of zero elements is undefined "
+                                     f"(tensor shape {x.shape}, axis {axis})")
+                return to_out(full(_reduced_shape(x.shape, axes, keepdims), init,
+                                   dtype=x.dtype), out, name)
+            if m is not None:
+                x = _where(m, x, init)
             v = cast(x, float32) if x.dtype.kind == "f" and x.dtype.itemsize == 2 else x
-            return cast(reduce_node(name, v, axes, keepdims, v.dtype), x.dtype)
+            result = cast(reduce_node(name, v, axes, keepdims, v.dtype), x.dtype)
+            if init is not None:   # (bools: or/and, the max/min of truth values)
+                result = FUNCTIONS[("logical_or" if name == "max" else "logical_and")
+                                   if x.dtype.kind == "b" else name + "imum"](result, init)
+            return to_out(result, out, name)
 
         def compute(v, axes):
-            if reduced_size(v.shape, axes) == 0:
+            if reduced_size(v.shape, axes) == 0 and initial is NoValue:
                 raise ValueError(f"{name}: the {name}imum of zero elements is undefined "
                                  f"(tensor shape {x.shape}, axis {axis})")
-            return np_fn(v, axis=axes, keepdims=keepdims)
+            return np_fn(v, axis=axes, keepdims=keepdims, initial=initial,
+                         where=_np_mask(m))
 
-        return reduction(name, x, axis, keepdims, compute)
+        return to_out(reduction(name, x, axis, keepdims, compute), out, name)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"""{name.capitalize()}imum of the elements of ``x`` along ``axis``.
 
     Parameters
     ----------
-    x : Tensor
+    x : Tensor or array-like
         Input; NaNs propagate.  Complex values are ordered lexicographically (real part
         first) and bools as 0 and 1, as in NumPy.
     axis : int or tuple of ints, optional
         Axes to reduce (all by default); negative axes count from the end.
+    out : numpy.ndarray, optional
+        NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
     keepdims : bool
         Keep the reduced axes as length-one axes.
+    initial : scalar, optional
+        NumPy's: a value that takes part in every {name}imum (cast to ``x``'s dtype); it
+        is the result of an empty one.
+    where : bool tensor or array-like, optional
+        NumPy's: only the elements where it is true take part (needs ``initial``).
 
     Returns
     -------
@@ -210,13 +326,15 @@ def _extremum(name, np_fn):
     Raises
     ------
     ValueError
-        If an axis to reduce has length zero (the {name}imum of nothing is undefined).
+        If an axis to reduce has length zero and no ``initial`` is given (the {name}imum
+        of nothing is undefined).
     """
     return fn
 
 
 max = memoized(_extremum("max", np.max))
 min = memoized(_extremum("min", np.min))
+amax, amin = max, min   # NumPy's aliases
 
 
 def _float_result(x, what):
@@ -228,18 +346,34 @@ def _float_result(x, what):
     return x.dtype if x.dtype.kind in "fc" else float64
 
 
+def _given_float(dt, dtype, what):
+    """NumPy's ``dtype=`` of mean, var and std: a real float one is the result's dtype,
+    rounded once from the float64 computation (``(dt, None)``); another (an integer...)
+    is a cast of the default result (``(dt, dtype)``)."""
+    if dtype is None:
+        return dt, None
+    given = canonical_dtype(dtype, where=what)
+    return (given, None) if given.kind == "f" and dt.kind == "f" else (dt, given)
+
+
 @memoized
-def mean(x, /, *, axis=None, keepdims=False):
+def mean(x, /, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     """Arithmetic mean of the elements of ``x`` along ``axis``.
 
     Parameters
     ----------
-    x : Tensor
+    x : Tensor or array-like
         Numeric input; integer (and bool) input gives a float64 result.
     axis : int or tuple of ints, optional
         Axes to reduce (all by default); negative axes count from the end.
+    dtype : dtype, optional
+        NumPy's: the result's dtype (computed as by default, then cast once).
+    out : numpy.ndarray, optional
+        NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
     keepdims : bool
         Keep the reduced axes as length-one axes.
+    where : bool tensor or array-like, optional
+        NumPy's: the mean of the elements where it is true (recorded: it stays fused).
 
     Returns
     -------
@@ -247,38 +381,67 @@ def mean(x, /, *, axis=None, keepdims=False):
         The means, of ``x``'s floating dtype; the mean of zero elements is NaN
         (NaN + NaN j for complex input).
     """
+    x = operand(x, "mean")
+    check_out(out, "mean")
     dt = _float_result(x, "mean")
+    dt, dtype = _given_float(dt, dtype, "mean")
+    m = mask(where, x, "mean")
     if x.dtype.kind != "c":
         axes = normalize_axes(axis, x.ndim, "mean", x.shape)
         v = cast(x, float32 if x.dtype.kind == "f" and x.dtype.itemsize == 2
                    else dt if x.dtype.kind in "biu" else x.dtype)
-        total = reduce_node("sum", v, axes, keepdims, float64)
-        # float64 sum / M (0 / 0 is NaN for an empty mean), rounded once to the dtype
-        return cast(total / float(reduced_size(x.shape, axes)), dt)
-    return reduction("mean", x, axis, keepdims,
-                  lambda v, axes: np.mean(v, axis=axes, keepdims=keepdims), dt)
+        if m is None:
+            total = reduce_node("sum", v, axes, keepdims, float64)
+            # float64 sum / M (0 / 0 is NaN for an empty mean), rounded once to the dtype
+            result = cast(total / float(reduced_size(x.shape, axes)), dt)
+        else:
+            total = reduce_node("sum", _where(m, v, 0), axes, keepdims, float64)
+            count = reduce_node("sum", cast(_full_mask(m, x.shape), float64), axes,
+                                keepdims, float64)
+            result = cast(total / count, dt)
+    else:
+        result = reduction("mean", x, axis, keepdims,
+                           lambda v, axes: np.mean(v, axis=axes, keepdims=keepdims,
+                                                   where=_np_mask(m)), dt)
+    if dtype is not None:
+        result = astype(result, dtype, copy=False)
+    return to_out(result, out, "mean")
 
 
 def _spread(name, np_fn):
-    def fn(x, /, *, axis=None, correction=0.0, keepdims=False):
+    def fn(x, /, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+           mean=NoValue, correction=NoValue):
+        x = operand(x, name)
+        check_out(out, name)
+        if correction is NoValue:
+            correction = ddof
+        elif ddof != 0:
+            raise ValueError(f"{name}: ddof and correction can't be provided "
+                             f"simultaneously (ddof is NumPy's name for correction)")
         dt = _float_result(x, name)
         if x.dtype.kind == "c":   # NumPy's: the spread of complex values is real
             dt = np.dtype(dt.char.lower())
+        dt, dtype = _given_float(dt, dtype, name)
         if isinstance(correction, bool) or not isinstance(correction, (int, float, np.integer,
                                                                        np.floating)):
             raise TypeError(f"{name}: correction must be a real number, got {correction!r}")
+        m = mask(where, x, name)
 
         if x.dtype.kind != "c":
-            return _fused_spread(name, x, axis, correction, keepdims, dt)
-
-        def compute(v, axes):
-            out = np_fn(v, axis=axes, ddof=correction, keepdims=keepdims)
-            if reduced_size(v.shape, axes) - correction <= 0:
+            result = _fused_spread(name, x, axis, correction, keepdims, dt, m, mean)
+        else:
+            def compute(v, axes):
+                out = np_fn(v, axis=axes, ddof=correction, keepdims=keepdims,
+                            where=_np_mask(m), mean=mean)
+                n = reduced_size(v.shape, axes) if m is None else np.sum(
+                    np.broadcast_to(m._value(), v.shape), axis=axes, keepdims=keepdims)
                 # the standard asks for NaN here; NumPy divides by zero (inf)
-                out = np.full_like(out, np.nan)
-            return out
+                return np.where(n - correction <= 0, np.nan, out)
 
-        return reduction(name, x, axis, keepdims, compute, dt)
+            result = reduction(name, x, axis, keepdims, compute, dt)
+        if dtype is not None:
+            result = astype(result, dtype, copy=False)
+        return to_out(result, out, name)
 
     what = "variance" if name == "var" else "standard deviation"
     fn.__name__ = fn.__qualname__ = name
@@ -286,38 +449,64 @@ def _spread(name, np_fn):
 
     Parameters
     ----------
-    x : Tensor
+    x : Tensor or array-like
         Numeric input; integer (and bool) input gives a float64 result, complex input the
         real dtype of the same precision (as in NumPy).
     axis : int or tuple of ints, optional
         Axes to reduce (all by default); negative axes count from the end.
+    dtype : dtype, optional
+        NumPy's: the result's dtype (computed in float64, then cast once).
+    out : numpy.ndarray, optional
+        NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+    ddof : int or float
+        NumPy's name for ``correction`` (give one of the two).
+    keepdims : bool
+        Keep the reduced axes as length-one axes.
+    where : bool tensor or array-like, optional
+        NumPy's: the {what} of the elements where it is true.
+    mean : Tensor or array-like, optional
+        NumPy's: the mean, already computed (shaped as with ``keepdims=True``).
     correction : int or float
         Degrees-of-freedom adjustment: the divisor is ``M - correction`` for ``M``
         elements (0 for the population {what}, 1 for Bessel's correction).
-    keepdims : bool
-        Keep the reduced axes as length-one axes.
 
     Returns
     -------
     Tensor
-        The {what}s; NaN where ``M - correction <= 0``.
+        The {what}s; NaN where ``M - correction <= 0`` (the standard's rule; NumPy gives
+        inf where the sum of squares is not zero).
     """
     return fn
 
 
-def _fused_spread(name, x, axis, correction, keepdims, dt):
+def _fused_spread(name, x, axis, correction, keepdims, dt, m=None, given_mean=NoValue):
     """var or std in two passes over the (recomputed, never stored) input: the float64
-    mean, then the float64 sum of squared deviations from it."""
+    mean, then the float64 sum of squared deviations from it.  A mask ``m`` (NumPy's
+    ``where=``) is recorded: masked elements count neither in the mean nor in the sum."""
     axes = normalize_axes(axis, x.ndim, name, x.shape)
-    m = reduced_size(x.shape, axes)
     v = cast(x, float64)
-    mean = reduce_node("sum", v, axes, True, float64) / float(m)
+    if m is None:
+        size = reduced_size(x.shape, axes)
+        mean = reduce_node("sum", v, axes, True, float64) / float(size)
+    else:
+        weight = cast(_full_mask(m, x.shape), float64)
+        size = reduce_node("sum", weight, axes, keepdims, float64)
+        mean = (reduce_node("sum", _where(m, v, 0.0), axes, True, float64)
+                / reduce_node("sum", weight, axes, True, float64))
+    if given_mean is not NoValue:
+        mean = cast(operand(given_mean, name), float64)
     mean._value()   # the first pass runs now, so the second recomputes v instead of storing it
     d = v - mean
+    if m is not None:
+        d = _where(m, d, 0.0)
     ss = reduce_node("sum", d * d, axes, keepdims, float64)
-    with library_state():      # a fractional correction: rounded as the kernels round
-        divisor = m - float(correction)
-    out = ss / divisor if divisor > 0 else ss * float("nan")   # the standard's NaN
+    if m is None:
+        with library_state():      # a fractional correction: rounded as the kernels round
+            divisor = size - float(correction)
+        out = ss / divisor if divisor > 0 else ss * float("nan")   # the standard's NaN
+    else:
+        divisor = size - float(correction)
+        out = _where(divisor > 0, ss / divisor, float("nan"))
     if name == "std":
         out = FUNCTIONS["sqrt"](out)
     return cast(out, dt)
@@ -325,3 +514,54 @@ def _fused_spread(name, x, axis, correction, keepdims, dt):
 
 var = _spread("var", np.var)   # evaluates its mean on the way: nothing to replay
 std = _spread("std", np.std)
+
+
+def ptp(x, /, axis=None, out=None, keepdims=False):
+    """NumPy's peak to peak: ``max(x) - min(x)`` along ``axis`` (recorded: both
+    reductions and the difference stay lazy).
+
+    Parameters
+    ----------
+    x : Tensor or array-like
+        Numeric input (bools are refused, as NumPy refuses to subtract them).
+    axis : int or tuple of ints, optional
+    out : numpy.ndarray, optional
+    keepdims : bool
+
+    Returns
+    -------
+    Tensor
+        ``x``'s dtype; integers wrap around as NumPy's do.
+    """
+    x = operand(x, "ptp")
+    check_out(out, "ptp")
+    if x.dtype.kind == "b":
+        raise TypeError("ptp does not take bool tensors: NumPy's boolean subtract is not "
+                        "supported; cast with astype first")
+    result = max(x, axis=axis, keepdims=keepdims) - min(x, axis=axis, keepdims=keepdims)
+    return to_out(result, out, "ptp")
+
+
+def trace(x, /, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """NumPy's trace: the sum along the diagonal of ``x`` (over ``axis1`` and ``axis2``).
+
+    Parameters
+    ----------
+    x : Tensor or array-like
+        At least two dimensions.
+    offset : int
+        The diagonal's offset from the main one (positive: above it).
+    axis1, axis2 : int
+        The axes of the 2-d planes whose diagonals are summed.
+    dtype : dtype, optional
+        As for :func:`sum` (integers widen to 64 bits by default, as in NumPy).
+    out : numpy.ndarray, optional
+
+    Returns
+    -------
+    Tensor
+        The traces: ``x``'s shape without ``axis1`` and ``axis2``.
+    """
+    check_out(out, "trace")
+    d = diagonal(operand(x, "trace"), offset, axis1, axis2)
+    return to_out(sum(d, axis=-1, dtype=dtype), out, "trace")

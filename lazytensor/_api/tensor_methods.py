@@ -18,10 +18,11 @@ from .._engine.native import fastpath as _fastpath
 from .._engine.ops import OPS_LIST
 from .._engine.record import binary, unary
 from .._engine.tensor import Tensor
-from . import manipulation
-from .elementwise import FUNCTIONS, astype, positive
+from . import manipulation, ndarray_methods
+from .elementwise import FUNCTIONS, cast, positive
 from .indexing import getitem, setitem
 from .linear_algebra_functions import _matmul_op, _matmul_operand, _rmatmul_op, matmul
+from .ndarray_methods import list_operand
 from .numpy_protocols import array_function, array_ufunc
 
 # The operators, from the table's rows (OpDef.dunders): binary ones with their reflected and
@@ -43,17 +44,24 @@ def _dunders(fname):
     """The forward, reflected and in-place operator methods of table function ``fname``."""
     record = FUNCTIONS[fname]   # a table function: binary(fname, ...)
 
+    # lists and tuples are operands as NumPy's asarray makes them (t + [1, 2, 3])
     def forward(self, other):
         if type(other) in _LEAN_OPERANDS or _is_operand(other):
             return binary(fname, self, other)
+        if isinstance(other, (list, tuple)):
+            return binary(fname, self, list_operand(other, fname))
         return NotImplemented
 
     def reflected(self, other):
         if type(other) in _LEAN_OPERANDS or _is_operand(other):
             return binary(fname, other, self)
+        if isinstance(other, (list, tuple)):
+            return binary(fname, list_operand(other, fname), self)
         return NotImplemented
 
     def inplace(self, other):
+        if isinstance(other, (list, tuple)):
+            other = list_operand(other, fname)
         if not _is_operand(other):
             return NotImplemented
         return _assign_in_place(self, record(self, other), fname)
@@ -63,10 +71,15 @@ def _dunders(fname):
 
 def _assign_in_place(self, result, what):
     """``self`` takes ``result``'s node (an in-place operator ``what``), which must keep its
-    dtype and shape; tensors built from the old value keep it."""
+    shape; tensors built from the old value keep it.  A result of another dtype is cast
+    back where NumPy's ``same_kind`` rule allows it (int32 += int64, float32 *= float64),
+    as NumPy's in-place operators do."""
     if result.dtype != self.dtype:
-        raise TypeError(f"in-place {what} would change the dtype from {self.dtype.name} to "
-                        f"{result.dtype.name}")
+        if not np.can_cast(result.dtype, self.dtype, "same_kind"):
+            raise TypeError(f"in-place {what} would change the dtype from {self.dtype.name} "
+                            f"to {result.dtype.name}: cannot cast the result back with "
+                            f"casting rule 'same_kind' (as in NumPy)")
+        result = cast(result, self.dtype)
     if result.shape != self.shape:
         raise ValueError(f"in-place {what} would change the shape from {self.shape} to "
                          f"{result.shape}")
@@ -75,19 +88,9 @@ def _assign_in_place(self, result, what):
 
 
 def _imatmul(self, other):
-    other = _matmul_operand(other)
+    other = _matmul_operand(list_operand(other))
     return NotImplemented if other is None else _assign_in_place(self, matmul(self, other),
                                                                  "matmul")
-
-
-def _T(self) -> Tensor:
-    """The transpose of a 2-d tensor."""
-    if len(self._node.shape) != 2:
-        raise ValueError(f"T is defined for 2-d tensors (this one has shape {self.shape}); "
-                         f"use mT or permute_dims")
-    view = self._value().T          # a new view object: making it read-only is local
-    view.setflags(False)            # write=False
-    return Tensor._from_array(view)
 
 
 def _mT(self) -> Tensor:
@@ -95,21 +98,10 @@ def _mT(self) -> Tensor:
     return manipulation.matrix_transpose(self)
 
 
-def _reshape(self, *shape) -> Tensor:
-    """``reshape(self, shape)``; the shape may be given as one tuple or as ints."""
-    if len(shape) == 1 and not isinstance(shape[0], int):
-        shape = shape[0]
-    return manipulation.reshape(self, shape)
-
-
 def _unary_dunder(fname):
     def method(self):
         return unary(fname, self)
     return method
-
-
-def _astype(self, dtype, copy=True, device=None):
-    return astype(self, dtype, copy=copy, device=device)
 
 
 def _install() -> None:
@@ -122,14 +114,20 @@ def _install() -> None:
     for dunder, fname in _UNARY_DUNDERS.items():
         methods[f"__{dunder}__"] = _unary_dunder(fname)
     methods.update(
-        __pos__=lambda self: positive(self), __getitem__=getitem, __setitem__=setitem,
-        __matmul__=_matmul_op, __rmatmul__=_rmatmul_op, __imatmul__=_imatmul,
-        T=property(_T, doc=_T.__doc__), mT=property(_mT, doc=_mT.__doc__),
-        reshape=_reshape, astype=_astype,
+        # +x is a new tensor (as NumPy's): x += 1 on it leaves x alone
+        __pos__=lambda self: Tensor._from_node(positive(self)._node),
+        __getitem__=getitem, __setitem__=setitem,
+        # lists and tuples as NumPy's asarray makes them (x @ [1, 2, 3])
+        __matmul__=lambda self, other: _matmul_op(self, list_operand(other)),
+        __rmatmul__=lambda self, other: _rmatmul_op(self, list_operand(other)),
+        __imatmul__=_imatmul,
+        mT=property(_mT, doc=_mT.__doc__),
         # NEP 13/18: NumPy's ufuncs and functions on tensors give tensors; with
         # __array_ufunc__ set, ndarray's operators hand tensors to it (not to
         # __array_priority__, which only older NumPy paths still read)
         __array_ufunc__=array_ufunc, __array_function__=array_function)
+    # NumPy's ndarray methods, attributes and Python protocols (T, reshape, astype...)
+    methods.update(ndarray_methods.methods())
     # the C methods: values (they hand a trace, or __array__ with a dtype or copy=True, to
     # the engine's Python methods) and the operators C takes (its LT_DUNDERS, each handing
     # other operands to the Python method of that name above)

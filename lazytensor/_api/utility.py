@@ -14,70 +14,85 @@ import numpy as np
 from .._engine import dtypes as _dtypes
 from .._engine.record import reduce_node
 from .args import integer_arg, normalize_axes, normalize_axis, quiet, reduction, tensor_value, wrap
+from .elementwise import FUNCTIONS
+from .ndarray_args import check_out, mask, operand, to_out, zero_d_axis
 from .._engine.replay import memoized
 from .._engine.tensor import Tensor
 
 __all__ = ['all', 'any', 'diff']
 
 # ---- all, any, diff --------------------------------------------------------------------
-def _fused_truth(name, x, axis, keepdims):
-    """any/all as the max/min of ``x != 0`` (bool), reduced in the kernel computing ``x``;
-    None for complex input (NumPy computes it)."""
-    if not isinstance(x, Tensor) or x.dtype.kind == "c":
-        return None
+def _truth(name, x, axis, out, keepdims, where):
+    """any/all with NumPy's arguments: the max/min of ``x != 0`` (bool), reduced in the
+    kernel computing ``x``; a ``where=`` mask is recorded (masked elements count as the
+    identity: False for any, True for all).  Complex input is computed by NumPy."""
+    x = operand(x, name)
+    check_out(out, name)
+    axis = zero_d_axis(axis, x)
+    m = mask(where, x, name)
+    if x.dtype.kind == "c":
+        result = reduction(name, x, axis, keepdims,
+                           lambda v, axes: getattr(np, name)(
+                               v, axis=axes, keepdims=keepdims,
+                               where=True if m is None else m._value()))
+        return to_out(result, out, name)
     axes = normalize_axes(axis, x.ndim, name, x.shape)
     truth = x if x.dtype == _dtypes.bool_ else x != 0
-    return reduce_node("max" if name == "any" else "min", truth, axes, keepdims, _dtypes.bool_)
+    if m is not None:
+        truth = FUNCTIONS["where"](m, truth, name == "all")
+    result = reduce_node("max" if name == "any" else "min", truth, axes, keepdims,
+                         _dtypes.bool_)
+    return to_out(result, out, name)
 
 
 @memoized
-def all(x, /, *, axis=None, keepdims=False):
+def all(x, /, axis=None, out=None, keepdims=False, *, where=True):
     """Test whether all elements along ``axis`` are true (non-zero).
 
     Parameters
     ----------
-    x : Tensor
+    x : Tensor or array-like
         Input of any dtype; NaN and complex values with a non-zero component count as true.
     axis : int or tuple of ints, optional
         Axes to reduce (all by default).
+    out : numpy.ndarray, optional
+        NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
     keepdims : bool
         Keep the reduced axes as length-one axes.
+    where : bool tensor or array-like, optional
+        NumPy's: only the elements where it is true are tested.
 
     Returns
     -------
     Tensor
         A bool tensor; an empty reduction gives True.
     """
-    fused = _fused_truth("all", x, axis, keepdims)
-    if fused is not None:
-        return fused
-    return reduction("all", x, axis, keepdims,
-                  lambda v, axes: np.all(v, axis=axes, keepdims=keepdims))
+    return _truth("all", x, axis, out, keepdims, where)
 
 
 @memoized
-def any(x, /, *, axis=None, keepdims=False):
+def any(x, /, axis=None, out=None, keepdims=False, *, where=True):
     """Test whether any element along ``axis`` is true (non-zero).
 
     Parameters
     ----------
-    x : Tensor
+    x : Tensor or array-like
         Input of any dtype; NaN and complex values with a non-zero component count as true.
     axis : int or tuple of ints, optional
         Axes to reduce (all by default).
+    out : numpy.ndarray, optional
+        NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
     keepdims : bool
         Keep the reduced axes as length-one axes.
+    where : bool tensor or array-like, optional
+        NumPy's: only the elements where it is true are tested.
 
     Returns
     -------
     Tensor
         A bool tensor; an empty reduction gives False.
     """
-    fused = _fused_truth("any", x, axis, keepdims)
-    if fused is not None:
-        return fused
-    return reduction("any", x, axis, keepdims,
-                  lambda v, axes: np.any(v, axis=axes, keepdims=keepdims))
+    return _truth("any", x, axis, out, keepdims, where)
 
 
 def _edge(value, x, axis: int, name: str) -> np.ndarray:
