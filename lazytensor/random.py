@@ -34,7 +34,7 @@ from numpy.random import (MT19937, PCG64, PCG64DXSM, SFC64, BitGenerator, Philox
 
 from ._api.creation import asarray
 from ._engine.dtypes import canonical_dtype
-from ._engine.errors import Unsupported
+from ._engine.errors import Unsupported, writes_into_tensor
 from ._engine.tensor import Tensor
 
 __all__ = ['Generator', 'RandomState', 'default_rng', 'BitGenerator', 'SeedSequence', 'MT19937',
@@ -64,7 +64,6 @@ _RANDOMSTATE_METHODS = (
 # ('seed', 'ranf', 'sample' are functions of their own, defined below)
 _LEGACY = tuple(n for n in _RANDOMSTATE_METHODS if n not in ('seed', 'tomaxint'))
 
-_WRITES = "writes into tensors come with the views work"
 
 
 # ---- adapting one call ---------------------------------------------------------------------
@@ -97,8 +96,8 @@ def _dtype(d, where: str):
 
 def _no_tensor_out(out, where: str):
     if isinstance(out, Tensor):
-        raise Unsupported(f"{where}: out= given a Tensor is not supported yet ({_WRITES}); "
-                          f"omit out= to get a new tensor, or pass a NumPy array")
+        raise writes_into_tensor(f"{where}(..., out=<Tensor>)",
+                                 "omit out= to get a new tensor, or pass a NumPy array")
 
 
 def _params(np_method) -> list:
@@ -120,9 +119,9 @@ def _delegate(np_cls, name: str, owner: str):
     if name == "shuffle":
         def method(self, x, *args, **kwargs):
             if isinstance(x, Tensor):
-                raise Unsupported(f"{where}: shuffling a tensor in place is not supported yet "
-                                  f"({_WRITES}); use permutation(x) (or permuted(x, axis=...)"
-                                  f") for a shuffled copy")
+                raise writes_into_tensor(f"{where}(tensor) (a shuffle in place)",
+                                         "use permutation(x) (or permuted(x, axis=...)) "
+                                         "for a shuffled copy")
             return getattr(self._np, name)(x, *args, **kwargs)   # a list or an ndarray
     elif name == "spawn":
         def method(self, *args, **kwargs):

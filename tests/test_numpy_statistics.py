@@ -311,7 +311,7 @@ def test_polyval_matches_numpy_and_is_recorded(p, x):
     (lambda: lt.histogram(lt.asarray(V), bins=-1), ValueError, "histogram: "),
     (lambda: lt.nansum(lt.asarray(V), where=lt.asarray(V) > 2), TypeError,
      "nansum: where= is not supported"),
-    (lambda: lt.nanmean(object()), TypeError, "nanmean: expected a Tensor or an array_like"),
+    (lambda: lt.nanmean(object()), TypeError, "nanmean: expected a Tensor or an array-like"),
     (lambda: lt.nanmean(lt.asarray([1.0]), axis=1), np.exceptions.AxisError, "nanmean: axis 1"),
 ])
 def test_errors_name_the_function(call, error, match):
@@ -326,7 +326,7 @@ def test_errors_name_the_function(call, error, match):
     lambda out: lt.nancumsum(lt.asarray(V), out=out),
 ])
 def test_out_is_refused_as_a_write_into_a_tensor(call):
-    with pytest.raises(lt.Unsupported, match="out= is not supported yet"):
+    with pytest.raises(lt.Unsupported, match="out=.*would write into a tensor"):
         call(lt.zeros(()))
 
 

@@ -298,7 +298,7 @@ def test_result_dtype_lazytensor_does_not_serve():
     lambda: lt.random.shuffle])
 def test_shuffle_of_a_tensor_raises(shuffle):
     t = lt.asarray([1.0, 2.0, 3.0])
-    with pytest.raises(TypeError, match="shuffling a tensor in place is not supported yet"
+    with pytest.raises(TypeError, match=r"a shuffle in place\) would write into a tensor"
                                         ".*permutation"):
         shuffle()(t)
     assert t.tolist() == [1.0, 2.0, 3.0]
@@ -327,7 +327,7 @@ def test_shuffle_of_arrays_and_lists_is_numpys(global_state):
                                        ("permuted", (np.arange(4.0),))])
 def test_out(name, args):
     g, ref = rngs()
-    with pytest.raises(TypeError, match="out= given a Tensor is not supported yet"):
+    with pytest.raises(TypeError, match="out=<Tensor>.*would write into a tensor"):
         getattr(g, name)(*args, out=lt.zeros(4))
     out, ref_out = np.zeros(4), np.zeros(4)
     r = getattr(g, name)(*args, out=out)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import dtypes as _dtypes
-from .._engine.errors import Unsupported
+from .._engine.errors import writes_into_tensor as writes_unsupported
 from .._engine.shapes import broadcast_shapes_cached
 from .._engine.tensor import Tensor
 from .creation import asarray
@@ -29,13 +29,6 @@ def operand(x, what: str) -> Tensor:
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{what}: expected a Tensor or an array-like, got "
                         f"{type(x).__name__} ({exc})") from None
-
-
-def writes_unsupported(what: str, instead: str) -> Unsupported:
-    """The error for a NumPy call that would write into a tensor's memory."""
-    return Unsupported(f"{what} would write into a tensor: writes into tensors through "
-                       f"out= and in-place methods are not supported yet (they come with "
-                       f"views); {instead}")
 
 
 def check_out(out, what: str) -> None:

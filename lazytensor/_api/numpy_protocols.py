@@ -33,7 +33,7 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
 from .._engine import dtypes as _dtypes
-from .._engine.errors import Unsupported
+from .._engine.errors import Unsupported, writes_into_tensor
 from .._engine.ops import OPS_LIST
 from .._engine.record import binary, unary
 from .._engine.tensor import Tensor, leaf_of
@@ -68,11 +68,9 @@ _state = threading.local()      # the NumPy functions being dispatched on this t
 
 
 def _writes_into_tensor(what: str) -> Unsupported:
-    return Unsupported(
-        f"{what} would write into a lazytensor Tensor; writes into tensors through out=, "
-        f"ufunc.at and NumPy's in-place functions are not supported yet (they come with "
-        f"views). Use the returned value instead (e.g. y = np.add(a, b) rather than "
-        f"np.add(a, b, out=t)), or write into a NumPy array (np.asarray(t, copy=True))")
+    return writes_into_tensor(what, "use the returned value instead (e.g. y = np.add(a, b) "
+                                    "rather than np.add(a, b, out=t)), or write into a NumPy "
+                                    "array (np.asarray(t, copy=True))")
 
 
 def _package():

@@ -15,32 +15,19 @@ import inspect
 
 import numpy as np
 
-from .._engine.errors import Unsupported
+from .._engine.errors import writes_into_tensor
+from .ndarray_args import operand as as_tensor  # noqa: F401  (re-exported)
 from .._engine.tensor import Tensor
 from .args import quiet, wrap
-from .creation import asarray
 
 _ERRORS = (ValueError, TypeError, IndexError, ZeroDivisionError)
 
 
 def no_out(out, name: str) -> None:
-    """Refuse ``out=``: writes into tensors come with the views issue."""
+    """Refuse ``out=``: writes into tensors come with views."""
     if out is not None:
-        raise Unsupported(f"{name}: out= is not supported yet (writes into tensors through "
-                          f"out= come with views); use the returned tensor instead: "
-                          f"y = lt.{name}(...)")
-
-
-def as_tensor(a, name: str) -> Tensor:
-    """``a`` as a Tensor: tensors pass, array_likes (lists, NumPy arrays, scalars) are
-    converted as ``lt.asarray`` converts them."""
-    if isinstance(a, Tensor):
-        return a
-    try:
-        return asarray(a)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name}: expected a Tensor or an array_like, got "
-                        f"{type(a).__name__} ({exc})") from None
+        raise writes_into_tensor(f"{name}(..., out=...)",
+                                 f"use the returned tensor instead: y = lt.{name}(...)")
 
 
 def to_numpy(obj):
