@@ -11,9 +11,9 @@ def f32(shape):
 
 
 def test_shapes_that_do_not_broadcast_name_both_shapes():
-    with pytest.raises(ValueError, match=r"add: shapes \(3,\) and \(4,\) do not broadcast"):
+    with pytest.raises(ValueError, match=r"add: operands could not be broadcast together with shapes \(3,\) \(4,\)"):
         f32(3) + f32(4)
-    with pytest.raises(ValueError, match=r"\(2, 3\) and \(3, 2\)"):
+    with pytest.raises(ValueError, match=r"multiply: operands could not be broadcast together with shapes \(2, 3\) \(3, 2\)"):
         lt.multiply(f32((2, 3)), f32((3, 2)))
     with pytest.raises(ValueError, match="where"):
         lt.where(f32(3) > 0, f32(4), 1.0)
@@ -30,8 +30,9 @@ def test_error_is_raised_when_recording_not_when_evaluating():
 
 
 @pytest.mark.parametrize("call,op,dtype", [
-    (lambda: lt.exp(lt.asarray(np.arange(3))), "exp", "int64"),
-    (lambda: lt.sqrt(lt.asarray(np.array([True]))), "sqrt", "bool"),
+    # (exp/sqrt of integers give NumPy's float result: tests/test_numpy_names.py)
+    (lambda: lt.reciprocal(lt.asarray(np.arange(3))), "reciprocal", "int64"),
+    (lambda: lt.nn.gelu(lt.asarray(np.array([True]))), "gelu", "bool"),
     (lambda: lt.bitwise_and(f32(2), f32(2)), "bitwise_and", "float32"),
     (lambda: lt.logical_and(f32(2), f32(2)), "logical_and", "float32"),
     (lambda: lt.add(lt.asarray([True]), lt.asarray([False])), "add", "bool"),

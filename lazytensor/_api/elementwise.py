@@ -140,10 +140,25 @@ def _astype(x, dtype, /, *, copy=True, device=None):
     return Tensor._from_node(cast_node(x._node, dtype))
 
 
-def _python_where(condition, x1, x2, /):
+_MISSING = object()
+
+
+def _python_where(condition, x1=_MISSING, x2=_MISSING, /):
     """Elements of ``x1`` where ``condition`` is true, else of ``x2`` (broadcast together):
     what C's ``where`` hands over (anything but tensors of one shape and real dtype with a
-    bool condition, which C records itself)."""
+    bool condition, which C records itself).  With the condition alone it is NumPy's
+    one-argument ``where``: ``nonzero(condition)`` (the standard has only three arguments)."""
+    if x1 is _MISSING and x2 is _MISSING:
+        from .searching import nonzero
+
+        condition = _as_tensor(condition, "where")
+        if not isinstance(condition, Tensor):
+            from .creation import asarray
+
+            condition = asarray(condition)
+        return nonzero(condition)
+    if x1 is _MISSING or x2 is _MISSING:
+        raise ValueError("where: either both or neither of x and y should be given")
     condition = _as_tensor(condition, "where")
     if not isinstance(condition, Tensor) or condition.dtype != _dtypes.bool_:
         got = condition.dtype.name if isinstance(condition, Tensor) else type(condition).__name__
@@ -270,11 +285,59 @@ def _classify(name, int_value):
     return fn
 
 
+@functools.lru_cache(maxsize=256)
+def _numpy_float(dtypes: tuple) -> np.dtype:
+    """NumPy's float dtype for integer or bool operands of a float function (that of
+    ``np.sqrt`` / ``np.arctan2``): float16 for (u)int8 and bool, float32 for (u)int16,
+    float64 for wider integers; Python scalars (types here) are weak."""
+    args = [np.zeros(0, d) if isinstance(d, np.dtype) else d(1) for d in dtypes]
+    return (np.sqrt(*args) if len(args) == 1 else np.arctan2(*args)).dtype
+
+
+def _numpy_float_operands(name, args):
+    """The operands of float function ``name`` with integer and bool tensors cast to NumPy's
+    float dtype (the standard leaves integer inputs unspecified; NumPy gives floats), or
+    None when no operand is one."""
+    args = [_as_tensor(a, name) for a in args]
+    dts = [a.dtype if isinstance(a, Tensor) else type(a) for a in args]
+    if not any(isinstance(d, np.dtype) and d.kind in "biu" for d in dts) \
+            or any(isinstance(d, np.dtype) and d.kind not in "biuf" or d is complex
+                   for d in dts):
+        return None
+    try:
+        dt = _numpy_float(tuple(dts))
+    except TypeError:
+        return None
+    return [astype(a, dt) if isinstance(a, Tensor) and a.dtype.kind in "biu" else a
+            for a in args]
+
+
 def _make_function(name):
     op = OPS[name]
-    if op.arity == 1:
+    # a float function given integers: NumPy's float result (sqrt(int64) is float64); the
+    # common float call pays nothing, the integer one is recognized by its TypeError
+    promote_ints = "i" not in op.kinds and name != "reciprocal"
+    if op.arity == 1 and promote_ints:
+        def fn(x, /):
+            try:
+                return unary(name, x)
+            except TypeError:
+                args = _numpy_float_operands(name, (x,))
+                if args is None:
+                    raise
+            return unary(name, *args)
+    elif op.arity == 1:
         def fn(x, /):
             return unary(name, x)
+    elif promote_ints:
+        def fn(x1, x2, /):
+            try:
+                return binary(name, x1, x2)
+            except TypeError:
+                args = _numpy_float_operands(name, (x1, x2))
+                if args is None:
+                    raise
+            return binary(name, *args)
     else:
         def fn(x1, x2, /):
             return binary(name, x1, x2)

@@ -1,0 +1,158 @@
+"""NumPy's creation and manipulation names beside the Array API's: ``array``,
+``concatenate``, the ``*stack`` and ``*split`` families, ``pad``, ``rot90``, ``atleast_*d``,
+``append``/``insert``/``delete``, NumPy's ``unique``, ``diag``, ``tri``, ``indices``,
+``fromfunction``, ``mgrid``/``ogrid``, ``logspace``/``geomspace``, ``identity``.
+
+Views of an input (``fliplr``, ``flipud``, ``rot90``, ``atleast_*d``) are recorded through
+lazytensor's own functions and stay lazy; functions that build new values run NumPy's own on
+the values (as ``lt.concat`` does) and return tensors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._engine.tensor import Tensor
+from .args import integer_arg, normalize_axis
+from .creation import asarray, eye
+from .manipulation import flip, permute_dims, reshape, unstack
+from .numpy_dtypes import as_dtype
+from .numpy_values import on_values, wrap
+
+
+def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
+    """A tensor from ``object`` (NumPy's ``array``: a copy by default).
+
+    Parameters
+    ----------
+    object : Tensor, array-like, Python scalar or nested sequence
+    dtype : dtype, optional
+        Inferred as NumPy does by default (Python ints give int64, floats float64).
+    copy : bool or None
+        ``True`` (the default) copies; ``None`` only when needed; ``False`` never
+        (``ValueError`` if a copy is needed), as in NumPy 2.
+    order : {"K", "A", "C", "F"}
+        Accepted for compatibility; a tensor's layout is lazytensor's to choose (values
+        are the same).
+    ndmin : int
+        Leading axes of length one are added up to this many dimensions.
+    """
+    if order not in ("K", "A", "C", "F", None):
+        raise ValueError(f"array: order must be one of 'K', 'A', 'C', 'F', got {order!r}")
+    t = asarray(object, dtype=as_dtype(dtype), copy=copy)
+    ndmin = integer_arg(ndmin, "array", "ndmin")
+    if t.ndim < ndmin:
+        t = reshape(t, (1,) * (ndmin - t.ndim) + t.shape)
+    return t
+
+
+def identity(n, dtype=None, *, like=None):
+    """The ``n`` by ``n`` identity matrix (float64 by default)."""
+    return eye(integer_arg(n, "identity", "n"), dtype=as_dtype(dtype))
+
+
+def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
+    """``function(*indices)``: the function is called once with one tensor of coordinates
+    per axis (of ``dtype``, float64 by default), as NumPy does; lazytensor functions in it
+    are recorded lazily."""
+    return function(*unstack(indices(shape, dtype=dtype)), **kwargs)
+
+
+class _Grid:
+    """``mgrid`` / ``ogrid``: NumPy's index tricks, returning tensors."""
+
+    def __init__(self, np_grid, name):
+        self._grid, self._name = np_grid, name
+
+    def __getitem__(self, key):
+        return wrap(self._grid[key], self._name)
+
+    def __repr__(self):
+        return f"lazytensor.{self._name}"
+
+
+mgrid = _Grid(np.mgrid, "mgrid")
+ogrid = _Grid(np.ogrid, "ogrid")
+
+
+def _tensor(x, what):
+    return x if isinstance(x, Tensor) else asarray(x)
+
+
+def fliplr(m, /):
+    """``m`` with its columns reversed (axis 1; a view)."""
+    m = _tensor(m, "fliplr")
+    if m.ndim < 2:
+        raise ValueError(f"fliplr: the input must have at least 2 dimensions, got shape "
+                         f"{m.shape}")
+    return flip(m, axis=1)
+
+
+def flipud(m, /):
+    """``m`` with its rows reversed (axis 0; a view)."""
+    m = _tensor(m, "flipud")
+    if m.ndim < 1:
+        raise ValueError("flipud: the input must have at least 1 dimension, got a 0-d tensor")
+    return flip(m, axis=0)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """``m`` rotated by 90 degrees ``k`` times in the plane of ``axes``, from the first
+    axis toward the second (NumPy's ``rot90``; a view)."""
+    m = _tensor(m, "rot90")
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError(f"rot90: axes must have 2 entries, got {axes!r}")
+    a0, a1 = (normalize_axis(a, m.ndim, "rot90", name="axes") for a in axes)
+    if a0 == a1:
+        raise ValueError(f"rot90: axes must be different, got {axes!r}")
+    k = integer_arg(k, "rot90", "k") % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return flip(flip(m, axis=a0), axis=a1)
+    perm = list(range(m.ndim))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    if k == 1:
+        return permute_dims(flip(m, axis=a1), tuple(perm))
+    return flip(permute_dims(m, tuple(perm)), axis=a1)
+
+
+def _atleast(n):
+    def one(x):
+        x = _tensor(x, f"atleast_{n}d")
+        if x.ndim >= n:
+            return x
+        if n == 3 and x.ndim == 1:
+            return reshape(x, (1, x.shape[0], 1))
+        if n == 3 and x.ndim == 2:
+            return reshape(x, x.shape + (1,))
+        return reshape(x, (1,) * (n - x.ndim) + x.shape)
+
+    def fn(*arys):
+        out = tuple(one(x) for x in arys)
+        return out[0] if len(out) == 1 else out
+    fn.__name__ = fn.__qualname__ = f"atleast_{n}d"
+    fn.__doc__ = (f"The inputs viewed with at least {n} dimensions, as NumPy's "
+                  f"``atleast_{n}d`` (one tensor for one input, else a tuple).")
+    return fn
+
+
+atleast_1d, atleast_2d, atleast_3d = _atleast(1), _atleast(2), _atleast(3)
+
+
+def indices(dimensions, dtype=int, sparse=False):
+    """The coordinates of a grid of shape ``dimensions`` (NumPy's ``indices``)."""
+    return wrap(np.indices(tuple(dimensions), dtype=as_dtype(dtype), sparse=sparse), "indices")
+
+
+FUNCTIONS = {f.__name__: f for f in (array, identity, fromfunction, fliplr, flipud, rot90,
+                                     atleast_1d, atleast_2d, atleast_3d, indices)}
+FUNCTIONS.update(mgrid=mgrid, ogrid=ogrid)
+# built by NumPy on the values
+FUNCTIONS.update({name: on_values(name) for name in (
+    "concatenate", "vstack", "hstack", "dstack", "column_stack", "block", "split",
+    "array_split", "hsplit", "vsplit", "dsplit", "pad", "append", "insert", "delete",
+    "unique", "resize", "trim_zeros", "diag", "diagflat", "tri", "vander", "logspace",
+    "geomspace", "tril_indices", "triu_indices", "diag_indices", "tril_indices_from",
+    "triu_indices_from", "unravel_index", "ravel_multi_index", "ediff1d")})
