@@ -505,7 +505,7 @@ def linspace(start, stop, /, num=50, endpoint=True, retstep=False, dtype=None, a
     endpoint : bool
         Whether ``stop`` is the last value (else the interval is ``[start, stop)``).
     retstep : bool
-        NumPy's: also return the step (a Python number).
+        NumPy's: also return the step (a NumPy scalar, as NumPy's).
     axis : int
         NumPy's; the result is one-dimensional, so 0 or -1.
 
@@ -538,7 +538,7 @@ def linspace(start, stop, /, num=50, endpoint=True, retstep=False, dtype=None, a
     with np.errstate(over="ignore", invalid="ignore"), library_state():
         arr, step = np.linspace(values[0], values[1], num, endpoint=bool(endpoint),
                                 dtype=dtype, retstep=True)
-    return (Tensor._from_array(arr), step.item()) if retstep else Tensor._from_array(arr)
+    return (Tensor._from_array(arr), step) if retstep else Tensor._from_array(arr)
 
 
 def eye(n_rows, n_cols=None, /, k=0, dtype=None, order="C", *, device=None,

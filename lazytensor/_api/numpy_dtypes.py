@@ -38,7 +38,7 @@ class ScalarType(type):
             return NotImplemented
 
     def __ne__(cls, other):
-        eq = cls.__eq__(other)
+        eq = ScalarType.__eq__(cls, other)
         return eq if eq is NotImplemented else not eq
 
     def __hash__(cls):
@@ -86,8 +86,7 @@ SCALAR_TYPES = {name: _scalar_type(name, dt) for name, dt in _NAMES.items()}
 # NumPy's other spellings of the same types (C names and platform aliases, as in NumPy 2)
 _ALIASES = {"bool_": "bool", "byte": "int8", "ubyte": "uint8", "short": "int16",
             "ushort": "uint16", "intc": "int32", "uintc": "uint32", "int_": "int64",
-            "intp": "int64", "uint": "uint64", "uintp": "uint64", "longlong": "int64",
-            "ulonglong": "uint64", "half": "float16", "single": "float32",
+            "intp": "int64", "uint": "uint64", "uintp": "uint64", "half": "float16", "single": "float32",
             "double": "float64", "csingle": "complex64", "cdouble": "complex128"}
 ALIASES = {alias: SCALAR_TYPES[name] for alias, name in _ALIASES.items()
            if np.dtype(getattr(np, alias)) == SCALAR_TYPES[name].dtype}

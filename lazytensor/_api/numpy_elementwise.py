@@ -75,10 +75,13 @@ def _fminmax(name, pick):
         (a, b), dt = _operands(name, name, x1, x2)
         if dt.kind != "f":
             return pick(a, b)
-        from .creation import asarray
-
-        a, b = (v if isinstance(v, Tensor) else asarray(v, dtype=dt) for v in (a, b))
+        if not isinstance(a, Tensor):       # a scalar operand: its NaN-ness is known
+            a, b = b, a
         # NaN loses: the other operand where one is NaN, the ordinary extremum elsewhere
+        if not isinstance(b, Tensor):
+            if b != b:
+                return astype(a, dt, copy=False)
+            return where(_F["isnan"](a), b, pick(a, b))
         return where(_F["isnan"](b), a, where(_F["isnan"](a), b, pick(a, b)))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"Elementwise {'maximum' if name == 'fmax' else 'minimum'} that ignores NaN "
@@ -126,7 +129,8 @@ def sinc(x, /):
     (x,), dt = _operands("sinc", "sinc", x)
     if x.dtype.kind != "f":
         x = astype(x, dt)
-    y = math.pi * where(x == 0, 1.0e-20, x)
+    x = math.pi * x
+    y = where(x == 0, float(np.finfo(x.dtype).eps), x)     # NumPy's: sin(eps)/eps is 1
     return _F["sin"](y) / y
 
 

@@ -39,17 +39,20 @@ def select(condlist, choicelist, default=0):
     if not condlist:
         raise ValueError("select with an empty condition list is not possible")
     conds = [_tensor(c, "select") for c in condlist]
-    choices = [_tensor(c, "select") for c in choicelist]
     for i, c in enumerate(conds):
         if c.dtype.kind != "b":
             raise TypeError(f"select: invalid entry {i} in condlist: should be boolean "
                             f"ndarray, got {c.dtype.name}")
-    dflt = _tensor(default, "select")
-    dtype = np.result_type(*(c.dtype for c in choices), dflt.dtype)
-    out = astype(dflt, dtype, copy=False)
-    for c, ch in zip(reversed(conds), reversed(choices)):
-        out = where(c, astype(ch, dtype, copy=False), out)
-    shape = broadcast_shapes_cached(tuple(t.shape for t in conds + choices + [dflt]))
+    # NumPy's promotion: Python scalars are weak, anything else counts by its dtype
+    values = [v if type(v) in (int, float, complex) else _tensor(v, "select")
+              for v in (*choicelist, default)]
+    dtype = np.result_type(*(v.dtype if isinstance(v, Tensor) else v for v in values))
+    values = [astype(v, dtype, copy=False) if isinstance(v, Tensor) else v for v in values]
+    out = values[-1] if isinstance(values[-1], Tensor) else asarray(values[-1], dtype=dtype)
+    for c, ch in zip(reversed(conds), reversed(values[:-1])):
+        out = where(c, ch, out)
+    tensors = [v for v in values if isinstance(v, Tensor)]
+    shape = broadcast_shapes_cached(tuple(t.shape for t in conds + tensors))
     if shape is not None and out.shape != shape:
         from .manipulation import broadcast_to
 
