@@ -285,6 +285,9 @@ LOGIC = {
     "setdiff1d": lambda xp, v, i: xp.setdiff1d(i, xp.asarray([1, 2])),
     "setxor1d": lambda xp, v, i: xp.setxor1d(i, xp.asarray([1, 2, 9])),
     "isin": lambda xp, v, i: xp.isin(i, xp.asarray([1, 3])),
+    "isin(list, invert positional)": lambda xp, v, i: xp.isin(i, [1, 3], False, True),
+    "take_along_axis(axis positional)": lambda xp, v, i: xp.take_along_axis(
+        xp.reshape(v, (2, 3)), xp.argsort(xp.reshape(v, (2, 3)), axis=1), 1),
     "logical_and/greater aliases": lambda xp, v, i: (xp.logical_and(v > 1, v < 5),
                                                       xp.greater(v, 2), xp.equal(i, 1)),
 }

@@ -56,6 +56,7 @@ UNSUPPORTED = {
     "void": "tensors hold numbers only (no structured dtypes)",
     "datetime64": "tensors hold numbers only; store int64 timestamps",
     "timedelta64": "tensors hold numbers only; store int64 durations",
+    "isnat": "tensors hold numbers only (no datetimes)",
     "longdouble": "the widest float is float64", "float128": "the widest float is float64",
     "clongdouble": "the widest complex is complex128",
     "complex256": "the widest complex is complex128",
