@@ -219,6 +219,19 @@ ARRAYS = {
     "tril(k positional)": lambda xp, a: xp.tril(a, -1),
     "resize": lambda xp, a: xp.resize(a, (3, 3)),
     "trim_zeros": lambda xp, a: xp.trim_zeros(xp.concatenate([a[0] * 0, a[1]])),
+    "asanyarray": lambda xp, a: xp.asanyarray(a, dtype=xp.float32),
+    "ascontiguousarray": lambda xp, a: xp.ascontiguousarray(a),
+    "asfortranarray": lambda xp, a: xp.asfortranarray(a),
+    "asarray_chkfinite": lambda xp, a: xp.asarray_chkfinite(a),
+    "r_": lambda xp, a: xp.r_[a[0], 7, a[1]],
+    "c_": lambda xp, a: xp.c_[a[0], a[1]],
+    "ix_": lambda xp, a: xp.ix_(xp.asarray([0, 1]), xp.asarray([2, 0])),
+    "compress": lambda xp, a: xp.compress(xp.asarray([True, False, True]), a, axis=1),
+    "choose": lambda xp, a: xp.choose(xp.asarray([1, 0, 1]), [a[0], a[1]]),
+    "rollaxis": lambda xp, a: xp.rollaxis(xp.dstack([a, a]), 2),
+    "packbits": lambda xp, a: xp.packbits(a > 2, axis=1),
+    "windows": lambda xp, a: (xp.hanning(5), xp.hamming(4), xp.kaiser(4, 5.0)),
+    "ediff1d": lambda xp, a: xp.ediff1d(a, to_begin=0),
 }
 PAD_MODES = ["constant", "edge", "reflect", "symmetric", "wrap", "linear_ramp", "maximum"]
 
@@ -226,7 +239,8 @@ PAD_MODES = ["constant", "edge", "reflect", "symmetric", "wrap", "linear_ramp", 
 @pytest.mark.parametrize("dtype", ["int64", "float32", "bool"])
 @pytest.mark.parametrize("name", ARRAYS)
 def test_arrays_like_numpy(name, dtype):
-    if dtype == "bool" and name in ("fromfunction", "mgrid", "ogrid", "logspace"):
+    if dtype == "bool" and name in ("fromfunction", "mgrid", "ogrid", "logspace", "windows",
+                                    "ediff1d"):
         return   # no array input: one dtype is enough
     got, ref = call_both(ARRAYS[name], A.astype(dtype))
     same(got, ref)
@@ -347,6 +361,9 @@ def test_issubdtype_like_numpy(a, b):
 
 def test_dtype_and_ndarray():
     assert lt.dtype("float32") == np.float32 and lt.dtype(lt.int8) == np.dtype("int8")
+    assert lt.promote_types(lt.int8, lt.float32) == np.promote_types(np.int8, np.float32)
+    with pytest.raises(ValueError, match="must not contain infs or NaNs"):
+        lt.asarray_chkfinite([1.0, np.nan])
     assert isinstance(lt.ones(2), lt.ndarray) and not isinstance(np.ones(2), lt.ndarray)
 
 

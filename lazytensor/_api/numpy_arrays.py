@@ -1,7 +1,8 @@
 """NumPy's creation and manipulation names beside the Array API's: ``array``,
 ``concatenate``, the ``*stack`` and ``*split`` families, ``pad``, ``rot90``, ``atleast_*d``,
 ``append``/``insert``/``delete``, NumPy's ``unique``, ``diag``, ``tri``, ``indices``,
-``fromfunction``, ``mgrid``/``ogrid``, ``logspace``/``geomspace``, ``identity``.
+``fromfunction``, ``mgrid``/``ogrid``/``r_``/``c_``, ``logspace``/``geomspace``, ``identity``,
+the ``as*array`` conversions, window functions.
 
 Views of an input (``fliplr``, ``flipud``, ``rot90``, ``atleast_*d``) are recorded through
 lazytensor's own functions and stay lazy; functions that build new values run NumPy's own on
@@ -17,7 +18,7 @@ from .args import integer_arg, normalize_axis
 from .creation import asarray, eye
 from .manipulation import flip, permute_dims, reshape, unstack
 from .numpy_dtypes import as_dtype
-from .numpy_values import on_values, wrap
+from .numpy_values import on_values, to_values, wrap
 
 
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
@@ -146,13 +147,62 @@ def indices(dimensions, dtype=int, sparse=False):
     return wrap(np.indices(tuple(dimensions), dtype=as_dtype(dtype), sparse=sparse), "indices")
 
 
+def asanyarray(a, dtype=None, order=None, *, like=None):
+    """``asarray`` (tensors have no subclasses to keep)."""
+    return asarray(a, dtype=as_dtype(dtype))
+
+
+def ascontiguousarray(a, dtype=None, *, like=None):
+    """``asarray``: a tensor's layout is lazytensor's to choose (values are the same)."""
+    return asarray(a, dtype=as_dtype(dtype))
+
+
+asfortranarray = ascontiguousarray
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    """``asarray``, then ``ValueError`` if an element is infinite or NaN (this reads the
+    values, as NumPy's does)."""
+    t = asarray(a, dtype=as_dtype(dtype))
+    if t.dtype.kind in "fc" and not np.isfinite(t._value()).all():
+        raise ValueError("array must not contain infs or NaNs")
+    return t
+
+
+class _Concatenator:
+    """``r_`` / ``c_``: NumPy's index tricks on tensors, returning a tensor."""
+
+    def __init__(self, np_obj, name):
+        self._obj, self._name = np_obj, name
+
+    def __getitem__(self, key):
+        key = tuple(to_values(k) for k in key) if isinstance(key, tuple) else to_values(key)
+        return wrap(self._obj[key], self._name)
+
+    def __len__(self):
+        return 0
+
+    def __repr__(self):
+        return f"lazytensor.{self._name}"
+
+
+r_ = _Concatenator(np.r_, "r_")
+c_ = _Concatenator(np.c_, "c_")
+
+
 FUNCTIONS = {f.__name__: f for f in (array, identity, fromfunction, fliplr, flipud, rot90,
-                                     atleast_1d, atleast_2d, atleast_3d, indices)}
-FUNCTIONS.update(mgrid=mgrid, ogrid=ogrid)
+                                     atleast_1d, atleast_2d, atleast_3d, indices, asanyarray,
+                                     ascontiguousarray, asarray_chkfinite)}
+# index expressions hold no arrays: NumPy's own objects
+FUNCTIONS.update(mgrid=mgrid, ogrid=ogrid, r_=r_, c_=c_, s_=np.s_, index_exp=np.index_exp,
+                 asfortranarray=asfortranarray)
 # built by NumPy on the values
 FUNCTIONS.update({name: on_values(name) for name in (
     "concatenate", "vstack", "hstack", "dstack", "column_stack", "block", "split",
     "array_split", "hsplit", "vsplit", "dsplit", "pad", "append", "insert", "delete",
     "unique", "resize", "trim_zeros", "diag", "diagflat", "tri", "vander", "logspace",
     "geomspace", "tril_indices", "triu_indices", "diag_indices", "tril_indices_from",
-    "triu_indices_from", "unravel_index", "ravel_multi_index", "ediff1d")})
+    "triu_indices_from", "diag_indices_from", "mask_indices", "unravel_index",
+    "ravel_multi_index", "ediff1d", "ix_", "rollaxis", "compress", "choose", "packbits",
+    "unpackbits", "bartlett", "blackman", "hamming", "hanning", "kaiser")})
+FUNCTIONS["row_stack"] = FUNCTIONS["vstack"]     # NumPy's deprecated name of vstack

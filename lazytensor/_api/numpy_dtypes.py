@@ -86,7 +86,8 @@ SCALAR_TYPES = {name: _scalar_type(name, dt) for name, dt in _NAMES.items()}
 # NumPy's other spellings of the same types (C names and platform aliases, as in NumPy 2)
 _ALIASES = {"bool_": "bool", "byte": "int8", "ubyte": "uint8", "short": "int16",
             "ushort": "uint16", "intc": "int32", "uintc": "uint32", "int_": "int64",
-            "intp": "int64", "uint": "uint64", "uintp": "uint64", "half": "float16", "single": "float32",
+            "intp": "int64", "uint": "uint64", "uintp": "uint64", "long": "int64",
+            "ulong": "uint64", "half": "float16", "single": "float32",
             "double": "float64", "csingle": "complex64", "cdouble": "complex128"}
 ALIASES = {alias: SCALAR_TYPES[name] for alias, name in _ALIASES.items()
            if np.dtype(getattr(np, alias)) == SCALAR_TYPES[name].dtype}
@@ -110,6 +111,11 @@ def issubdtype(arg1, arg2):
     bool
     """
     return bool(np.issubdtype(as_dtype(arg1), as_dtype(arg2)))
+
+
+def promote_types(type1, type2):
+    """NumPy's ``promote_types`` of two dtypes (or dtype names)."""
+    return np.promote_types(as_dtype(type1), as_dtype(type2))
 
 
 dtype = np.dtype

@@ -17,17 +17,18 @@ from .._engine.errors import Unsupported
 from .._engine.tensor import Tensor
 from . import numpy_arrays, numpy_elementwise, numpy_logic, numpy_utils
 from .numpy_dtypes import NAMES as _DTYPE_NAMES
-from .numpy_dtypes import dtype, issubdtype
+from .numpy_dtypes import dtype, issubdtype, promote_types
 
 ndarray = Tensor          # isinstance(x, lt.ndarray) for NumPy code
 euler_gamma = 0.5772156649015329
+True_, False_, little_endian = np.True_, np.False_, np.little_endian
 
 _NAMES = {**_DTYPE_NAMES, **numpy_elementwise.FUNCTIONS, **numpy_arrays.FUNCTIONS,
           **numpy_logic.FUNCTIONS, **numpy_utils.FUNCTIONS}
 globals().update(_NAMES)
 
-__all__ = ["dtype", "issubdtype", "ndarray", "euler_gamma", "UnsupportedName", "__getattr__",
-           *_NAMES]
+__all__ = ["dtype", "issubdtype", "promote_types", "ndarray", "euler_gamma", "True_", "False_",
+           "little_endian", "UnsupportedName", "__getattr__", *_NAMES]
 
 
 class UnsupportedName(AttributeError, Unsupported):
@@ -76,6 +77,8 @@ UNSUPPORTED = {
     "emath": "use numpy.emath on np.asarray(t)",
     "lib": "use the lazytensor function of that name, or numpy.lib on np.asarray(t)",
     "ufunc": "lazytensor's functions are plain functions; numpy's ufuncs accept tensors",
+    "shares_memory": "memory sharing between tensors comes with the views issue",
+    "may_share_memory": "memory sharing between tensors comes with the views issue",
 }
 
 

@@ -66,7 +66,12 @@ class errstate(np.errstate):
     """
 
 
-seterr, geterr = np.seterr, np.geterr
+seterr, geterr, seterrcall, geterrcall = np.seterr, np.geterr, np.seterrcall, np.geterrcall
+
+
+def ndenumerate(arr):
+    """NumPy's ``ndenumerate`` over the values of ``arr``: (index, NumPy scalar) pairs."""
+    return np.ndenumerate(to_values(arr))
 # A tensor prints as NumPy prints its value, so NumPy's print options are lazytensor's too
 set_printoptions, get_printoptions, printoptions = (np.set_printoptions, np.get_printoptions,
                                                     np.printoptions)
@@ -126,8 +131,13 @@ FUNCTIONS = {"shape": shape, "ndim": ndim, "size": size, "vectorize": vectorize,
              "apply_along_axis": apply_along_axis, "apply_over_axes": apply_over_axes,
              "errstate": errstate, "seterr": seterr, "geterr": geterr,
              "set_printoptions": set_printoptions, "get_printoptions": get_printoptions,
-             "printoptions": printoptions, "load": load, "NpzFile": NpzFile}
+             "printoptions": printoptions, "load": load, "NpzFile": NpzFile,
+             "seterrcall": seterrcall, "geterrcall": geterrcall, "ndenumerate": ndenumerate,
+             "ndindex": np.ndindex, "iterable": np.iterable}
+# printing of values (strings out)
+FUNCTIONS.update({name: on_values(name) for name in ("array2string", "array_repr",
+                                                      "array_str")})
 # io of values: the tensors are evaluated and written / files read into tensors
 FUNCTIONS.update({name: on_values(name) for name in (
     "save", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "fromfile",
-    "frombuffer", "fromiter", "fromstring")})
+    "frombuffer", "fromiter", "fromstring", "fromregex")})
