@@ -37,7 +37,7 @@ from ._api.linear_algebra_functions import *  # noqa: F401,F403
 from . import fft, linalg, nn, onnx  # noqa: E402  (after the namespace they build on)
 
 globals().update(_FUNCTIONS)
-from ._api.numpy_names import *  # noqa: F401,F403,E402  (NumPy's names; after the dtypes they replace)
+from ._api.numpy_names import *  # noqa: F401,F403,E402  (NumPy's names; replaces the dtypes)
 
 __version__ = "0.1.0"
 
