@@ -294,6 +294,29 @@ def _numpy_float(dtypes: tuple) -> np.dtype:
     return (np.sqrt(*args) if len(args) == 1 else np.arctan2(*args)).dtype
 
 
+def _integer_reciprocal(x):
+    """NumPy's ``reciprocal`` of integers: ``1 / x`` truncated (bool as int8), and 0 for 0
+    (the seeds' rule for division by zero; NumPy's result there is undefined)."""
+    return binary("div_trunc", 1, astype(x, _dtypes.int8) if x.dtype == _dtypes.bool_ else x)
+
+
+# unary ops whose rows refuse integer or bool tensors that NumPy serves: NumPy's answer
+_INTEGER_RULES = {"reciprocal": _integer_reciprocal,
+                  "abs": lambda x: x if x.dtype == _dtypes.bool_ else None}   # abs(bool) is x
+
+
+def _numpy_integer_result(name, x):
+    """NumPy's result of unary ``name`` on an integer or bool tensor the op's row refuses:
+    by its rule above, else the float function of NumPy's float dtype; None if neither."""
+    x = _as_tensor(x, name)
+    if not isinstance(x, Tensor) or x.dtype.kind not in "biu":
+        return None
+    if name in _INTEGER_RULES:
+        return _INTEGER_RULES[name](x)
+    args = _numpy_float_operands(name, (x,))
+    return None if args is None else unary(name, *args)
+
+
 def _numpy_float_operands(name, args):
     """The operands of float function ``name`` with integer and bool tensors cast to NumPy's
     float dtype (the standard leaves integer inputs unspecified; NumPy gives floats), or
@@ -316,16 +339,16 @@ def _make_function(name):
     op = OPS[name]
     # a float function given integers: NumPy's float result (sqrt(int64) is float64); the
     # common float call pays nothing, the integer one is recognized by its TypeError
-    promote_ints = "i" not in op.kinds and name != "reciprocal"
+    promote_ints = "i" not in op.kinds or name in _INTEGER_RULES
     if op.arity == 1 and promote_ints:
         def fn(x, /):
             try:
                 return unary(name, x)
             except TypeError:
-                args = _numpy_float_operands(name, (x,))
-                if args is None:
+                out = _numpy_integer_result(name, x)
+                if out is None:
                     raise
-            return unary(name, *args)
+            return out
     elif op.arity == 1:
         def fn(x, /):
             return unary(name, x)
