@@ -135,6 +135,45 @@ def test_binary_like_numpy(name, d1, d2):
     same(got, ref)
 
 
+# ---- the Array API functions on integers and bool, which the standard leaves open -------
+from lazytensor._engine.ops import OPS_LIST  # noqa: E402
+
+TABLE_FUNCTIONS = {op.name: op.ufunc for op in OPS_LIST if op.expose is None and op.ufunc
+                   and op.name != "round"}      # lt.round keeps integers (np.rint does not)
+OPERANDS = ["bool", "int8", "uint16", "int64", ("bool", "int8"), ("int16", "bool"),
+            ("bool", 1), ("int8", True), ("bool", 2.5), ("uint8", 3)]
+
+
+def operand(d):
+    if not isinstance(d, str):
+        return d
+    return np.array([True, False, True]) if d == "bool" else np.array([0, 1, 2, 5], d)[:3]
+
+
+@pytest.mark.parametrize("name", TABLE_FUNCTIONS)
+def test_array_api_functions_on_integers_and_bool_follow_numpy(name):
+    """Where NumPy serves integer or bool operands, the result is NumPy's (dtype and values);
+    where NumPy has no loop, lazytensor raises TypeError too."""
+    uf = getattr(np, TABLE_FUNCTIONS[name])
+    for combo in OPERANDS:
+        if uf.nin == 1 and not isinstance(combo, str):
+            continue
+        d1, d2 = (combo, combo) if isinstance(combo, str) else combo
+        args = [operand(d1)] if uf.nin == 1 else [operand(d1), operand(d2)]
+        if name == "reciprocal":      # integer 1/0 is undefined in NumPy (0 here: above)
+            args = [a[a != 0] if isinstance(a, np.ndarray) and a.dtype != bool else a
+                    for a in args]
+        lt_args = [lt.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+        try:
+            with np.errstate(all="ignore"):
+                ref = uf(*args)
+        except TypeError:
+            with pytest.raises(TypeError):
+                getattr(lt, name)(*lt_args)
+            continue
+        same(getattr(lt, name)(*lt_args), ref)
+
+
 # ---- laziness: elementwise NumPy names record and fuse ----------------------------------
 LAZY = {
     "sinc": lambda x: lt.sinc(x) + 1,
@@ -149,6 +188,8 @@ LAZY = {
     "angle": lambda x: lt.angle(x) * 2,
     "arcsin": lambda x: lt.arcsin(x / 4) + lt.power(x, 2),
     "sqrt(int)": lambda x: lt.sqrt(lt.astype(x, lt.int32)) + 1,
+    "add(bool)": lambda x: lt.add(x > 0, x < 1) * x,
+    "logical_and(int)": lambda x: lt.logical_and(lt.astype(x, lt.int8), x > 1),
 }
 
 
