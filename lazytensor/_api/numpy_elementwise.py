@@ -11,7 +11,6 @@ empty arrays (``np.sinc(int8)`` is float64, ``np.rint(int8)`` float16, ``np.fix(
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -19,7 +18,7 @@ import numpy as np
 from .._engine.record import _as_tensor, binary
 from .._engine.tensor import Tensor
 from .elementwise import FUNCTIONS as _F
-from .elementwise import astype, where
+from .elementwise import _numpy_dtype, astype, where
 from .numpy_values import on_values
 
 # NumPy's names for the Array API functions (the same function objects)
@@ -32,22 +31,6 @@ _ALIASES = {"absolute": "abs", "arcsin": "asin", "arccos": "acos", "arctan": "at
 ALIASES = {alias: _F[name] for alias, name in _ALIASES.items()}
 
 
-def _probe(x):
-    """What NumPy sees of an operand when it picks a result dtype: an empty array of a
-    tensor's dtype, a Python scalar as itself (weak, as in NumPy 2)."""
-    return np.zeros(0, x.dtype) if isinstance(x, Tensor) else x
-
-
-@functools.lru_cache(maxsize=1024)
-def _np_dtype(np_name, kinds):
-    """NumPy's result dtype of ``numpy.<np_name>`` on operands of ``kinds`` (dtypes, or
-    Python scalar types)."""
-    args = [np.zeros(0, k) if isinstance(k, np.dtype) else k(1) for k in kinds]
-    with np.errstate(all="ignore"):
-        out = getattr(np, np_name)(*args)
-    return np.asarray(out[0] if isinstance(out, tuple) else out).dtype
-
-
 def _operands(name, np_name, *xs):
     """The operands as tensors or Python scalars, cast to NumPy's result dtype of
     ``np_name`` (so that ints go into float functions as NumPy's floats)."""
@@ -57,7 +40,7 @@ def _operands(name, np_name, *xs):
 
         xs[0] = asarray(xs[0])
     kinds = tuple(x.dtype if isinstance(x, Tensor) else type(x) for x in xs)
-    dt = _np_dtype(np_name, kinds)
+    dt = _numpy_dtype(np_name, kinds)
     if dt.kind in "fc":
         xs = [astype(x, dt, copy=False) if isinstance(x, Tensor) and x.dtype != dt else x
               for x in xs]
