@@ -453,7 +453,8 @@ def test_errstate_controls_numpys_warnings_not_the_kernels():
 def test_printoptions_apply_to_tensors():
     x = lt.asarray([1.0 / 3, 2.0 / 3])
     with lt.printoptions(precision=3):
-        assert repr(x) == f"Tensor({np.array2string(np.asarray(x), separator=', ', prefix='Tensor(')}, dtype=float64)"  # noqa: E501
+        body = np.array2string(np.asarray(x), separator=", ", prefix="Tensor(")
+        assert repr(x) == f"Tensor({body}, dtype=float64)"
         assert "0.333," in repr(x) and lt.get_printoptions()["precision"] == 3
     assert "0.33333333" in repr(x)
 
