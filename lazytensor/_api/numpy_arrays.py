@@ -18,7 +18,7 @@ from .args import integer_arg, normalize_axis
 from .creation import asarray, eye
 from .manipulation import flip, permute_dims, reshape, unstack
 from .numpy_dtypes import as_dtype
-from .numpy_values import on_values, to_values, wrap
+from .numpy_values import on_values, to_numpy, to_tensors
 
 
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
@@ -66,7 +66,7 @@ class _Grid:
         self._grid, self._name = np_grid, name
 
     def __getitem__(self, key):
-        return wrap(self._grid[key], self._name)
+        return to_tensors(self._grid[key])
 
     def __repr__(self):
         return f"lazytensor.{self._name}"
@@ -144,7 +144,7 @@ atleast_1d, atleast_2d, atleast_3d = _atleast(1), _atleast(2), _atleast(3)
 
 def indices(dimensions, dtype=int, sparse=False):
     """The coordinates of a grid of shape ``dimensions`` (NumPy's ``indices``)."""
-    return wrap(np.indices(tuple(dimensions), dtype=as_dtype(dtype), sparse=sparse), "indices")
+    return to_tensors(np.indices(tuple(dimensions), dtype=as_dtype(dtype), sparse=sparse))
 
 
 def asanyarray(a, dtype=None, order=None, *, like=None):
@@ -176,8 +176,7 @@ class _Concatenator:
         self._obj, self._name = np_obj, name
 
     def __getitem__(self, key):
-        key = tuple(to_values(k) for k in key) if isinstance(key, tuple) else to_values(key)
-        return wrap(self._obj[key], self._name)
+        return to_tensors(self._obj[to_numpy(key)])
 
     def __len__(self):
         return 0
@@ -197,12 +196,50 @@ FUNCTIONS = {f.__name__: f for f in (array, identity, fromfunction, fliplr, flip
 FUNCTIONS.update(mgrid=mgrid, ogrid=ogrid, r_=r_, c_=c_, s_=np.s_, index_exp=np.index_exp,
                  asfortranarray=asfortranarray)
 # built by NumPy on the values
-FUNCTIONS.update({name: on_values(name) for name in (
-    "concatenate", "vstack", "hstack", "dstack", "column_stack", "block", "split",
-    "array_split", "hsplit", "vsplit", "dsplit", "pad", "append", "insert", "delete",
-    "unique", "resize", "trim_zeros", "diag", "diagflat", "tri", "vander", "logspace",
-    "geomspace", "tril_indices", "triu_indices", "diag_indices", "tril_indices_from",
-    "triu_indices_from", "diag_indices_from", "mask_indices", "unravel_index",
-    "ravel_multi_index", "ediff1d", "ix_", "rollaxis", "compress", "choose", "packbits",
-    "unpackbits", "bartlett", "blackman", "hamming", "hanning", "kaiser")})
+_SUMMARIES = {
+    "concatenate": "Join tensors along an existing axis (NumPy's ``concatenate``).",
+    "vstack": "Stack tensors vertically (row-wise).",
+    "hstack": "Stack tensors horizontally (column-wise).",
+    "dstack": "Stack tensors depth-wise (along the third axis).",
+    "column_stack": "Stack 1-d tensors as the columns of a 2-d tensor.",
+    "block": "Assemble a tensor from nested lists of blocks.",
+    "split": "Split a tensor into equal parts or at indices.",
+    "array_split": "Split a tensor into parts that may differ in length by one.",
+    "hsplit": "Split a tensor horizontally (column-wise).",
+    "vsplit": "Split a tensor vertically (row-wise).",
+    "dsplit": "Split a tensor along the third axis.",
+    "pad": "Pad a tensor (modes constant, edge, reflect, symmetric, wrap, linear_ramp ...).",
+    "append": "Values appended to the end of a tensor.",
+    "insert": "Values inserted before the given indices.",
+    "delete": "A tensor with the given entries removed.",
+    "unique": "The sorted unique elements (NumPy's ``unique``, with its return_* options).",
+    "resize": "A tensor of a new shape, filled by repeating the input.",
+    "trim_zeros": "A 1-d tensor without its leading and/or trailing zeros.",
+    "diag": "Extract a diagonal, or build a diagonal matrix from a 1-d tensor.",
+    "diagflat": "A 2-d tensor with the flattened input on a diagonal.",
+    "tri": "Ones at and below a diagonal, zeros elsewhere.",
+    "vander": "The Vandermonde matrix of a 1-d tensor.",
+    "logspace": "Numbers spaced evenly on a log scale.",
+    "geomspace": "Numbers spaced evenly on a log scale (a geometric progression).",
+    "tril_indices": "The indices of the lower triangle of an (n, m) array.",
+    "triu_indices": "The indices of the upper triangle of an (n, m) array.",
+    "diag_indices": "The indices of the main diagonal of an n-dimensional array.",
+    "tril_indices_from": "The indices of the lower triangle of a 2-d tensor.",
+    "triu_indices_from": "The indices of the upper triangle of a 2-d tensor.",
+    "diag_indices_from": "The indices of the main diagonal of a tensor.",
+    "mask_indices": "The indices of an (n, n) array selected by a masking function.",
+    "unravel_index": "Flat indices as tuples of coordinate tensors.",
+    "ravel_multi_index": "Coordinate tensors as flat indices.",
+    "ix_": "An open mesh from sequences (for cross-indexing).",
+    "rollaxis": "A tensor with an axis rolled backwards to a position.",
+    "compress": "The slices along an axis where a condition holds.",
+    "choose": "A tensor built from an index tensor and a list of choices.",
+    "packbits": "The elements of a bool/integer tensor packed into bits of uint8.",
+    "unpackbits": "The bits of a uint8 tensor unpacked.",
+    "bartlett": "The Bartlett window.", "blackman": "The Blackman window.",
+    "hamming": "The Hamming window.", "hanning": "The Hann window.",
+    "kaiser": "The Kaiser window.",
+}
+FUNCTIONS.update({name: on_values(name, getattr(np, name), summary)
+                  for name, summary in _SUMMARIES.items()})
 FUNCTIONS["row_stack"] = FUNCTIONS["vstack"]     # NumPy's deprecated name of vstack

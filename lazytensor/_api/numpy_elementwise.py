@@ -196,9 +196,24 @@ def _np(name, *args, **kwargs):
 
 
 # NumPy-only ufuncs lazytensor has no op for: NumPy computes them on the values
-_BY_NUMPY = {name: on_values(name) for name in (
-    "cbrt", "logaddexp2", "ldexp", "frexp", "modf", "gcd", "lcm", "i0", "spacing", "exp2",
-    "nan_to_num", "angle", "isreal", "iscomplex", "real_if_close", "bitwise_count")}
+_BY_NUMPY = {name: on_values(name, getattr(np, name), summary) for name, summary in {
+    "cbrt": "The cube root, elementwise.",
+    "logaddexp2": "``log2(2**x1 + 2**x2)``, elementwise.",
+    "ldexp": "``x1 * 2**x2``, elementwise.",
+    "frexp": "The mantissa and the exponent of each element.",
+    "modf": "The fractional and the integral part of each element.",
+    "gcd": "The greatest common divisor, elementwise.",
+    "lcm": "The least common multiple, elementwise.",
+    "i0": "The modified Bessel function of the first kind, order 0.",
+    "spacing": "The distance to the nearest adjacent number, elementwise.",
+    "exp2": "``2**x``, elementwise (complex operands).",
+    "nan_to_num": "NaN and infinities replaced (complex operands).",
+    "angle": "The angle of complex numbers.",
+    "isreal": "Whether each element has a zero imaginary part.",
+    "iscomplex": "Whether each element has a nonzero imaginary part.",
+    "real_if_close": "The real part if every imaginary part is close to zero.",
+    "bitwise_count": "The number of 1-bits in the absolute value of each element.",
+}.items()}
 
 FUNCTIONS = {**ALIASES, **{n: f for n, f in _BY_NUMPY.items()
                            if n not in ("exp2", "nan_to_num", "angle")},

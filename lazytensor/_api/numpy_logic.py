@@ -18,7 +18,7 @@ from .._engine.tensor import Tensor
 from .creation import asarray
 from .elementwise import FUNCTIONS as _F
 from .elementwise import astype, where
-from .numpy_values import on_values
+from .numpy_values import call_numpy, on_values
 from .utility import all as _all
 
 
@@ -66,7 +66,8 @@ def isclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
     a, b = _tensor(a, "isclose"), _tensor(b, "isclose")
     dt = np.result_type(a.dtype, b.dtype, 1.0)
     if dt.kind == "c":
-        return on_values("isclose")(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+        return call_numpy("isclose", np.isclose, a, b, rtol=rtol, atol=atol,
+                          equal_nan=equal_nan)
     a, b = astype(a, dt, copy=False), astype(b, dt, copy=False)
     close = _F["less_equal"](_F["abs"](a - b), atol + rtol * _F["abs"](b))
     out = _F["logical_or"](_F["logical_and"](close, _F["isfinite"](b)), a == b)
@@ -120,12 +121,24 @@ def isscalar(element):
 def piecewise(x, condlist, funclist, *args, **kw):
     """NumPy's ``piecewise`` on the values of ``x`` and the conditions: each function is
     called, as in NumPy, on the elements where its condition holds (an array of them)."""
-    return on_values("piecewise")(_tensor(x, "piecewise"), condlist, funclist, *args, **kw)
+    return call_numpy("piecewise", np.piecewise, _tensor(x, "piecewise"), condlist, funclist,
+                      *args, **kw)
 
 
 FUNCTIONS = {f.__name__: f for f in (select, isclose, allclose, array_equal, array_equiv,
                                      iscomplexobj, isrealobj, isscalar, piecewise)}
 # searches and sets: NumPy's own on the values
-FUNCTIONS.update({name: on_values(name) for name in (
-    "argwhere", "flatnonzero", "extract", "digitize", "lexsort", "partition", "argpartition",
-    "intersect1d", "union1d", "setdiff1d", "setxor1d", "sort_complex")})
+FUNCTIONS.update({name: on_values(name, getattr(np, name), summary) for name, summary in {
+    "argwhere": "The indices of the nonzero elements, one row per element.",
+    "flatnonzero": "The indices of the nonzero elements of the flattened tensor.",
+    "extract": "The elements where a condition holds (flattened).",
+    "digitize": "The indices of the bins each element falls into.",
+    "lexsort": "An indirect stable sort on several keys (the last is the primary).",
+    "partition": "A copy with the k-th element in its sorted place, smaller ones before.",
+    "argpartition": "The indices that would partition a tensor.",
+    "intersect1d": "The sorted unique values in both tensors.",
+    "union1d": "The sorted unique values in either tensor.",
+    "setdiff1d": "The sorted unique values in the first tensor and not in the second.",
+    "setxor1d": "The sorted unique values in exactly one of the tensors.",
+    "sort_complex": "Sorted by the real part, then the imaginary part.",
+}.items()})

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .._engine.tensor import Tensor
-from .numpy_values import on_values, to_values, wrap
+from .numpy_values import on_values, to_numpy, to_tensors
 
 
 # ---- shape, ndim, size: read from the tensor, nothing is evaluated -------------------
@@ -45,13 +45,17 @@ class vectorize(np.vectorize):
     with lazytensor's operations on whole tensors to have it fused instead)."""
 
     def __call__(self, *args, **kwargs):
-        args = tuple(to_values(a) for a in args)
-        kwargs = {k: to_values(v) for k, v in kwargs.items()}
-        return wrap(super().__call__(*args, **kwargs), "vectorize")
+        args = tuple(to_numpy(a) for a in args)
+        kwargs = {k: to_numpy(v) for k, v in kwargs.items()}
+        return to_tensors(super().__call__(*args, **kwargs))
 
 
-apply_along_axis = on_values("apply_along_axis", doc="``func1d`` gets 1-d NumPy arrays.")
-apply_over_axes = on_values("apply_over_axes", doc="``func`` gets NumPy arrays.")
+apply_along_axis = on_values("apply_along_axis", np.apply_along_axis,
+                             "``func1d`` applied to the 1-d slices along an axis (it gets "
+                             "NumPy arrays, as in NumPy).")
+apply_over_axes = on_values("apply_over_axes", np.apply_over_axes,
+                            "``func`` applied repeatedly over several axes (it gets NumPy "
+                            "arrays, as in NumPy).")
 
 
 # ---- floating-point error handling and printing ---------------------------------------
@@ -71,7 +75,7 @@ seterr, geterr, seterrcall, geterrcall = np.seterr, np.geterr, np.seterrcall, np
 
 def ndenumerate(arr):
     """NumPy's ``ndenumerate`` over the values of ``arr``: (index, NumPy scalar) pairs."""
-    return np.ndenumerate(to_values(arr))
+    return np.ndenumerate(to_numpy(arr))
 # A tensor prints as NumPy prints its value, so NumPy's print options are lazytensor's too
 set_printoptions, get_printoptions, printoptions = (np.set_printoptions, np.get_printoptions,
                                                     np.printoptions)
@@ -87,7 +91,7 @@ class NpzFile(Mapping):
         self.files = npz.files
 
     def __getitem__(self, key):
-        return wrap(self._npz[key], "load")
+        return to_tensors(self._npz[key])
 
     def __iter__(self):
         return iter(self.files)
@@ -124,7 +128,7 @@ def load(file, mmap_mode=None, allow_pickle=False, fix_imports=True, encoding="A
                   fix_imports=fix_imports, encoding=encoding, **kwargs)
     if isinstance(out, np.lib.npyio.NpzFile):
         return NpzFile(out)
-    return wrap(out, "load")
+    return to_tensors(out)
 
 
 FUNCTIONS = {"shape": shape, "ndim": ndim, "size": size, "vectorize": vectorize,
@@ -134,10 +138,21 @@ FUNCTIONS = {"shape": shape, "ndim": ndim, "size": size, "vectorize": vectorize,
              "printoptions": printoptions, "load": load, "NpzFile": NpzFile,
              "seterrcall": seterrcall, "geterrcall": geterrcall, "ndenumerate": ndenumerate,
              "ndindex": np.ndindex, "iterable": np.iterable}
-# printing of values (strings out)
-FUNCTIONS.update({name: on_values(name) for name in ("array2string", "array_repr",
-                                                      "array_str")})
-# io of values: the tensors are evaluated and written / files read into tensors
-FUNCTIONS.update({name: on_values(name) for name in (
-    "save", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "fromfile",
-    "frombuffer", "fromiter", "fromstring", "fromregex")})
+# printing of values (strings out) and io of values: the tensors are evaluated and written,
+# files are read into tensors
+FUNCTIONS.update({name: on_values(name, getattr(np, name), summary) for name, summary in {
+    "array2string": "The string NumPy prints for the values.",
+    "array_repr": "NumPy's repr of the values.",
+    "array_str": "NumPy's str of the values.",
+    "save": "Write a tensor's values to a ``.npy`` file.",
+    "savez": "Write tensors' values to an uncompressed ``.npz`` file.",
+    "savez_compressed": "Write tensors' values to a compressed ``.npz`` file.",
+    "savetxt": "Write a tensor's values to a text file.",
+    "loadtxt": "A tensor from a text file.",
+    "genfromtxt": "A tensor from a text file, with missing values handled.",
+    "fromregex": "A tensor from a text file, parsed with a regular expression.",
+    "fromfile": "A tensor from a text or binary file.",
+    "frombuffer": "A tensor from a buffer (its bytes read as the dtype).",
+    "fromiter": "A 1-d tensor from an iterable.",
+    "fromstring": "A 1-d tensor from text.",
+}.items()})

@@ -1,78 +1,94 @@
-"""NumPy's functions run on the values of tensors, for the NumPy names that lazytensor does
-not record as ops (splits, pads, set operations, io ...): tensors in, tensors out.
+"""Running a NumPy function on the values of tensors: the frame shared by the NumPy names
+that lazytensor does not record (splits, pads, set operations, io ...).
 
-These run eagerly (the inputs are evaluated) and their values are NumPy's own, so they are
-outside exact mode's promise (docs/numpy-compatibility.md).
+``on_values(name, np_fn, summary)`` makes a function with NumPy's signature that evaluates
+every Tensor among its arguments, calls ``np_fn`` on the values, and returns NumPy's arrays
+as tensors (tuples and lists of arrays as tuples and lists of tensors).  Its errors name the
+function; ``out=`` (a write into a tensor) is refused.  Results computed this way are
+NumPy's, so they are outside exact mode's bit-for-bit promise.
 """
 
 from __future__ import annotations
 
-import functools
+import inspect
 
 import numpy as np
 
-from .._engine import dtypes as _dtypes
 from .._engine.errors import Unsupported
 from .._engine.tensor import Tensor
-from .numpy_dtypes import as_dtype
+from .args import quiet, wrap
+
+_ERRORS = (ValueError, TypeError, IndexError, ZeroDivisionError)
 
 
-def writes_unsupported(what: str, instead: str = "use the returned tensor") -> Unsupported:
-    """The error for a NumPy call that would write into a tensor."""
-    return Unsupported(f"{what}: writing into tensors (out=, in-place functions) is not "
-                       f"supported yet; {instead}")
-
-
-def no_out(what: str, out) -> None:
-    """Raise for ``out=`` given a value: lazytensor returns new tensors."""
+def no_out(out, name: str) -> None:
+    """Refuse ``out=``: writes into tensors come with views."""
     if out is not None:
-        raise writes_unsupported(f"{what}(..., out=...)", f"write y = lt.{what}(...) instead")
+        raise Unsupported(f"{name}(..., out=...) would write into a tensor: writes into "
+                          f"tensors through out= and in-place methods are not supported yet "
+                          f"(they come with views); use the returned tensor instead: "
+                          f"y = lt.{name}(...)")
 
 
-def to_values(obj):
-    """Tensors (also inside lists and tuples) as their NumPy values; dtype names of
-    lazytensor as NumPy dtypes; anything else unchanged."""
+def to_numpy(obj):
+    """Tensors (also inside tuples and lists) replaced by their values."""
     if isinstance(obj, Tensor):
         return obj._value()
-    if isinstance(obj, (list, tuple)) and any(isinstance(o, (Tensor, list, tuple)) for o in obj):
-        return type(obj)(to_values(o) for o in obj)
-    return as_dtype(obj)
-
-
-def wrap(obj, what: str):
-    """NumPy's result as tensors: arrays and NumPy scalars become tensors (lists and tuples
-    of them, lists and tuples of tensors); other results pass through."""
-    if isinstance(obj, np.ndarray) or isinstance(obj, np.generic):
-        arr = np.asarray(obj)
-        dt = _dtypes.canonical_dtype(arr.dtype, where=what)   # Unsupported for objects...
-        if arr.dtype != dt:
-            arr = arr.astype(dt)
-        if arr.flags.writeable:      # tensor values are read-only
-            arr = arr.view()
-            arr.flags.writeable = False
-        return Tensor._from_array(arr)
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):          # NumPy's named tuples
-        return type(obj)(*(wrap(o, what) for o in obj))
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(wrap(o, what) for o in obj)
+    if isinstance(obj, (tuple, list)) and any(isinstance(o, (Tensor, tuple, list)) for o in obj):
+        return type(obj)(to_numpy(o) for o in obj)
     return obj
 
 
-def on_values(name: str, np_fn=None, *, doc: str = ""):
-    """``lt.<name>``: NumPy's ``np_fn`` (``numpy.<name>``) on the values of tensors."""
-    np_fn = np_fn or getattr(np, name)
+def to_tensors(obj):
+    """NumPy's arrays and array scalars (also inside tuples and lists) as tensors."""
+    if isinstance(obj, (np.ndarray, np.generic)) and obj.dtype.kind in "biufc":
+        return wrap(obj)
+    if isinstance(obj, tuple) and type(obj) is not tuple:    # a NamedTuple result
+        return type(obj)(*(to_tensors(o) for o in obj))
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(to_tensors(o) for o in obj)
+    return obj
 
-    @functools.wraps(np_fn)
+
+def renamed(exc: Exception, name: str) -> Exception:
+    """``exc`` with ``name`` in front of its message, of the same type when possible."""
+    try:
+        return type(exc)(f"{name}: {exc}")
+    except Exception:     # an exception type with another constructor
+        return exc
+
+
+def call_numpy(name: str, np_fn, *args, **kwargs):
+    """``np_fn`` on the values of ``args``/``kwargs``, quietly; errors name ``name``."""
+    no_out(kwargs.pop("out", None), name)
+    args, kwargs = to_numpy(args), {k: to_numpy(v) for k, v in kwargs.items()}
+    try:
+        with quiet():
+            out = np_fn(*args, **kwargs)
+    except _ERRORS as exc:
+        raise renamed(exc, name) from None
+    return to_tensors(out)
+
+
+def on_values(name: str, np_fn, summary: str):
+    """A function named ``name`` with ``np_fn``'s signature, computed by NumPy on values."""
     def fn(*args, **kwargs):
-        if "out" in kwargs:
-            no_out(name, kwargs.pop("out"))
-        args = tuple(to_values(a) for a in args)
-        kwargs = {k: to_values(v) for k, v in kwargs.items()}
-        return wrap(np_fn(*args, **kwargs), name)
+        return call_numpy(name, np_fn, *args, **kwargs)
 
-    fn.__name__ = fn.__qualname__ = name
-    fn.__module__ = "lazytensor"
-    fn.__doc__ = (f"NumPy's ``{name}`` on the values of tensors; returns tensors "
-                  f"(computed by NumPy, eagerly).{(' ' + doc) if doc else ''}\n\n"
-                  f"Signature and defaults: NumPy's ``numpy.{name}``.")
+    fn.__name__ = fn.__qualname__ = name.rsplit(".", 1)[-1]
+    try:
+        fn.__signature__ = inspect.signature(np_fn)
+    except (TypeError, ValueError):   # a ufunc-like object without one
+        pass
+    fn.__doc__ = f"""{summary}
+
+    NumPy's ``numpy.{name}``, with its signature and defaults: the tensor arguments are
+    evaluated and NumPy computes on their values (so the result is outside exact mode's
+    bit-for-bit promise).  Array results are returned as tensors.  ``out=`` is not
+    supported yet (writes into tensors come with views).
+
+    See Also
+    --------
+    numpy.{name}
+    """
     return fn
