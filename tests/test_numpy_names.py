@@ -362,6 +362,34 @@ def test_logic_like_numpy(name):
         same(got, ref)
 
 
+# NumPy's array-likes (lists, tuples) as operands
+LISTS = {
+    "deg2rad": lambda xp: xp.deg2rad([180, 90]),
+    "sinc": lambda xp: xp.sinc((0.0, 0.5)),
+    "fmax": lambda xp: xp.fmax([1.0, np.nan], [2.0, 0.0]),
+    "heaviside": lambda xp: xp.heaviside([-1.0, 0.0, 2.0], 0.5),
+    "nan_to_num": lambda xp: xp.nan_to_num([np.nan, np.inf]),
+    "isposinf": lambda xp: xp.isposinf([np.inf, -np.inf]),
+    "isclose": lambda xp: xp.isclose([1.0, 2.0], [1.0, 2.1]),
+    "where(c)": lambda xp: xp.where([True, False, True]),
+    "select": lambda xp: xp.select([[True, False]], [[1, 2]]),
+    "array_equal": lambda xp: xp.array_equal([1, 2], [1, 2]),
+    "concatenate": lambda xp: xp.concatenate([[1, 2], [3]]),
+    "unique": lambda xp: xp.unique([3, 1, 3]),
+    "pad": lambda xp: xp.pad([1, 2], 1, mode="edge"),
+    "isin": lambda xp: xp.isin([1, 2, 3], [2]),
+}
+
+
+@pytest.mark.parametrize("name", LISTS)
+def test_lists_as_operands(name):
+    got, ref = LISTS[name](lt), LISTS[name](np)
+    if isinstance(ref, bool):
+        assert got is ref
+    else:
+        same(got, ref)
+
+
 # ---- dtype names as NumPy's scalar types ----------------------------------------------------
 NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
          "float16", "float32", "float64", "complex64", "complex128"]

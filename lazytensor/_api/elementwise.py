@@ -140,25 +140,10 @@ def _astype(x, dtype, /, *, copy=True, device=None):
     return Tensor._from_node(cast_node(x._node, dtype))
 
 
-_MISSING = object()
-
-
-def _python_where(condition, x1=_MISSING, x2=_MISSING, /):
+def _python_where(condition, x1, x2, /):
     """Elements of ``x1`` where ``condition`` is true, else of ``x2`` (broadcast together):
     what C's ``where`` hands over (anything but tensors of one shape and real dtype with a
-    bool condition, which C records itself).  With the condition alone it is NumPy's
-    one-argument ``where``: ``nonzero(condition)`` (the standard has only three arguments)."""
-    if x1 is _MISSING and x2 is _MISSING:
-        from .searching import nonzero
-
-        condition = _as_tensor(condition, "where")
-        if not isinstance(condition, Tensor):
-            from .creation import asarray
-
-            condition = asarray(condition)
-        return nonzero(condition)
-    if x1 is _MISSING or x2 is _MISSING:
-        raise ValueError("where: either both or neither of x and y should be given")
+    bool condition, which C records itself).  (NumPy's one-argument form: numpy_logic.py.)"""
     condition = _as_tensor(condition, "where")
     if not isinstance(condition, Tensor) or condition.dtype != _dtypes.bool_:
         got = condition.dtype.name if isinstance(condition, Tensor) else type(condition).__name__

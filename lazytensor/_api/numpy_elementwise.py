@@ -17,6 +17,7 @@ import numpy as np
 
 from .._engine.record import _as_tensor, binary
 from .._engine.tensor import Tensor
+from .creation import asarray
 from .elementwise import FUNCTIONS as _F
 from .elementwise import _numpy_dtype, astype, where
 from .numpy_values import on_values
@@ -34,10 +35,9 @@ ALIASES = {alias: _F[name] for alias, name in _ALIASES.items()}
 def _operands(name, np_name, *xs):
     """The operands as tensors or Python scalars, cast to NumPy's result dtype of
     ``np_name`` (so that ints go into float functions as NumPy's floats)."""
-    xs = [_as_tensor(x, name) for x in xs]
+    # NumPy's array-likes: lists and tuples become tensors, Python scalars stay weak
+    xs = [asarray(x) if isinstance(x, (list, tuple)) else _as_tensor(x, name) for x in xs]
     if not any(isinstance(x, Tensor) for x in xs):
-        from .creation import asarray
-
         xs[0] = asarray(xs[0])
     kinds = tuple(x.dtype if isinstance(x, Tensor) else type(x) for x in xs)
     dt = _numpy_dtype(np_name, kinds)
@@ -45,6 +45,12 @@ def _operands(name, np_name, *xs):
         xs = [astype(x, dt, copy=False) if isinstance(x, Tensor) and x.dtype != dt else x
               for x in xs]
     return xs, dt
+
+
+def _tensor(x, name):
+    """``x`` as a tensor: NumPy's array-likes (lists, tuples, arrays, scalars) too."""
+    x = asarray(x) if isinstance(x, (list, tuple)) else _as_tensor(x, name)
+    return x if isinstance(x, Tensor) else asarray(x)
 
 
 def exp2(x, /):
@@ -121,11 +127,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """NaN to ``nan``, +inf to ``posinf`` (default the largest float), -inf to ``neginf``
     (default the most negative float); integers unchanged.  ``copy=False`` (NumPy's in-place
     replacement) is accepted and gives a new tensor too."""
-    x = _as_tensor(x, "nan_to_num")
-    if not isinstance(x, Tensor):
-        from .creation import asarray
-
-        x = asarray(x)
+    x = _tensor(x, "nan_to_num")
     if x.dtype.kind == "c":
         return _np("nan_to_num", x, nan=nan, posinf=posinf, neginf=neginf)
     if x.dtype.kind != "f":
@@ -179,14 +181,14 @@ def float_power(x1, x2, /):
 
 def isposinf(x, /):
     """Whether each element is +inf (NumPy's ``isposinf``)."""
-    x = _as_tensor(x, "isposinf")
+    x = _tensor(x, "isposinf")
     inf = _F["isinf"](x)
     return inf if x.dtype.kind != "f" else _F["logical_and"](inf, ~_F["signbit"](x))
 
 
 def isneginf(x, /):
     """Whether each element is -inf (NumPy's ``isneginf``)."""
-    x = _as_tensor(x, "isneginf")
+    x = _tensor(x, "isneginf")
     inf = _F["isinf"](x)
     return inf if x.dtype.kind != "f" else _F["logical_and"](inf, _F["signbit"](x))
 

@@ -3,7 +3,7 @@
 ``iscomplexobj``/``isrealobj``/``isscalar``, ``argwhere``, ``flatnonzero``, ``extract``,
 ``digitize``, ``lexsort``, ``partition``, the ``*1d`` set functions.
 
-``select`` and ``isclose`` are elementwise and recorded lazily (they fuse); the comparisons
+One-argument ``where(c)`` is ``nonzero(c)``.  ``select`` and ``isclose`` are elementwise and recorded lazily (they fuse); the comparisons
 that answer one bool (``allclose``, ``array_equal``) read a fused reduction; searches and
 sets run NumPy's own on the values.
 """
@@ -12,19 +12,39 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._engine import dtypes as _dtypes
+from .._engine.native import fastpath as _fastpath
 from .._engine.record import _as_tensor
 from .._engine.shapes import broadcast_shapes_cached
 from .._engine.tensor import Tensor
 from .creation import asarray
 from .elementwise import FUNCTIONS as _F
-from .elementwise import astype, where
+from .elementwise import _python_where, astype, where
 from .numpy_values import call_numpy, on_values
+from .searching import nonzero
 from .utility import all as _all
 
 
 def _tensor(x, what):
+    """``x`` as a tensor: NumPy's array-likes (lists, tuples, arrays, scalars) too."""
+    if isinstance(x, (list, tuple)):
+        return asarray(x)
     x = _as_tensor(x, what)
     return x if isinstance(x, Tensor) else asarray(x)
+
+
+def _numpy_where(condition, *xy):
+    """What C's ``where`` hands over: NumPy's one-argument ``where(c)`` is ``nonzero(c)``
+    (the standard has only the three-argument form, which ``_python_where`` records)."""
+    if not xy:
+        return nonzero(_tensor(condition, "where"))
+    if len(xy) == 1:
+        raise ValueError("where: either both or neither of x and y should be given")
+    return _python_where(condition, *xy)
+
+
+# lt.where stays C's; only the calls it hands over come here first
+_fastpath.setup_where(_numpy_where, _dtypes.bool_)
 
 
 def select(condlist, choicelist, default=0):
