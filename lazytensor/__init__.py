@@ -39,6 +39,7 @@ from ._api.numpy_numerics import *  # noqa: F401,F403  (NumPy's statistics, lina
 from . import fft, linalg, nn, onnx, random  # noqa: E402  (after the namespace they build on)
 
 globals().update(_FUNCTIONS)
+from ._api.numpy_names import *  # noqa: F401,F403,E402  (NumPy's names; replaces the dtypes)
 
 __version__ = "0.1.0"
 

@@ -24,22 +24,24 @@ def same(t, expected, dtype=None):
 
 # ---- signatures -------------------------------------------------------------------------
 @pytest.mark.parametrize("name, params", [
-    ("arange", "start, /, stop=None, step=1, *, dtype=None, device=None"),
+    ("arange", "start, /, stop=None, step=1, dtype=None, *, device=None, like=None"),
     ("asarray", "obj, /, *, dtype=None, device=None, copy=None"),
-    ("empty", "shape, *, dtype=None, device=None"),
-    ("empty_like", "x, /, *, dtype=None, device=None"),
-    ("eye", "n_rows, n_cols=None, /, *, k=0, dtype=None, device=None"),
+    ("empty", "shape, dtype=None, order='C', *, device=None, like=None"),
+    ("empty_like", "x, /, dtype=None, order='K', subok=True, shape=None, *, device=None"),
+    ("eye", "n_rows, n_cols=None, /, k=0, dtype=None, order='C', *, device=None, like=None"),
     ("from_dlpack", "x, /, *, device=None, copy=None"),
-    ("full", "shape, fill_value, *, dtype=None, device=None"),
-    ("full_like", "x, /, fill_value, *, dtype=None, device=None"),
-    ("linspace", "start, stop, /, num, *, dtype=None, device=None, endpoint=True"),
-    ("meshgrid", "*arrays, indexing='xy'"),
-    ("ones", "shape, *, dtype=None, device=None"),
-    ("ones_like", "x, /, *, dtype=None, device=None"),
-    ("tril", "x, /, *, k=0"),
-    ("triu", "x, /, *, k=0"),
-    ("zeros", "shape, *, dtype=None, device=None"),
-    ("zeros_like", "x, /, *, dtype=None, device=None"),
+    ("full", "shape, fill_value, dtype=None, order='C', *, device=None, like=None"),
+    ("full_like",
+     "x, /, fill_value, dtype=None, order='K', subok=True, shape=None, *, device=None"),
+    ("linspace",
+     "start, stop, /, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None"),
+    ("meshgrid", "*arrays, indexing='xy', sparse=False, copy=True"),
+    ("ones", "shape, dtype=None, order='C', *, device=None, like=None"),
+    ("ones_like", "x, /, dtype=None, order='K', subok=True, shape=None, *, device=None"),
+    ("tril", "x, /, k=0"),
+    ("triu", "x, /, k=0"),
+    ("zeros", "shape, dtype=None, order='C', *, device=None, like=None"),
+    ("zeros_like", "x, /, dtype=None, order='K', subok=True, shape=None, *, device=None"),
 ])
 def test_signature(name, params):
     fn = getattr(lt, name)

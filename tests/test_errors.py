@@ -11,9 +11,9 @@ def f32(shape):
 
 
 def test_shapes_that_do_not_broadcast_name_both_shapes():
-    with pytest.raises(ValueError, match=r"add: shapes \(3,\) and \(4,\) do not broadcast"):
+    with pytest.raises(ValueError, match=r"add: operands could not be broadcast together with shapes \(3,\) \(4,\)"):
         f32(3) + f32(4)
-    with pytest.raises(ValueError, match=r"\(2, 3\) and \(3, 2\)"):
+    with pytest.raises(ValueError, match=r"multiply: operands could not be broadcast together with shapes \(2, 3\) \(3, 2\)"):
         lt.multiply(f32((2, 3)), f32((3, 2)))
     with pytest.raises(ValueError, match="where"):
         lt.where(f32(3) > 0, f32(4), 1.0)
@@ -30,13 +30,15 @@ def test_error_is_raised_when_recording_not_when_evaluating():
 
 
 @pytest.mark.parametrize("call,op,dtype", [
-    (lambda: lt.exp(lt.asarray(np.arange(3))), "exp", "int64"),
-    (lambda: lt.sqrt(lt.asarray(np.array([True]))), "sqrt", "bool"),
+    # (exp/sqrt of integers give NumPy's float result: tests/test_numpy_names.py)
+    (lambda: lt.nn.silu(lt.asarray(np.arange(3))), "silu", "int64"),
+    (lambda: lt.nn.gelu(lt.asarray(np.array([True]))), "gelu", "bool"),
     (lambda: lt.bitwise_and(f32(2), f32(2)), "bitwise_and", "float32"),
     (lambda: lt.logical_and(f32(2), f32(2)), "logical_and", "float32"),
-    (lambda: lt.add(lt.asarray([True]), lt.asarray([False])), "add", "bool"),
+    # (arithmetic and comparisons of bool follow NumPy: tests/test_numpy_names.py)
+    (lambda: lt.negative(lt.asarray([True])), "negative", "bool"),
     (lambda: lt.nn.relu(lt.asarray(np.array([1], np.uint8))), "relu", "uint8"),
-    (lambda: lt.less(lt.asarray([True]), lt.asarray([True])), "less", "bool"),
+    (lambda: lt.bitwise_invert(f32(2)), "bitwise_invert", "float32"),
 ])
 def test_dtype_an_op_does_not_take(call, op, dtype):
     with pytest.raises(TypeError, match=f"{op} does not take {dtype}"):

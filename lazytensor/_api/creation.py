@@ -51,6 +51,13 @@ def _dtype_or(dtype, default, what) -> np.dtype:
     return _dtypes.canonical_dtype(dtype if dtype is not None else default, where=what)
 
 
+def _order(order, what):
+    """NumPy's ``order=``: accepted (a tensor's layout is lazytensor's to choose; values are
+    the same), checked as NumPy checks it."""
+    if order not in ("C", "F", "K", "A", None):
+        raise ValueError(f"{what}: order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+
+
 def _copy_value(v: np.ndarray) -> np.ndarray:
     """A copy of ``v`` that keeps its zero strides: a fill's copy is still one element."""
     if v.size and 0 in v.strides:
@@ -287,7 +294,7 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
 
 
 # ---- fills -----------------------------------------------------------------------------
-def full(shape, fill_value, *, dtype=None, device=None) -> Tensor:
+def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None) -> Tensor:
     """A tensor of ``shape`` filled with ``fill_value`` (stored once, broadcast).
 
     Parameters
@@ -297,12 +304,16 @@ def full(shape, fill_value, *, dtype=None, device=None) -> Tensor:
     dtype : dtype, optional
         By default ``bool``, ``int64``, ``float64`` or ``complex128`` after the type of
         ``fill_value`` (a NumPy scalar keeps its dtype).
+    order : {"C", "F"}
+        NumPy's memory order, accepted for compatibility (the values are the same).
     device : {CPU device, "cpu", None}
+    like : ignored (NumPy's dispatch argument)
 
     Returns
     -------
     Tensor
     """
+    _order(order, "full")
     return _full(shape, fill_value, dtype, device, "full")
 
 
@@ -348,37 +359,46 @@ def _full_array(shape, fill_value, dtype, device, what) -> np.ndarray:
     return np.broadcast_to(_scalar_as(fill_value, dtype, what), shape)
 
 
-def zeros(shape, *, dtype=None, device=None) -> Tensor:
+def zeros(shape, dtype=None, order="C", *, device=None, like=None) -> Tensor:
     """A tensor of zeros of ``shape`` (default dtype float64)."""
+    _order(order, "zeros")
     return _full(shape, 0, _dtype_or(dtype, _dtypes.float64, "zeros"), device, "zeros")
 
 
-def ones(shape, *, dtype=None, device=None) -> Tensor:
+def ones(shape, dtype=None, order="C", *, device=None, like=None) -> Tensor:
     """A tensor of ones of ``shape`` (default dtype float64)."""
+    _order(order, "ones")
     return _full(shape, 1, _dtype_or(dtype, _dtypes.float64, "ones"), device, "ones")
 
 
-def empty(shape, *, dtype=None, device=None) -> Tensor:
+def empty(shape, dtype=None, order="C", *, device=None, like=None) -> Tensor:
     """An uninitialised tensor of ``shape`` (default dtype float64).
 
     Here it holds zeros, which, stored once and broadcast, cost no memory.
     """
+    _order(order, "empty")
     return _full(shape, 0, _dtype_or(dtype, _dtypes.float64, "empty"), device, "empty")
 
 
-def full_like(x, /, fill_value, *, dtype=None, device=None) -> Tensor:
-    """A tensor of ``fill_value`` with the shape (and by default the dtype) of ``x``."""
+def full_like(x, /, fill_value, dtype=None, order="K", subok=True, shape=None, *,
+              device=None) -> Tensor:
+    """A tensor of ``fill_value`` with the shape (and by default the dtype) of ``x``
+    (NumPy's ``shape=`` overrides the shape; ``order`` and ``subok`` are accepted)."""
     _tensor(x, "full_like")
-    return _full(x.shape, fill_value, _dtype_or(dtype, x.dtype, "full_like"), device,
-                 "full_like")
+    _order(order, "full_like")
+    return _full(x.shape if shape is None else shape, fill_value,
+                 _dtype_or(dtype, x.dtype, "full_like"), device, "full_like")
 
 
 def _like(name, fill, what):
-    def fn(x, /, *, dtype=None, device=None):
+    def fn(x, /, dtype=None, order="K", subok=True, shape=None, *, device=None):
         _tensor(x, name)
-        return _full(x.shape, fill, _dtype_or(dtype, x.dtype, name), device, name)
+        _order(order, name)
+        return _full(x.shape if shape is None else shape, fill,
+                     _dtype_or(dtype, x.dtype, name), device, name)
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"A tensor of {what} with the shape (and by default the dtype) of ``x``."
+    fn.__doc__ = (f"A tensor of {what} with the shape (and by default the dtype) of ``x`` "
+                  f"(NumPy's ``shape=`` overrides the shape; ``order``, ``subok`` accepted).")
     return fn
 
 
@@ -399,7 +419,7 @@ def _real_arg(value, name, what):
     return value.item() if isinstance(value, np.generic) else value
 
 
-def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:
+def arange(start, /, stop=None, step=1, dtype=None, *, device=None, like=None) -> Tensor:
     """Evenly spaced values in ``[start, stop)``, ``step`` apart.
 
     Parameters
@@ -469,7 +489,8 @@ def _arange_length(start, stop, step) -> int:
     return MAX_SIZE + 1 if q == math.inf else max(0, math.ceil(q))
 
 
-def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Tensor:
+def linspace(start, stop, /, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
     """``num`` evenly spaced values from ``start`` to ``stop``.
 
     Parameters
@@ -483,11 +504,15 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
     device : {CPU device, "cpu", None}
     endpoint : bool
         Whether ``stop`` is the last value (else the interval is ``[start, stop)``).
+    retstep : bool
+        NumPy's: also return the step (a NumPy scalar, as NumPy's).
+    axis : int
+        NumPy's; the result is one-dimensional, so 0 or -1.
 
     Returns
     -------
     Tensor
-        One-dimensional, of length ``num``.
+        One-dimensional, of length ``num`` (with the step if ``retstep``).
     """
     _check_device(device, "linspace")
     num = integer_arg(num, "linspace", "num")
@@ -508,12 +533,16 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
         raise TypeError(f"linspace: a complex start or stop needs a complex dtype, not "
                         f"{dtype.name}")
     check_size((num,), "linspace", dtype)
-    with np.errstate(over="ignore"), library_state():
-        arr = np.linspace(values[0], values[1], num, endpoint=bool(endpoint), dtype=dtype)
-    return Tensor._from_array(arr)
+    if axis not in (0, -1):
+        raise ValueError(f"linspace: axis {axis} is out of bounds for the 1-d result")
+    with np.errstate(over="ignore", invalid="ignore"), library_state():
+        arr, step = np.linspace(values[0], values[1], num, endpoint=bool(endpoint),
+                                dtype=dtype, retstep=True)
+    return (Tensor._from_array(arr), step) if retstep else Tensor._from_array(arr)
 
 
-def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Tensor:
+def eye(n_rows, n_cols=None, /, k=0, dtype=None, order="C", *, device=None,
+        like=None) -> Tensor:
     """A 2-d tensor with ones on the ``k``-th diagonal and zeros elsewhere.
 
     Parameters
@@ -538,12 +567,13 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Tensor:
     if n_rows < 0 or n_cols < 0:
         raise ValueError(f"eye: n_rows and n_cols must be non-negative, got {n_rows} and "
                          f"{n_cols}")
+    _order(order, "eye")
     dtype = _dtype_or(dtype, _dtypes.float64, "eye")
     check_size((n_rows, n_cols), "eye", dtype)
     return Tensor._from_array(np.eye(n_rows, n_cols, k=k, dtype=dtype))
 
 
-def meshgrid(*arrays, indexing="xy") -> tuple:
+def meshgrid(*arrays, indexing="xy", sparse=False, copy=True) -> tuple:
     """Coordinate grids from one-dimensional coordinate tensors.
 
     Parameters
@@ -553,6 +583,10 @@ def meshgrid(*arrays, indexing="xy") -> tuple:
     indexing : {"xy", "ij"}
         ``"ij"`` gives grids of shape ``(N1, N2, ..., Nn)``; ``"xy"`` (Cartesian) swaps
         the first two: ``(N2, N1, N3, ..., Nn)``.
+    sparse : bool
+        NumPy's: grids of shape 1 along all axes but their own (broadcastable).
+    copy : bool
+        Accepted for NumPy's signature; grids are read-only views either way.
 
     Returns
     -------
@@ -571,12 +605,13 @@ def meshgrid(*arrays, indexing="xy") -> tuple:
         shape[:2] = shape[1], shape[0]
     for x in arrays:
         check_size(tuple(shape), "meshgrid", x.dtype)
-    grids = np.meshgrid(*(x._value() for x in arrays), indexing=indexing, copy=False)
+    grids = np.meshgrid(*(x._value() for x in arrays), indexing=indexing, copy=False,
+                        sparse=bool(sparse))
     return tuple(Tensor._from_array(g) for g in grids)
 
 
 def _triangle(name, np_fn, keep):
-    def fn(x, /, *, k=0):
+    def fn(x, /, k=0):
         _tensor(x, name)
         k = integer_arg(k, name, "k")
         if x.ndim < 2:

@@ -17,6 +17,7 @@ import numpy as np
 
 from .._engine import dtypes as _dtypes
 from .._engine.tensor import Tensor
+from .numpy_dtypes import as_dtype
 
 __all__ = ["can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -36,6 +37,7 @@ def kind_matches(dtype: np.dtype, kind, where: str) -> bool:
     """Whether ``dtype`` is ``kind``: a dtype, a kind name, or a tuple of them."""
     if isinstance(kind, tuple):
         return any(kind_matches(dtype, k, where) for k in kind)
+    kind = as_dtype(kind)     # lt.float32 is a dtype name callable as np.float32
     if isinstance(kind, str):
         letters = _KINDS.get(kind)
         if letters is None:
@@ -71,6 +73,7 @@ def isdtype(dtype, kind) -> bool:
     -------
     bool
     """
+    dtype = as_dtype(dtype)
     if not isinstance(dtype, np.dtype):
         raise TypeError(f"isdtype: expected a dtype, got {type(dtype).__name__} "
                         f"{dtype!r}")

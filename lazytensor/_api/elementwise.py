@@ -147,7 +147,7 @@ def _astype(x, dtype, /, *, copy=True, device=None):
 def _python_where(condition, x1, x2, /):
     """Elements of ``x1`` where ``condition`` is true, else of ``x2`` (broadcast together):
     what C's ``where`` hands over (anything but tensors of one shape and real dtype with a
-    bool condition, which C records itself)."""
+    bool condition, which C records itself).  (NumPy's one-argument form: numpy_logic.py.)"""
     condition = _as_tensor(condition, "where")
     if not isinstance(condition, Tensor) or condition.dtype != _dtypes.bool_:
         got = condition.dtype.name if isinstance(condition, Tensor) else type(condition).__name__
@@ -268,11 +268,11 @@ def _integer_identity(name):
         if type(x) is Tensor and x._node.dtype.kind == "f":
             return unary(name, x)
         x = _as_tensor(x, name)
-        if isinstance(x, Tensor) and x.dtype.kind in "iu":
+        if isinstance(x, Tensor) and x.dtype.kind in "iub":
             return x
         return apply(name, x)
     fn.__name__ = name
-    fn.__doc__ = OPS[name].doc + " Integer tensors are returned unchanged."
+    fn.__doc__ = OPS[name].doc + " Integer and bool tensors are returned unchanged."
     return fn
 
 
@@ -290,14 +290,94 @@ def _classify(name, int_value):
     return fn
 
 
+# ---- NumPy's answers for integer and bool operands the standard leaves unspecified ------
+@functools.lru_cache(maxsize=512)
+def _numpy_dtype(np_name: str, dtypes: tuple) -> np.dtype:
+    """The result dtype of NumPy's ufunc ``np_name`` on operands of ``dtypes`` (Python
+    scalar types stand for weak scalars); TypeError where NumPy has no loop."""
+    args = [np.zeros(0, d) if isinstance(d, np.dtype) else d(1) for d in dtypes]
+    with np.errstate(all="ignore"):
+        return getattr(np, np_name)(*args).dtype
+
+
+def _integer_reciprocal(x):
+    """NumPy's ``reciprocal`` of integers: ``1 / x`` truncated (bool as int8), and 0 for 0
+    (the seeds' rule for division by zero; NumPy's result there is undefined)."""
+    return binary("div_trunc", 1, astype(x, _dtypes.int8) if x.dtype == _dtypes.bool_ else x)
+
+
+# unary ops with a rule of their own for the integers their rows refuse
+_INTEGER_RULES = {"reciprocal": _integer_reciprocal,
+                  "abs": lambda x: x if x.dtype == _dtypes.bool_ else None}   # abs(bool) is x
+
+
+def _numpy_fallback(name, args):
+    """NumPy's result of op ``name`` on integer or bool tensors its row refuses (the standard
+    leaves them unspecified), recorded with the op; None when this is not such a call.
+
+    Float functions take NumPy's float dtype (``sqrt(int8)`` is float16, ``sqrt(int64)``
+    float64, as ``np.sqrt``); logical functions take integers as ``x != 0``; arithmetic on
+    bool is done in int8 and gives bool where NumPy does (``add(bool, bool)`` is ``or``)
+    or int8 (``square(bool)``); comparisons of bool compare False < True."""
+    op = OPS[name]
+    try:
+        args = [_as_tensor(a, name) for a in args]
+    except TypeError:
+        return None
+    dts = tuple(a.dtype if isinstance(a, Tensor) else type(a) for a in args)
+    if not any(isinstance(d, np.dtype) and d.kind in "biu" for d in dts) \
+            or any(d is complex or isinstance(d, np.dtype) and d.kind not in "biuf"
+                   for d in dts):
+        return None
+    if name in _INTEGER_RULES:
+        return _INTEGER_RULES[name](args[0])
+    float_only = "i" not in op.kinds and "b" not in op.kinds
+    np_name = op.ufunc or ("sqrt" if op.arity == 1 else "arctan2")
+    try:
+        dt = _numpy_dtype("sqrt" if float_only and op.arity == 1 else
+                          "arctan2" if float_only else np_name, dts)
+    except TypeError:      # NumPy has no loop either: the row's error stands
+        return None
+    back = None
+    if float_only:                                  # into NumPy's float
+        to = lambda a: astype(a, dt) if a.dtype.kind in "biu" else a  # noqa: E731
+    elif op.kinds == "b":                           # logical: integers as x != 0
+        to = lambda a: astype(a, _dtypes.bool_)  # noqa: E731
+    else:                                           # bool as int8 (and back where NumPy is)
+        to = lambda a: astype(a, _dtypes.int8) if a.dtype == _dtypes.bool_ else a  # noqa: E731
+        back = _dtypes.bool_ if dt == _dtypes.bool_ and op.result == "same" else None
+    args = [to(a) if isinstance(a, Tensor) else bool(a) if op.kinds == "b" else a
+            for a in args]
+    try:
+        out = apply(name, *args)
+    except TypeError:
+        return None
+    return astype(out, back) if back is not None else out
+
+
 def _make_function(name):
     op = OPS[name]
+    # where the row refuses integer or bool operands (the standard leaves them unspecified)
+    # NumPy's result is recorded instead; the common call pays nothing, the refused one is
+    # recognized by its TypeError
     if op.arity == 1:
         def fn(x, /):
-            return unary(name, x)
+            try:
+                return unary(name, x)
+            except TypeError:
+                out = _numpy_fallback(name, (x,))
+                if out is None:
+                    raise
+            return out
     else:
         def fn(x1, x2, /):
-            return binary(name, x1, x2)
+            try:
+                return binary(name, x1, x2)
+            except TypeError:
+                out = _numpy_fallback(name, (x1, x2))
+                if out is None:
+                    raise
+            return out
 
     fn.__name__ = fn.__qualname__ = name
     mode = "exact" if op.exact else "not yet exact (platform C library)"

@@ -320,7 +320,7 @@ def take(x, indices, /, axis=None, out=None, mode="raise"):
     return to_out(wrap(np.take(v, idx, axis=axis, mode=mode)), out, "take")
 
 
-def take_along_axis(x, indices, /, *, axis=-1):
+def take_along_axis(x, indices, /, axis=-1):
     """Elements of ``x`` at the one-dimensional ``indices`` along ``axis``.
 
     ``indices`` has as many dimensions as ``x`` and broadcasts against it along every

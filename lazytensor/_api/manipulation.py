@@ -325,7 +325,7 @@ def moveaxis(x, source, destination, /) -> Tensor:
     return _wrap(np.moveaxis(v, src, dst))
 
 
-def flip(x, /, *, axis=None) -> Tensor:
+def flip(x, /, axis=None) -> Tensor:
     """``x`` with the order of elements reversed along ``axis`` (all axes if None; a view)."""
     v = tensor_value(x, "flip")
     axes = tuple(range(x.ndim)) if axis is None else _axes(axis, x.ndim, "flip")
@@ -420,7 +420,7 @@ def concat(arrays, /, *, axis=0) -> Tensor:
     return Tensor._from_array(np.concatenate(values, axis=a, dtype=dtype))
 
 
-def stack(arrays, /, *, axis=0) -> Tensor:
+def stack(arrays, /, axis=0) -> Tensor:
     """Join tensors of one shape along a new axis ``axis`` of the result.
 
     The result has the promoted dtype of the inputs.
@@ -482,7 +482,7 @@ def repeat(x, repeats, /, axis=None) -> Tensor:
     return Tensor._from_array(np.repeat(v, counts, axis=a))
 
 
-def roll(x, /, shift, *, axis=None) -> Tensor:
+def roll(x, /, shift, axis=None) -> Tensor:
     """``x`` with its elements shifted cyclically by ``shift`` along ``axis``.
 
     Parameters

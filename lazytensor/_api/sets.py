@@ -138,7 +138,15 @@ def _scalar_operand(value, dtype):
     return scalar_to_array(value, result_type_of((dtype,), (kind,)))   # rounded as constants are
 
 
-def isin(x1, x2, /, *, invert=False):
+def _array_like(x):
+    if isinstance(x, (list, tuple, np.ndarray)):
+        from .creation import asarray
+
+        return asarray(x)
+    return x
+
+
+def isin(x1, x2, /, assume_unique=False, invert=False, *, kind=None):
     """Test, for each element of ``x1``, whether it equals an element of ``x2``.
 
     Parameters
@@ -150,6 +158,8 @@ def isin(x1, x2, /, *, invert=False):
         tensor.
     invert : bool
         Test for *not* being in ``x2`` instead.
+    assume_unique, kind
+        NumPy's hints, accepted (the answer does not depend on them).
 
     Returns
     -------
@@ -161,6 +171,8 @@ def isin(x1, x2, /, *, invert=False):
     Equality is exact across integer dtypes (an int64 never equals a uint64 beyond its
     range); other mixed dtypes are compared after promotion.  NaN is in nothing.
     """
+    # NumPy's array-likes (lists, tuples, arrays) as tensors; Python scalars stay weak
+    x1, x2 = (_array_like(x) for x in (x1, x2))
     if not isinstance(x1, Tensor) and not isinstance(x2, Tensor):
         raise TypeError(f"isin: at least one of x1 and x2 must be a Tensor, got "
                         f"{type(x1).__name__} and {type(x2).__name__}")

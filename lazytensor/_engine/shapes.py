@@ -56,6 +56,7 @@ def broadcast_shapes_or_raise(shapes, what: str, dtype=None) -> tuple:
     they do not broadcast, or when the result (of ``dtype``) is too large to exist."""
     out = broadcast_shapes_cached(tuple(tuple(s) for s in shapes))
     if out is None:
-        listed = " and ".join(str(tuple(s)) for s in shapes)
-        raise ValueError(f"{what}: shapes {listed} do not broadcast together")
+        listed = " ".join(str(tuple(s)) for s in shapes)     # NumPy's wording, the op named
+        raise ValueError(f"{what}: operands could not be broadcast together with shapes "
+                         f"{listed}")
     return check_size(out, what, dtype)

@@ -1,0 +1,158 @@
+"""NumPy's utilities on tensors: ``shape``/``ndim``/``size``, ``vectorize``,
+``apply_along_axis``, ``errstate``, the print options, and io (``save``, ``load``,
+``savez``, ``savetxt``, ``loadtxt`` ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from .._engine.tensor import Tensor
+from .numpy_values import on_values, to_numpy, to_tensors
+
+
+# ---- shape, ndim, size: read from the tensor, nothing is evaluated -------------------
+def shape(a):
+    """The shape of ``a`` (a tuple; a tensor's is known without evaluating it)."""
+    return a.shape if isinstance(a, Tensor) else np.shape(a)
+
+
+def ndim(a):
+    """The number of dimensions of ``a``."""
+    return a.ndim if isinstance(a, Tensor) else np.ndim(a)
+
+
+def size(a, axis=None):
+    """The number of elements of ``a``, or its length along ``axis`` (an int or, as in
+    NumPy 2.4, a tuple of ints)."""
+    if not isinstance(a, Tensor):
+        return np.size(a, axis)
+    if axis is None:
+        return a.size
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    out = 1
+    for ax in axes:
+        out *= a.shape[ax]
+    return out
+
+
+# ---- functions of Python callables ----------------------------------------------------
+class vectorize(np.vectorize):
+    """NumPy's ``vectorize``, returning tensors: ``pyfunc`` is called on NumPy scalars,
+    one element at a time, as in NumPy (so it is as slow as in NumPy; write the function
+    with lazytensor's operations on whole tensors to have it fused instead)."""
+
+    def __call__(self, *args, **kwargs):
+        args = tuple(to_numpy(a) for a in args)
+        kwargs = {k: to_numpy(v) for k, v in kwargs.items()}
+        return to_tensors(super().__call__(*args, **kwargs))
+
+
+apply_along_axis = on_values("apply_along_axis", np.apply_along_axis,
+                             "``func1d`` applied to the 1-d slices along an axis (it gets "
+                             "NumPy arrays, as in NumPy).")
+apply_over_axes = on_values("apply_over_axes", np.apply_over_axes,
+                            "``func`` applied repeatedly over several axes (it gets NumPy "
+                            "arrays, as in NumPy).")
+
+
+# ---- floating-point error handling and printing ---------------------------------------
+class errstate(np.errstate):
+    """NumPy's ``errstate`` (a context manager and decorator).
+
+    It controls NumPy's own warnings: those of the values NumPy computes for lazytensor
+    (the functions computed by NumPy on values) and of NumPy code around.  lazytensor's
+    kernels never warn and never set NumPy's error state: division by zero, overflow and
+    invalid operations give their IEEE results (integer division by zero gives 0, the
+    seeds' rule) whatever errstate says; ``errstate(all="raise")`` does not make them raise.
+    """
+
+
+seterr, geterr, seterrcall, geterrcall = np.seterr, np.geterr, np.seterrcall, np.geterrcall
+
+
+def ndenumerate(arr):
+    """NumPy's ``ndenumerate`` over the values of ``arr``: (index, NumPy scalar) pairs."""
+    return np.ndenumerate(to_numpy(arr))
+# A tensor prints as NumPy prints its value, so NumPy's print options are lazytensor's too
+set_printoptions, get_printoptions, printoptions = (np.set_printoptions, np.get_printoptions,
+                                                    np.printoptions)
+
+
+# ---- io --------------------------------------------------------------------------------
+class NpzFile(Mapping):
+    """The arrays of an ``.npz`` file, read lazily by name, as tensors (``lt.load`` of an
+    ``.npz``).  Use as NumPy's ``NpzFile``: ``f["a"]``, ``f.files``, ``with``, ``close()``."""
+
+    def __init__(self, npz):
+        self._npz = npz
+        self.files = npz.files
+
+    def __getitem__(self, key):
+        return to_tensors(self._npz[key])
+
+    def __iter__(self):
+        return iter(self.files)
+
+    def __len__(self):
+        return len(self.files)
+
+    def __contains__(self, key):
+        return key in self.files
+
+    def close(self):
+        self._npz.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return f"lazytensor.NpzFile({self.files})"
+
+
+def load(file, mmap_mode=None, allow_pickle=False, fix_imports=True, encoding="ASCII", *,
+         max_header_size=None):
+    """NumPy's ``load``: an ``.npy`` file gives a tensor, an ``.npz`` file an
+    :class:`NpzFile` whose values are tensors.  ``mmap_mode`` maps the file read-only
+    (``"r"``): tensors are not written to."""
+    if mmap_mode not in (None, "r", "c"):
+        raise ValueError(f"load: mmap_mode={mmap_mode!r} would write into a tensor's memory; "
+                         f"use None, 'r' or 'c'")
+    kwargs = {} if max_header_size is None else {"max_header_size": max_header_size}
+    out = np.load(file, mmap_mode=mmap_mode, allow_pickle=allow_pickle,
+                  fix_imports=fix_imports, encoding=encoding, **kwargs)
+    if isinstance(out, np.lib.npyio.NpzFile):
+        return NpzFile(out)
+    return to_tensors(out)
+
+
+FUNCTIONS = {"shape": shape, "ndim": ndim, "size": size, "vectorize": vectorize,
+             "apply_along_axis": apply_along_axis, "apply_over_axes": apply_over_axes,
+             "errstate": errstate, "seterr": seterr, "geterr": geterr,
+             "set_printoptions": set_printoptions, "get_printoptions": get_printoptions,
+             "printoptions": printoptions, "load": load, "NpzFile": NpzFile,
+             "seterrcall": seterrcall, "geterrcall": geterrcall, "ndenumerate": ndenumerate,
+             "ndindex": np.ndindex, "iterable": np.iterable}
+# printing of values (strings out) and io of values: the tensors are evaluated and written,
+# files are read into tensors
+FUNCTIONS.update({name: on_values(name, getattr(np, name), summary) for name, summary in {
+    "array2string": "The string NumPy prints for the values.",
+    "array_repr": "NumPy's repr of the values.",
+    "array_str": "NumPy's str of the values.",
+    "save": "Write a tensor's values to a ``.npy`` file.",
+    "savez": "Write tensors' values to an uncompressed ``.npz`` file.",
+    "savez_compressed": "Write tensors' values to a compressed ``.npz`` file.",
+    "savetxt": "Write a tensor's values to a text file.",
+    "loadtxt": "A tensor from a text file.",
+    "genfromtxt": "A tensor from a text file, with missing values handled.",
+    "fromregex": "A tensor from a text file, parsed with a regular expression.",
+    "fromfile": "A tensor from a text or binary file.",
+    "frombuffer": "A tensor from a buffer (its bytes read as the dtype).",
+    "fromiter": "A 1-d tensor from an iterable.",
+    "fromstring": "A 1-d tensor from text.",
+}.items()})
