@@ -123,7 +123,7 @@ def test_input_dtypes():
         with pytest.raises(TypeError, match=f"fft.{name} needs a real floating-point tensor, "
                                             f"got complex64"):
             getattr(F, name)(c)
-    with pytest.raises(TypeError, match="fft.fft: expected a Tensor or an array_like"):
+    with pytest.raises(TypeError, match="fft.fft: expected a Tensor or an array-like"):
         F.fft(object())
     # real input to the complex transforms is taken as complex, keeping its precision
     assert F.fft(lt.asarray(np.ones(4, np.float32))).dtype == lt.complex64
@@ -213,7 +213,7 @@ def test_shift_errors():
     with pytest.raises(ValueError, match="fft.ifftshift: axis -3 is out of range"):
         F.ifftshift(lt.asarray(np.ones((2, 2))), axes=[0, -3])
     assert F.fftshift([1, 2, 3]).tolist() == np.fft.fftshift([1, 2, 3]).tolist()  # NumPy's
-    with pytest.raises(TypeError, match="fft.fftshift: expected a Tensor or an array_like"):
+    with pytest.raises(TypeError, match="fft.fftshift: expected a Tensor or an array-like"):
         F.fftshift(object())
 
 

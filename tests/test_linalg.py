@@ -443,7 +443,7 @@ def test_not_positive_definite_and_bad_modes():
 
 def test_array_likes_are_taken_and_booleans_rejected():
     assert float(L.det(np.eye(2) * 2)) == np.linalg.det(np.eye(2) * 2)
-    with pytest.raises(TypeError, match="linalg.det: expected a Tensor or an array_like"):
+    with pytest.raises(TypeError, match="linalg.det: expected a Tensor or an array-like"):
         L.det(object())
     with pytest.raises(TypeError, match="linalg.trace needs a numeric tensor, got bool"):
         L.trace(t(np.eye(2, dtype=bool)))

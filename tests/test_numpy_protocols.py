@@ -83,6 +83,12 @@ def test_mapped_ufunc_matches_numpy(ufunc, dtype):
     with np.errstate(all="ignore"):
         want = ufunc(*arrays)
         got = ufunc(*tensors)
+    if ufunc is np.reciprocal and np.dtype(dtype).kind in "iu":
+        # integer 1/0 is undefined in NumPy (it gives INT64_MIN for int64); lazytensor gives
+        # 0, the seeds' rule for an integer division by zero (docs/numpy-compatibility.md)
+        zero = arrays[0] == 0
+        assert np.all(np.asarray(got)[zero] == 0)
+        want = np.where(zero, 0, want).astype(want.dtype)
     _same(got, want)
 
 
@@ -421,11 +427,17 @@ def test_a_lazytensor_function_calling_numpy_does_not_recurse(monkeypatch):
     _same(np.ediff1d(lt.asarray(V)), np.ediff1d(V))
 
 
-def test_numpy_results_do_not_follow_the_callers_array():
-    a = V.copy()
-    parts = np.split(lt.asarray(a), 2)        # NumPy's split views its input; ours copy
-    a[:] = 0
-    _same(parts[0], V[:3])
+def test_a_split_of_a_callers_array_reads_it_as_numpy_does():
+    # lt.asarray(a) shares a's memory (as np.asarray does), and NumPy's split views its
+    # input: a later write into a is seen by both, and by no result computed before it
+    got, want = V.copy(), V.copy()
+    parts, np_parts = np.split(lt.asarray(got), 2), np.split(np.asarray(want), 2)
+    total, np_total = np.sum(parts[1]), np.sum(np_parts[1])
+    float(total)                              # computed now, before the write
+    got[:] = 0
+    want[:] = 0
+    _same(parts[0], np_parts[0])
+    assert float(total) == float(np_total)
 
 
 def test_errors_raised_inside_lazytensor_propagate(monkeypatch):

@@ -286,7 +286,7 @@ def test_diff_prepend_append_variants_and_errors():
     # NumPy's: an array_like edge is joined as an array (here of the wrong rank)
     with pytest.raises(ValueError, match=r"diff: prepend has shape \(1,\)"):
         lt.diff(x, prepend=[1])
-    with pytest.raises(TypeError, match="diff: expected a Tensor or an array_like"):
+    with pytest.raises(TypeError, match="diff: expected a Tensor or an array-like"):
         lt.diff(x, prepend=object())
     with pytest.raises(IndexError, match="diff: axis 2"):
         lt.diff(x, axis=2)
