@@ -131,7 +131,8 @@ def _complex(dtype) -> np.dtype:
 
 
 def _wrap(array, dtype) -> Tensor:
-    return Tensor._from_array(np.asarray(array).astype(dtype, copy=False))
+    return Tensor._computed_by_numpy(np.asarray(array).astype(dtype, copy=False),
+                                     "numpy.linalg (LAPACK)")
 
 
 @contextlib.contextmanager

@@ -84,18 +84,21 @@ def quiet():
         yield
 
 
-def wrap(array, dtype=None) -> Tensor:
+def wrap(array, dtype=None, computed_by=None) -> Tensor:
     """A Tensor around a NumPy result (a scalar becomes a 0-d tensor), as ``dtype``.
 
     The array is made read-only: a tensor's value never changes under it.  The conversion
     to ``dtype`` is rounded in the library's floating-point state (round to nearest, no
-    flush-to-zero), whatever the caller's.
+    flush-to-zero), whatever the caller's.  ``computed_by``: NumPy's function, when NumPy's
+    arithmetic made the value (outside exact mode's promise: ``lt.explain`` says so).
     """
     out = np.asarray(array)
     if dtype is not None and out.dtype != dtype:
         with library_state():
             out = out.astype(dtype)
     out.setflags(False)                 # write=False (by position: cheaper)
+    if computed_by is not None:
+        return Tensor._computed_by_numpy(out, computed_by)
     return Tensor._from_array(out)
 
 

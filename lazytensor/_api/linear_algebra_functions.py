@@ -71,7 +71,7 @@ def matmul(x1, x2, /):
     check_size(broadcast_shapes_cached((x1.shape[:-2], x2.shape[:-2])) + x1.shape[-2:-1] +
                x2.shape[-1:] * (x2.ndim > 1), "matmul", dtype)
     with quiet():
-        return wrap(np.matmul(a, b), dtype)
+        return wrap(np.matmul(a, b), dtype, computed_by="numpy.matmul")
 
 
 def tensordot(x1, x2, /, *, axes=2):
@@ -129,7 +129,7 @@ def tensordot(x1, x2, /, *, axes=2):
     check_size(tuple(n for i, n in enumerate(x1.shape) if i not in ax1) +
                tuple(n for j, n in enumerate(x2.shape) if j not in ax2), "tensordot", dtype)
     with quiet():
-        return wrap(np.tensordot(a, b, axes=(ax1, ax2)), dtype)
+        return wrap(np.tensordot(a, b, axes=(ax1, ax2)), dtype, computed_by="numpy.tensordot")
 
 
 def vecdot(x1, x2, /, *, axis=-1):
@@ -176,7 +176,7 @@ def vecdot(x1, x2, /, *, axis=-1):
                          f"contracted axis is not broadcast")
     _check_stacks("vecdot", _drop(x1.shape, ax), _drop(x2.shape, ax), x1, x2)
     with quiet():
-        return wrap(np.vecdot(a, b, axis=ax), dtype)
+        return wrap(np.vecdot(a, b, axis=ax), dtype, computed_by="numpy.vecdot")
 
 
 def _drop(shape, axis):

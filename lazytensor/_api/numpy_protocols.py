@@ -178,23 +178,24 @@ def _servable(dtype) -> bool:
     return dtype in _dtypes.ALL_DTYPES and dtype.isnative
 
 
-def _wrap(result, sources):
-    """NumPy's result with arrays (and NumPy scalars) as tensors.  A result that shares
-    memory with a writable array it was computed from (a caller's array) is copied:
-    tensors do not change under their users."""
+def _wrap(result, sources, what: str):
+    """NumPy's result with arrays (and NumPy scalars) as tensors, marked as computed by
+    NumPy's ``what``.  A result that shares memory with a writable array it was computed
+    from (a caller's array) is copied: tensors do not change under their users."""
     if isinstance(result, np.ndarray):
         if not _servable(result.dtype):
             return result
         if any(s.flags.writeable and np.may_share_memory(result, s) for s in sources):
             result = result.copy()
-        return Tensor._from_array(result)
+        return Tensor._computed_by_numpy(result, what)
     if isinstance(result, np.generic):
-        return Tensor._from_array(np.asarray(result)) if _servable(result.dtype) else result
+        return (Tensor._computed_by_numpy(np.asarray(result), what)
+                if _servable(result.dtype) else result)
     if isinstance(result, tuple):
-        items = [_wrap(r, sources) for r in result]
+        items = [_wrap(r, sources, what) for r in result]
         return type(result)(*items) if hasattr(result, "_fields") else type(result)(items)
     if isinstance(result, list):
-        return [_wrap(r, sources) for r in result]
+        return [_wrap(r, sources, what) for r in result]
     return result
 
 
@@ -242,7 +243,8 @@ def _ufunc_on_values(ufunc, method, inputs, kwargs):
     result = getattr(ufunc, method)(*inputs, **kwargs)
     if kwargs.get("out") is not None or method == "at":
         return result           # NumPy's answer: the out array(s), or None
-    return _wrap(result, sources)
+    return _wrap(result, sources,
+                 f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}"))
 
 
 def _neutral(kwargs) -> bool:
@@ -476,4 +478,4 @@ def array_function(self, func, types, args, kwargs):
                 active.discard(func)
     (vargs, vkwargs), sources = _values((args, kwargs))
     result = func(*vargs, **vkwargs)
-    return result if out is not None else _wrap(result, sources)
+    return result if out is not None else _wrap(result, sources, f"numpy.{name}")

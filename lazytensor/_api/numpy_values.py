@@ -39,14 +39,15 @@ def to_numpy(obj):
     return obj
 
 
-def to_tensors(obj):
-    """NumPy's arrays and array scalars (also inside tuples and lists) as tensors."""
+def to_tensors(obj, computed_by=None):
+    """NumPy's arrays and array scalars (also inside tuples and lists) as tensors;
+    ``computed_by``: the NumPy function whose arithmetic made them (see ``args.wrap``)."""
     if isinstance(obj, (np.ndarray, np.generic)) and obj.dtype.kind in "biufc":
-        return wrap(obj)
+        return wrap(obj, computed_by=computed_by)
     if isinstance(obj, tuple) and type(obj) is not tuple:    # a NamedTuple result
-        return type(obj)(*(to_tensors(o) for o in obj))
+        return type(obj)(*(to_tensors(o, computed_by) for o in obj))
     if isinstance(obj, (tuple, list)):
-        return type(obj)(to_tensors(o) for o in obj)
+        return type(obj)(to_tensors(o, computed_by) for o in obj)
     return obj
 
 
@@ -70,7 +71,7 @@ def call_numpy(name: str, np_fn, *args, **kwargs):
         raise np.linalg.LinAlgError(f"{name}: {exc}") from None
     except _ERRORS as exc:
         raise renamed(exc, name) from None
-    return to_tensors(out)
+    return to_tensors(out, f"numpy.{name}")
 
 
 def on_values(name: str, np_fn, summary: str):

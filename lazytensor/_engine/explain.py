@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .fuse import partition
-from .graph import pending_topo_order
+from .graph import computed_by_numpy, pending_topo_order
 from .kernel import CHUNK, contiguous_strides, get_kernel
 from .ops import OPS
 from .rows import block_rows
@@ -32,17 +32,20 @@ class Explanation:
     by block over the leading dimension (see docs/architecture.md), else None.
     """
 
-    def __init__(self, kernels, block_rows=None):
+    def __init__(self, kernels, block_rows=None, numpy_values=()):
         self.kernels = kernels
         self.block_rows = block_rows
+        # (which tensor, NumPy's function) for each tensor given that NumPy computed
+        self.numpy_values = list(numpy_values)
 
     def __len__(self):
         return len(self.kernels)
 
     def __str__(self):
+        lines = [f"tensor {i}: a value computed by NumPy ({what}), outside exact mode's promise"
+                 for i, what in self.numpy_values]
         if not self.kernels:
-            return "nothing to compute: every tensor already has a value"
-        lines = []
+            return "\n".join(["nothing to compute: every tensor already has a value"] + lines)
         if self.block_rows is not None:
             lines.append(f"run by blocks of {self.block_rows} rows: each thread runs every kernel "
                          f"on a block before the next; values read only by another kernel stay "
@@ -96,8 +99,9 @@ def explain(*tensors) -> Explanation:
                 "ops": ops,
                 "not_exact": [n.op for n in g.members if n.op in OPS and not OPS[n.op].exact],
                 "inputs": [{"index": i, "shape": lay[0], "strides": lay[1], "dtype": lay[2].name,
-                            "source": reason}
-                           for i, (lay, reason) in enumerate(zip(layouts, g.input_reasons))],
+                            "source": _source(x, reason)}
+                           for i, (x, lay, reason) in enumerate(zip(g.inputs, layouts,
+                                                                     g.input_reasons))],
                 "outputs": [{"index": i, "shape": n.shape, "dtype": n.dtype.name, "reason": r}
                             for i, (n, r) in enumerate(zip(g.outputs, g.output_reasons))],
                 "family": ck.plan.family,
@@ -109,4 +113,13 @@ def explain(*tensors) -> Explanation:
                                 "accumulator": r.dtype.name, "shape": r.shape}
                                for i, r in enumerate(g.sinks)],
             })
-    return Explanation(kernels, blocks)
+    numpy_values = [(i, computed_by_numpy[r]) for i, r in enumerate(roots)
+                    if r in computed_by_numpy]
+    return Explanation(kernels, blocks, numpy_values)
+
+
+def _source(node, reason: str) -> str:
+    what = computed_by_numpy.get(node)
+    if what is None:
+        return reason
+    return f"{reason} computed by NumPy ({what}): outside exact mode's promise"

@@ -139,6 +139,13 @@ class FloatAttr(float):
         return FloatAttr, (float(self),)
 
 
+# Values NumPy computed for lazytensor (matmul, LAPACK, the NumPy names served on values,
+# NumPy's ufuncs and functions lazytensor does not record): node -> NumPy's function.  They
+# are outside exact mode's promise (NumPy's summation order, SIMD paths, platform libm), and
+# lt.explain says so where they are read.
+computed_by_numpy = weakref.WeakKeyDictionary()
+
+
 # Nodes without a value that the roots depend on, inputs before consumers: an iterative
 # depth-first post-order in C (kernels_c/ext/keys.c), the walk the kept-plan keys use.
 pending_topo_order = fastpath.pending_topo_order

@@ -91,6 +91,14 @@ class Tensor:
             return _leaf_tensor(array)      # the same leaf, made in C
         return cls._from_node(_graph.leaf(np.asarray(array)))
 
+    @classmethod
+    def _computed_by_numpy(cls, array, what: str) -> "Tensor":
+        """A tensor of ``array``, a value NumPy computed (``what``: its function): outside
+        exact mode's promise, which ``lt.explain`` says wherever the value is read."""
+        t = cls._from_array(array)
+        _graph.computed_by_numpy[t._node] = what
+        return t
+
     # ---- metadata: never evaluates ------------------------------------------------
     @property
     def dtype(self):
