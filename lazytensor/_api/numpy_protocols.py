@@ -439,6 +439,38 @@ def _as_tensors(obj):
     return _map(lambda x: leaf_of(x, "asarray") if isinstance(x, np.ndarray) else x, obj)
 
 
+_ARRAYS_PARAMETER: dict = {}    # lazytensor function -> its "arrays" parameter, or None
+
+
+def _arrays_parameter(fn):
+    """The parameter of ``fn`` named ``arrays`` (``*arrays`` or a sequence of arrays, as
+    ``broadcast_arrays``, ``meshgrid`` and ``stack`` take), or None."""
+    param = _ARRAYS_PARAMETER.get(fn, _MISSING)
+    if param is _MISSING:
+        sig = _SIGNATURES.get(fn)
+        param = sig.parameters.get("arrays") if sig is not None else None
+        _ARRAYS_PARAMETER[fn] = param
+    return param
+
+
+def _array_likes_as_tensors(fn, args, kwargs):
+    """The call with the array-likes given as ``fn``'s ``arrays`` (lists, scalars) made
+    tensors as NumPy's ``asarray`` makes them: NumPy's function takes them, lazytensor's
+    (the Array API's) takes tensors.  TypeError for one lazytensor cannot hold (None or
+    strings, which NumPy makes object or string arrays)."""
+    param = _arrays_parameter(fn)
+    if param is None:
+        return args, kwargs
+    bound = _SIGNATURES[fn].bind(*args, **kwargs)
+    given = bound.arguments.get(param.name, _MISSING)
+    if given is _MISSING or (param.kind != param.VAR_POSITIONAL
+                             and type(given) not in (list, tuple)):
+        return args, kwargs
+    bound.arguments[param.name] = type(given)(
+        x if isinstance(x, Tensor) else leaf_of(np.asarray(x), "asarray") for x in given)
+    return bound.args, bound.kwargs
+
+
 def array_function(self, func, types, args, kwargs):
     """NEP 18: NumPy function ``func`` called with a Tensor among its arguments.
 
@@ -468,7 +500,14 @@ def array_function(self, func, types, args, kwargs):
                 targs, tkwargs = _as_tensors(args), _as_tensors(kwargs)
             except TypeError:        # an array lazytensor cannot hold (strings, objects...)
                 fn = None
-        if fn is not None and _binds(fn, targs, tkwargs):
+        if fn is not None and not _binds(fn, targs, tkwargs):
+            fn = None
+        if fn is not None:
+            try:
+                targs, tkwargs = _array_likes_as_tensors(fn, targs, tkwargs)
+            except (TypeError, ValueError):   # None, strings, ragged lists: NumPy's
+                fn = None
+        if fn is not None:
             active.add(func)         # lazytensor's function calling NumPy's: NumPy's runs
             try:
                 return fn(*targs, **tkwargs)
