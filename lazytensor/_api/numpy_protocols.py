@@ -433,10 +433,44 @@ def _lt_function(func):
     return fn
 
 
+_FOREIGN: dict = {}    # type -> whether NumPy converts its objects through __array__
+
+
+def _foreign_array(x) -> bool:
+    """An array NumPy reads through ``__array__`` that is neither a Tensor nor a NumPy
+    array or scalar (a pandas Series or DataFrame...): NEP 18 does not list its type, as
+    it has no ``__array_function__``."""
+    t = type(x)
+    foreign = _FOREIGN.get(t)
+    if foreign is None:
+        foreign = _FOREIGN[t] = (hasattr(t, "__array__") and not issubclass(t, type) and
+                                 not issubclass(t, (Tensor, np.ndarray, np.generic)))
+    return foreign
+
+
+def _has_foreign_array(items) -> bool:
+    """Whether such an array is among ``items`` (also inside lists, tuples and dicts)."""
+    for x in items:
+        t = type(x)
+        if t is Tensor or t is int or t is float or x is None:
+            continue
+        if t is list or t is tuple:
+            if _has_foreign_array(x):
+                return True
+        elif t is dict:
+            if _has_foreign_array(x.values()):
+                return True
+        elif _foreign_array(x):
+            return True
+    return False
+
+
 def _as_tensors(obj):
-    """NumPy arrays in the arguments (also inside lists, tuples and dicts) as tensors, for
-    lazytensor's functions."""
-    return _map(lambda x: leaf_of(x, "asarray") if isinstance(x, np.ndarray) else x, obj)
+    """NumPy arrays in the arguments (also inside lists, tuples and dicts), and objects
+    NumPy converts through ``__array__`` (pandas Series...), as tensors, for lazytensor's
+    functions."""
+    return _map(lambda x: leaf_of(np.asarray(x), "asarray")
+                if isinstance(x, np.ndarray) or _foreign_array(x) else x, obj)
 
 
 _ARRAYS_PARAMETER: dict = {}    # lazytensor function -> its "arrays" parameter, or None
@@ -495,7 +529,9 @@ def array_function(self, func, types, args, kwargs):
     fn = _lt_function(func) if out is None and func not in active else None
     if fn is not None:
         targs, tkwargs = args, kwargs
-        if len(types) > 1 or Tensor not in types:      # NumPy arrays among the arguments
+        # NumPy arrays or other objects NumPy converts among the arguments
+        if (len(types) > 1 or Tensor not in types or _has_foreign_array(args)
+                or (kwargs and _has_foreign_array(kwargs.values()))):
             try:
                 targs, tkwargs = _as_tensors(args), _as_tensors(kwargs)
             except TypeError:        # an array lazytensor cannot hold (strings, objects...)
