@@ -15,7 +15,9 @@ NumPy functions and ufuncs applied to tensors return tensors.
 * A NumPy function dispatches to lazytensor's function of the same name in the matching
   namespace (``numpy`` -> ``lazytensor``, ``numpy.linalg`` -> ``lazytensor.linalg``,
   ``numpy.fft`` -> ``lazytensor.fft``), looked up at call time, when the call binds to its
-  signature; otherwise NumPy runs on the values and array results come back as tensors.
+  signature (NumPy arrays, pandas objects and the array-likes given as its ``arrays`` are
+  passed as tensors); otherwise NumPy runs on the values and array results come back as
+  tensors.
 * Writes into a tensor (``out=`` a Tensor, ``ufunc.at`` on a Tensor, ``np.copyto`` and the
   other functions that write into an argument) raise ``lt.Unsupported``: they come with the
   views issue's memory model.  An ``out=`` NumPy array is written as NumPy writes it.
@@ -534,7 +536,7 @@ def array_function(self, func, types, args, kwargs):
                 or (kwargs and _has_foreign_array(kwargs.values()))):
             try:
                 targs, tkwargs = _as_tensors(args), _as_tensors(kwargs)
-            except TypeError:        # an array lazytensor cannot hold (strings, objects...)
+            except (TypeError, ValueError):   # one lazytensor cannot hold (strings, objects)
                 fn = None
         if fn is not None and not _binds(fn, targs, tkwargs):
             fn = None
