@@ -241,7 +241,7 @@ _SIGNAL_CALLS = {
 
 
 _SCIPY_DEFAULT_RUN = """
-import json, sys, traceback
+import json, sys
 sys.path.insert(0, {tests!r})
 import test_ndarray_callers as m
 print(json.dumps(m._run_scipy_callers()))
