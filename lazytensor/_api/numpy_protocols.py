@@ -15,7 +15,9 @@ NumPy functions and ufuncs applied to tensors return tensors.
 * A NumPy function dispatches to lazytensor's function of the same name in the matching
   namespace (``numpy`` -> ``lazytensor``, ``numpy.linalg`` -> ``lazytensor.linalg``,
   ``numpy.fft`` -> ``lazytensor.fft``), looked up at call time, when the call binds to its
-  signature; otherwise NumPy runs on the values and array results come back as tensors.
+  signature (NumPy arrays, pandas objects and the array-likes given as its ``arrays`` are
+  passed as tensors); otherwise NumPy runs on the values and array results come back as
+  tensors.
 * Writes into a tensor (``out=`` a Tensor, ``ufunc.at`` on a Tensor, ``np.copyto`` and the
   other functions that write into an argument) raise ``lt.Unsupported``: they come with the
   views issue's memory model.  An ``out=`` NumPy array is written as NumPy writes it.
@@ -435,10 +437,76 @@ def _lt_function(func):
     return fn
 
 
+_FOREIGN: dict = {}    # type -> whether NumPy converts its objects through __array__
+
+
+def _foreign_array(x) -> bool:
+    """An array NumPy reads through ``__array__`` that is neither a Tensor nor a NumPy
+    array or scalar (a pandas Series or DataFrame...): NEP 18 does not list its type, as
+    it has no ``__array_function__``."""
+    t = type(x)
+    foreign = _FOREIGN.get(t)
+    if foreign is None:
+        foreign = _FOREIGN[t] = (hasattr(t, "__array__") and not issubclass(t, type) and
+                                 not issubclass(t, (Tensor, np.ndarray, np.generic)))
+    return foreign
+
+
+def _has_foreign_array(items) -> bool:
+    """Whether such an array is among ``items`` (also inside lists, tuples and dicts)."""
+    for x in items:
+        t = type(x)
+        if t is Tensor or t is int or t is float or x is None:
+            continue
+        if t is list or t is tuple:
+            if _has_foreign_array(x):
+                return True
+        elif t is dict:
+            if _has_foreign_array(x.values()):
+                return True
+        elif _foreign_array(x):
+            return True
+    return False
+
+
 def _as_tensors(obj):
-    """NumPy arrays in the arguments (also inside lists, tuples and dicts) as tensors, for
-    lazytensor's functions."""
-    return _map(lambda x: leaf_of(x, "asarray") if isinstance(x, np.ndarray) else x, obj)
+    """NumPy arrays in the arguments (also inside lists, tuples and dicts), and objects
+    NumPy converts through ``__array__`` (pandas Series...), as tensors, for lazytensor's
+    functions."""
+    return _map(lambda x: leaf_of(np.asarray(x), "asarray")
+                if isinstance(x, np.ndarray) or _foreign_array(x) else x, obj)
+
+
+_ARRAYS_PARAMETER: dict = {}    # lazytensor function -> its "arrays" parameter, or None
+
+
+def _arrays_parameter(fn):
+    """The parameter of ``fn`` named ``arrays`` (``*arrays`` or a sequence of arrays, as
+    ``broadcast_arrays``, ``meshgrid`` and ``stack`` take), or None."""
+    param = _ARRAYS_PARAMETER.get(fn, _MISSING)
+    if param is _MISSING:
+        sig = _SIGNATURES.get(fn)
+        param = sig.parameters.get("arrays") if sig is not None else None
+        _ARRAYS_PARAMETER[fn] = param
+    return param
+
+
+def _array_likes_as_tensors(fn, args, kwargs):
+    """The call with the array-likes given as ``fn``'s ``arrays`` (lists, scalars) made
+    tensors as NumPy's ``asarray`` makes them: NumPy's function takes them, lazytensor's
+    (the Array API's) takes tensors.  TypeError for one lazytensor cannot hold (None or
+    strings, which NumPy makes object or string arrays)."""
+    param = _arrays_parameter(fn)
+    if param is None:
+        return args, kwargs
+    bound = _SIGNATURES[fn].bind(*args, **kwargs)
+    given = bound.arguments.get(param.name, _MISSING)
+    if given is _MISSING or (param.kind != param.VAR_POSITIONAL
+                             and type(given) not in (list, tuple)):
+        return args, kwargs
+    bound.arguments[param.name] = type(given)(
+        x if isinstance(x, Tensor) else leaf_of(np.asarray(x), "asarray") for x in given)
+    return bound.args, bound.kwargs
 
 
 def array_function(self, func, types, args, kwargs):
@@ -465,12 +533,21 @@ def array_function(self, func, types, args, kwargs):
     fn = _lt_function(func) if out is None and func not in active else None
     if fn is not None:
         targs, tkwargs = args, kwargs
-        if len(types) > 1 or Tensor not in types:      # NumPy arrays among the arguments
+        # NumPy arrays or other objects NumPy converts among the arguments
+        if (len(types) > 1 or Tensor not in types or _has_foreign_array(args)
+                or (kwargs and _has_foreign_array(kwargs.values()))):
             try:
                 targs, tkwargs = _as_tensors(args), _as_tensors(kwargs)
-            except TypeError:        # an array lazytensor cannot hold (strings, objects...)
+            except (TypeError, ValueError):   # one lazytensor cannot hold (strings, objects)
                 fn = None
-        if fn is not None and _binds(fn, targs, tkwargs):
+        if fn is not None and not _binds(fn, targs, tkwargs):
+            fn = None
+        if fn is not None:
+            try:
+                targs, tkwargs = _array_likes_as_tensors(fn, targs, tkwargs)
+            except (TypeError, ValueError):   # None, strings, ragged lists: NumPy's
+                fn = None
+        if fn is not None:
             active.add(func)         # lazytensor's function calling NumPy's: NumPy's runs
             try:
                 return fn(*targs, **tkwargs)
