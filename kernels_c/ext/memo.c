@@ -41,7 +41,22 @@ static PyObject *plain(PyObject *v)
     }
     if (dtype_class != NULL && PyObject_TypeCheck(v, (PyTypeObject *)dtype_class))
         return PyTuple_Pack(2, dtype_class, v);
-    if (PyType_Check(v)) return PyTuple_Pack(2, (PyObject *)&PyType_Type, v);
+    if (PyType_Check(v)) {
+        /* a type that stands for a dtype (lazytensor's dtype names, numpy_dtypes.ScalarType:
+         * a class whose `dtype` is the dtype) keys as that dtype: the same recipe, and its
+         * own hash is a Python method */
+        if (Py_TYPE(v) != &PyType_Type && dtype_class != NULL) {
+            PyObject *dt = PyObject_GetAttr(v, s_dtype);
+            if (dt != NULL && PyObject_TypeCheck(dt, (PyTypeObject *)dtype_class)) {
+                PyObject *k = PyTuple_Pack(2, dtype_class, dt);
+                Py_DECREF(dt);
+                return k;
+            }
+            Py_XDECREF(dt);
+            PyErr_Clear();
+        }
+        return PyTuple_Pack(2, (PyObject *)&PyType_Type, v);
+    }
     return NULL;
 }
 

@@ -70,7 +70,8 @@ def astype(x, dtype, /, *, copy=True, device=None):
     0); integer to integer wraps; anything to bool is ``x != 0``.
     """
     if type(x) is Tensor and x._node.op == "clip":
-        x = _unclipped_for_cast(x, dtype)
+        x = _unclipped_for_cast(x, dtype if isinstance(dtype, np.dtype)
+                                else _dtypes.canonical_dtype(dtype, where="astype"))
     return _astype(x, dtype, copy=copy, device=device)
 
 

@@ -82,6 +82,8 @@ _NAMES = {"bool": _dtypes.bool_, "int8": _dtypes.int8, "int16": _dtypes.int16,
           "float16": _dtypes.float16, "float32": _dtypes.float32, "float64": _dtypes.float64,
           "complex64": _dtypes.complex64, "complex128": _dtypes.complex128}
 SCALAR_TYPES = {name: _scalar_type(name, dt) for name, dt in _NAMES.items()}
+for _type in SCALAR_TYPES.values():       # canonical_dtype takes them by identity
+    _dtypes.register_alias(_type, _type.dtype)
 
 # NumPy's other spellings of the same types (C names and platform aliases, as in NumPy 2)
 _ALIASES = {"bool_": "bool", "byte": "int8", "ubyte": "uint8", "short": "int16",

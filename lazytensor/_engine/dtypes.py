@@ -28,6 +28,14 @@ _BY_NAME = {dt.name: dt for dt in ALL_DTYPES}
 _BY_NAME["bool"] = bool_
 # the native dtype objects themselves: canonical_dtype returns them without a lookup by name
 _SERVED = {dt: dt for dt in _BY_NAME.values() if dt.isnative}
+# other objects that stand for a served dtype (the API's dtype names, whose hash is a Python
+# method), by identity: id -> (the object, kept alive, its dtype)
+_ALIASES_BY_ID = {}
+
+
+def register_alias(obj, dtype: np.dtype) -> None:
+    """Let ``canonical_dtype`` turn ``obj`` into ``dtype`` by identity, first."""
+    _ALIASES_BY_ID[id(obj)] = (obj, _SERVED[dtype])
 
 # op kind letter of each dtype, as used by the operator table; float16 ops run in
 # float32 (see lower.py), so float16 is of kind "f" here
@@ -41,6 +49,9 @@ def kind(dtype: np.dtype) -> str:
 
 def canonical_dtype(dtype, *, where: str = "dtype") -> np.dtype:
     """Turn a user's dtype spec into one of lazytensor's dtypes, or raise a clear error."""
+    alias = _ALIASES_BY_ID.get(id(dtype))
+    if alias is not None and alias[0] is dtype:
+        return alias[1]
     try:   # one of ours already (the common case: dtype.name is slow in NumPy)
         served = _SERVED.get(dtype)
     except TypeError:   # unhashable: not a dtype spec, let NumPy say so below
