@@ -70,8 +70,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
     0); integer to integer wraps; anything to bool is ``x != 0``.
     """
     if type(x) is Tensor and x._node.op == "clip":
-        x = _unclipped_for_cast(x, dtype if isinstance(dtype, np.dtype)
-                                else _dtypes.canonical_dtype(dtype, where="astype"))
+        x = _unclipped_for_cast(x, dtype)
     return _astype(x, dtype, copy=copy, device=device)
 
 
@@ -95,13 +94,23 @@ def _unclipped_for_cast(x, dtype):
     v, lo, hi = node.inputs
     if v.dtype.kind != "f" or lo.op != "const" or hi.op != "const":
         return x
-    try:
-        bounds = _integer_range(dtype)
-    except TypeError:                      # unhashable or not a dtype: astype says so
-        return x
+    known = _RANGE_BY_ID.get(id(dtype))    # by identity: lt's dtype names hash in Python
+    if known is not None and known[0] is dtype:
+        bounds = known[1]
+    else:
+        try:
+            bounds = _integer_range(dtype)
+        except TypeError:                  # unhashable or not a dtype: astype says so
+            return x
+        if len(_RANGE_BY_ID) >= 64:       # specs made afresh each call must not pile up
+            _RANGE_BY_ID.clear()
+        _RANGE_BY_ID[id(dtype)] = (dtype, bounds)
     if bounds is not None and float(lo.value) <= bounds[0] and float(hi.value) >= bounds[1]:
         return Tensor._from_node(v)
     return x
+
+
+_RANGE_BY_ID = {}      # id -> (the dtype spec, kept alive; _integer_range of it)
 
 
 @functools.lru_cache(maxsize=64)
