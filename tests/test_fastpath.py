@@ -877,3 +877,77 @@ def test_set_value_clears_the_layout_kept_for_a_value():
     node.layout, node.address = ((3,), (4,), np.dtype(np.float32)), 12345
     node.set_value(np.zeros(3, np.float32))
     assert node.layout is None and node.address is None
+
+
+@pytest.mark.parametrize("n_ops", [63, 64, 65, 300, 1000])
+def test_a_large_group_is_found_kept_by_c(n_ops, monkeypatch):
+    """The walks have no fixed-size arrays (kernels_c/ext/keys.c): a group of any size up to
+    the group cap is keyed in C, found kept, and gives NumPy's values."""
+    a = np.linspace(-1, 1, 50)
+    x = lt.asarray(a)
+
+    def chain():
+        y = x
+        for k in range(n_ops):
+            y = y * 0.5 + k
+        return y
+
+    want = a.copy()
+    for k in range(n_ops):
+        want = want * 0.5 + k
+    np.testing.assert_allclose(chain().numpy(), want, rtol=1e-12)    # planned cold, kept
+    monkeypatch.setattr(_fastpath, "group_key", _no_python)
+    monkeypatch.setattr(_fastpath, "structure_key", _no_python)
+    np.testing.assert_allclose(chain().numpy(), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("n_steps", [20, 63, 64, 150])
+def test_a_large_plan_is_found_kept_by_c(n_steps, monkeypatch):
+    """A kept plan of many pending nodes and kernels (two per step: a reduction, then the
+    step's elementwise work) runs in C up to 128 kernels; past that Python runs its steps
+    (still without planning again)."""
+    a = np.arange(12.0).reshape(3, 4)
+    x = lt.asarray(a)
+
+    def steps():
+        w = x
+        for k in range(n_steps):
+            w = w - lt.max(w, axis=1, keepdims=True) * 0.5 + k
+        return w
+
+    want = a.copy()
+    for k in range(n_steps):
+        want = want - want.max(axis=1, keepdims=True) * 0.5 + k
+    got = steps()
+    lt.eval(got)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    monkeypatch.setattr(_eval, "partition", _no_python)
+    if 2 * n_steps + 1 <= 128:
+        monkeypatch.setattr(_fastpath, "structure_key", _no_python)
+    got = steps()
+    lt.eval(got)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+
+
+def test_steps_of_one_kernel_share_its_call_in_c(monkeypatch):
+    """A chain cut at the input cap gives identical middle groups, one compiled kernel run
+    by several steps of the plan: C runs them one after another on its call structure."""
+    a = np.linspace(-1, 1, 50)
+    x = lt.asarray(a)
+
+    def chain():
+        y = x
+        for k in range(140):
+            y = y * 0.5 + k
+        return y
+
+    want = a.copy()
+    for k in range(140):
+        want = want * 0.5 + k
+    first = chain()
+    assert len(lt.explain(first)) >= 3
+    np.testing.assert_allclose(first.numpy(), want, rtol=1e-12)
+    for name in ("group_key", "structure_key"):
+        monkeypatch.setattr(_fastpath, name, _no_python)
+    monkeypatch.setattr(_eval, "partition", _no_python)
+    np.testing.assert_allclose(chain().numpy(), want, rtol=1e-12)

@@ -70,23 +70,35 @@ static int run_plan(PyObject *steps, PyObject *const *at, int n_at, int n_order)
     settings_t settings = {1, 0};
     Py_ssize_t n_steps = PyList_GET_SIZE(steps);
     call_t calls[MAX_PLAN];
+    PyObject *kernels[MAX_PLAN];  /* each open call's kernel (borrowed: the steps hold them) */
+    int of_step[MAX_PLAN];        /* the open call each step runs on */
     int n_open = 0, ok = n_steps <= MAX_PLAN && read_settings(&settings) == 0 ? 1 : -1;
     for (Py_ssize_t i = 0; i < n_steps && ok == 1; i++) {     /* every kernel, or none */
         PyObject *ck = PyObject_GetAttr(PyList_GET_ITEM(steps, i), s_kernel);
         if (ck == NULL) {
             ok = -1;
-        } else {
-            ok = ck == Py_None ? 0 : call_open(&calls[n_open], ck);
-            if (ok == 1 && calls[n_open++].fills) ok = 0;   /* Python fills the identity */
-            Py_DECREF(ck);
+            break;
         }
+        /* steps of one kernel (identical groups: a long chain cut at the input cap) share
+         * its call structure: they run one after another, each filling its pointers */
+        int k = 0;
+        while (k < n_open && kernels[k] != ck) k++;
+        if (k == n_open) {
+            ok = ck == Py_None ? 0 : call_open(&calls[n_open], ck);
+            if (ok == 1) {
+                kernels[n_open] = ck;
+                if (calls[n_open++].fills) ok = 0;        /* Python fills the identity */
+            }
+        }
+        of_step[i] = k;
+        Py_DECREF(ck);
     }
     if (ok == 1) {
         int failed = count(cache_stats, s_hits, 1) || count(counters, s_evaluations, 1) ||
-                     count(counters, s_kernels, n_open);
-        for (int i = 0; i < n_open && !failed; i++)
-            failed = run_step(&calls[i], &settings, PyList_GET_ITEM(steps, i), at, n_at,
-                              n_order) != 0;
+                     count(counters, s_kernels, n_steps);
+        for (Py_ssize_t i = 0; i < n_steps && !failed; i++)
+            failed = run_step(&calls[of_step[i]], &settings, PyList_GET_ITEM(steps, i), at,
+                              n_at, n_order) != 0;
         if (failed) ok = -1;
     }
     for (int i = 0; i < n_open; i++)
