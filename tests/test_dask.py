@@ -131,9 +131,14 @@ def test_numpy_blocks_mixed_with_tensor_blocks_give_tensor_blocks(dt, dn, order,
 
 def test_a_bare_tensor_with_a_dask_array_gives_tensor_blocks(dn):
     t = lt.asarray(A)
-    for out in (dn + t, t + dn, dn * lt.exp(t)):
+    for out in (dn + t, t + dn, dn * lt.exp(t), np.add(dn, t), np.add(t, dn)):
         assert isinstance(out, da.Array) and _block_types(out) == {Tensor}
     np.testing.assert_allclose(_value(dn * lt.exp(t)), B * np.exp(A), rtol=1e-6)
+    np.testing.assert_array_equal(_value(np.add(dn, t)), B + A)
+    # NumPy's functions take the pair only with the Tensor registered as a chunk type
+    out = np.concatenate([dn, t], axis=1)
+    assert isinstance(out._meta, Tensor)
+    np.testing.assert_array_equal(_value(out), np.concatenate([B, A], axis=1))
 
 
 # ---- lazytensor's functions on dask arrays --------------------------------------------------
