@@ -193,7 +193,8 @@ def test_binary_functions_broadcast_dask_arrays_and_tensors(dn):
     row = da.from_array(A[0], chunks=15)
     for out, expected in ((lt.maximum(dn, row), np.maximum(B, A[0])),
                           (lt.subtract(lt.asarray(A[0]), dn), A[0] - B),
-                          (lt.where(dn > 0, row, dn), np.where(B > 0, A[0], B))):
+                          (lt.where(dn > 0, row, dn), np.where(B > 0, A[0], B)),
+                          (lt.where(lt.asarray(A > 0), dn, 0.0), np.where(A > 0, B, 0.0))):
         assert _block_types(out) == {Tensor}
         np.testing.assert_array_equal(_value(out), expected)
 

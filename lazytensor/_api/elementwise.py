@@ -158,14 +158,18 @@ def _python_where(condition, x1, x2, /):
     """Elements of ``x1`` where ``condition`` is true, else of ``x2`` (broadcast together):
     what C's ``where`` hands over (anything but tensors of one shape and real dtype with a
     bool condition, which C records itself).  (NumPy's one-argument form: numpy_logic.py.)"""
+    args = (condition, x1, x2)
     try:
         condition = _as_tensor(condition, "where")
-        x1, x2 = _as_tensor(x1, "where"), _as_tensor(x2, "where")
-    except TypeError as error:     # a dask array among them: by its handler, block by block
-        return foreign_call(where, (condition, x1, x2), error)
+    except TypeError as error:     # a dask array: by its handler, block by block
+        return foreign_call(where, args, error)
     if not isinstance(condition, Tensor) or condition.dtype != _dtypes.bool_:
         got = condition.dtype.name if isinstance(condition, Tensor) else type(condition).__name__
         raise TypeError(f"where: condition must be a bool tensor, got {got}")
+    try:
+        x1, x2 = _as_tensor(x1, "where"), _as_tensor(x2, "where")
+    except TypeError as error:
+        return foreign_call(where, args, error)
     if not isinstance(x1, Tensor) and not isinstance(x2, Tensor):
         from .creation import asarray
 
