@@ -25,6 +25,10 @@ from ._api.statistical import *  # noqa: F401,F403
 from ._engine.tensor import Tensor
 from ._engine import tensor as _tensor_module
 from ._api import tensor_methods as _tensor_methods  # noqa: F401  (the Tensor surface)
+from ._api import dask_arrays as _dask_arrays  # noqa: F401  (lt's functions on dask arrays)
+from ._api import dask_chunks as _dask_chunks
+
+_dask_chunks.install()      # a Tensor is a dask chunk type once dask is imported (docs/dask.md)
 # Array API chapters: each module lists its public names in __all__
 from ._api.indexing import *  # noqa: F401,F403
 from ._api.searching import *  # noqa: F401,F403

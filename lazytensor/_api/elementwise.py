@@ -16,8 +16,8 @@ from .._engine.fpenv import library_state
 from .._engine.native import fastpath as _fastpath
 from .._engine.ops import OPS, OPS_LIST
 from .._engine.record import (_as_tensor, _complex_now, _fast_operand, _kinds_text, _result,
-                              apply, binary, cast_node, operand_node, promote, real_arg,
-                              unary)
+                              apply, binary, cast_node, foreign_call, operand_node, promote,
+                              real_arg, unary)
 from .._engine.replay import memoized
 from .._engine.shapes import broadcast_shapes_or_raise, check_size
 from .._engine.tensor import Tensor
@@ -158,11 +158,18 @@ def _python_where(condition, x1, x2, /):
     """Elements of ``x1`` where ``condition`` is true, else of ``x2`` (broadcast together):
     what C's ``where`` hands over (anything but tensors of one shape and real dtype with a
     bool condition, which C records itself).  (NumPy's one-argument form: numpy_logic.py.)"""
-    condition = _as_tensor(condition, "where")
+    args = (condition, x1, x2)
+    try:
+        condition = _as_tensor(condition, "where")
+    except TypeError as error:     # a dask array: by its handler, block by block
+        return foreign_call(where, args, error)
     if not isinstance(condition, Tensor) or condition.dtype != _dtypes.bool_:
         got = condition.dtype.name if isinstance(condition, Tensor) else type(condition).__name__
         raise TypeError(f"where: condition must be a bool tensor, got {got}")
-    x1, x2 = _as_tensor(x1, "where"), _as_tensor(x2, "where")
+    try:
+        x1, x2 = _as_tensor(x1, "where"), _as_tensor(x2, "where")
+    except TypeError as error:
+        return foreign_call(where, args, error)
     if not isinstance(x1, Tensor) and not isinstance(x2, Tensor):
         from .creation import asarray
 

@@ -20,6 +20,7 @@ from .._engine.tensor import Tensor
 from .._engine.record import reduce_node
 from .args import (check_kind, normalize_axes, normalize_axis, quiet, reduced_size, reduction,
                    wrap)
+from . import dask_arrays as _dask
 from .creation import full
 from .manipulation import broadcast_to, diagonal, reshape
 from .ndarray_args import (NoValue, check_out, identity_of, mask, operand, to_out,
@@ -108,6 +109,9 @@ def _full_mask(m, shape):
 def _accumulate(op, x, axis, dtype, out, keepdims, initial, where):
     """sum or prod with NumPy's arguments: ``where=`` masks to the identity (recorded, so
     the reduction stays fused), ``initial=`` is combined with the result."""
+    if type(x) is not Tensor and _dask.is_dask(x):
+        return _dask.reduction(op, x, axis, keepdims, out=out, where=where, initial=initial,
+                               dtype=dtype)
     x = operand(x, op)
     check_out(out, op)
     axis = zero_d_axis(axis, x)
@@ -264,6 +268,9 @@ cumprod = _numpy_cumulative("cumprod", cumulative_prod)
 
 def _extremum(name, np_fn):
     def fn(x, /, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
+        if type(x) is not Tensor and _dask.is_dask(x):
+            return _dask.reduction(name, x, axis, keepdims, out=out, where=where,
+                                   initial=initial)
         x = operand(x, name)
         check_out(out, name)
         axis = zero_d_axis(axis, x)
@@ -381,6 +388,8 @@ def mean(x, /, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
         The means, of ``x``'s floating dtype; the mean of zero elements is NaN
         (NaN + NaN j for complex input).
     """
+    if type(x) is not Tensor and _dask.is_dask(x):
+        return _dask.reduction("mean", x, axis, keepdims, out=out, where=where, dtype=dtype)
     x = operand(x, "mean")
     check_out(out, "mean")
     dt = _float_result(x, "mean")
@@ -411,6 +420,10 @@ def mean(x, /, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
 def _spread(name, np_fn):
     def fn(x, /, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
            mean=NoValue, correction=NoValue):
+        if type(x) is not Tensor and _dask.is_dask(x):
+            return _dask.reduction(name, x, axis, keepdims, out=out, where=where, mean=mean,
+                                   dtype=dtype,
+                                   ddof=ddof if correction is NoValue else correction)
         x = operand(x, name)
         check_out(out, name)
         if correction is NoValue:

@@ -13,6 +13,7 @@ import numpy as np
 
 from .._engine import dtypes as _dtypes
 from .._engine.record import reduce_node
+from . import dask_arrays as _dask
 from .args import integer_arg, normalize_axes, normalize_axis, quiet, reduction, tensor_value, wrap
 from .elementwise import FUNCTIONS
 from .ndarray_args import check_out, mask, operand, to_out, zero_d_axis
@@ -26,6 +27,8 @@ def _truth(name, x, axis, out, keepdims, where):
     """any/all with NumPy's arguments: the max/min of ``x != 0`` (bool), reduced in the
     kernel computing ``x``; a ``where=`` mask is recorded (masked elements count as the
     identity: False for any, True for all).  Complex input is computed by NumPy."""
+    if type(x) is not Tensor and _dask.is_dask(x):
+        return _dask.reduction(name, x, axis, keepdims, out=out, where=where)
     x = operand(x, name)
     check_out(out, name)
     axis = zero_d_axis(axis, x)

@@ -126,13 +126,34 @@ def _signature(name: str, operand_types: tuple, shapes: tuple):
     return dtype, out, check_size(shape, name, out) if len(shapes) > 1 else shape
 
 
+# Operands lazytensor does not hold but another library runs block by block (a dask array):
+# lazytensor/_api/dask_arrays.py adds its handler (the engine imports nothing from the API).
+# A handler takes ``(fn, args)``, ``fn`` the op on blocks (picklable), and returns the result
+# or NotImplemented.  It is asked only after an operand failed to convert, so recording on
+# Tensors never meets it.
+foreign_handlers = []
+
+
+def foreign_call(fn, args, error):
+    """``fn`` over ``args`` by the handler of their foreign operands, or ``error`` raised."""
+    for handler in foreign_handlers:
+        out = handler(fn, args)
+        if out is not NotImplemented:
+            return out
+    raise error
+
+
 def apply(name: str, *args, attrs: tuple = ()) -> Tensor:
     """Record the table op ``name`` on ``args`` and return the result tensor."""
     types, shapes = [], []
     for i, a in enumerate(args):
         if type(a) is not Tensor:
             if type(a) not in (float, int, bool):
-                a = _as_tensor(a, name)
+                try:
+                    a = _as_tensor(a, name)
+                except TypeError as error:
+                    return foreign_call(functools.partial(apply, name, attrs=attrs), args,
+                                        error)
                 if not isinstance(a, Tensor):
                     types.append(type(a))
                     continue
