@@ -341,8 +341,10 @@ static inline float ltm_erf32_accurate(float xf)
  *   1 <= t = |x| < 4: erf(t) directly, a degree-12 polynomial in s = t - c on the piece of
  *     t (the half-binades [1, 1.5), [1.5, 2), [2, 3), [3, 4); s exact by Sterbenz; the
  *     coefficients picked per lane from one register each: vpermd on AVX2, vpermpd on
- *     AVX-512, loads on the generic path): method 2^-42.9 absolute; p = E(s2) + s O(s2) as
- *     above, at most 20 roundings per term and sum |a_k s^k| <= 1.19 erf(t): below
+ *     AVX-512, loads on the generic path): method 2^-42.9 absolute; p = (A + s B) +
+ *     s2 (C + s D), A .. D by Horner in s4 = s2^2 (four chains); every term passes through
+ *     at most 20 roundings (s2, s4 and its powers, the chains, the two last FMAs; two per
+ *     step without FMA) and sum |a_k s^k| <= 1.19 erf(t): below
  *     20 * 1.19 * 2^-53 < 2^-48.4.  Total below 2^-42.8 absolute, so below 2^-42.5 |erf(t)|
  *     (erf(t) >= erf(1) = 0.84).  t is clamped to 3.9375 (NaN too: its lane is replaced):
  *     every x at or above it has erf(x) in [erf(3.9375), 1), all of which round to 1.0f
@@ -389,18 +391,31 @@ static inline __attribute__((always_inline)) ltm_gvd ltm_erf32_pick(const double
 #endif
 }
 
+/* float32 lanes widened to double (exact): one vcvtps2pd on AVX2, where gcc 12 lowers the
+ * generic conversion through two halves; ltm_vwiden's instruction on AVX-512 */
+static inline __attribute__((always_inline)) ltm_gvd ltm_erf32_widen(ltm_gvf xf)
+{
+#if LTM_GW == 4 && defined(__AVX2__)
+    return (ltm_gvd)_mm256_cvtps_pd((__m128)xf);
+#else
+    return ltm_vwiden(xf);
+#endif
+}
+
 static inline __attribute__((always_inline)) ltm_gvf ltm_erf32_vec(ltm_gvf xf, ltm_gvl *ambiguous)
 {
     const double *P = lt_tab_erf32_small, *B = lt_tab_erf32_big;
     const ltm_gvd zero = { 0 };
-    ltm_gvd x = ltm_vwiden(xf);
-    /* t = |x| clamped to [1, 3.9375] on the float bits (ordered as integers; NaN -> 3.9375) */
+    ltm_gvd x = ltm_erf32_widen(xf);
+    /* t = |x| clamped to [1, 3.9375] on the float bits (ordered as integers; NaN -> 3.9375),
+     * and its piece from the same bits: exponent and top mantissa bit, minus those of 1 */
     ltm_gvi ib = (ltm_gvi)xf & 0x7FFFFFFF;
     ltm_gvi below = ib < 0x3F800000, above = ib > 0x407C0000;
     ltm_gvi small32 = below;
     ib = (ib & ~below) | (0x3F800000 & below);
     ib = (ib & ~above) | (0x407C0000 & above);
-    ltm_gvd t = ltm_vwiden((ltm_gvf)ib);
+    ltm_gvd t = ltm_erf32_widen((ltm_gvf)ib);
+    ltm_gvl k = ltm_erf32_pickidx(__builtin_convertvector((ib >> 22) - 254, ltm_gvl));
     /* |x| < 1: x P(z) */
     ltm_gvd z = x * x, z2 = z * z;
     ltm_gvd e = LTM_VFMA(zero + P[8], z2, zero + P[6]);
@@ -412,23 +427,21 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_erf32_vec(ltm_gvf xf, l
     o = LTM_VFMA(o, z2, zero + P[3]);
     o = LTM_VFMA(o, z2, zero + P[1]);
     ltm_gvd ys = x * LTM_VFMA(o, z, e);
-    /* 1 <= t < 4: the piece's polynomial in s */
-    ltm_gvl k = ltm_erf32_pickidx((ltm_gvl)(((ltm_gvu)t >> 51) - 2046));
+    /* 1 <= t < 4: the piece's polynomial in s, p = (A + s B) + s^2 (C + s D) with A, B, C, D
+     * by Horner in s^4 (four short chains) */
 #define LTM_ERF32_C(j) ltm_erf32_pick(B + 8 * (j), k)
-    ltm_gvd s = t - LTM_ERF32_C(13), s2 = s * s;
-    ltm_gvd be = LTM_VFMA(LTM_ERF32_C(12), s2, LTM_ERF32_C(10));
-    be = LTM_VFMA(be, s2, LTM_ERF32_C(8));
-    be = LTM_VFMA(be, s2, LTM_ERF32_C(6));
-    be = LTM_VFMA(be, s2, LTM_ERF32_C(4));
-    be = LTM_VFMA(be, s2, LTM_ERF32_C(2));
-    be = LTM_VFMA(be, s2, LTM_ERF32_C(0));
-    ltm_gvd bo = LTM_VFMA(LTM_ERF32_C(11), s2, LTM_ERF32_C(9));
-    bo = LTM_VFMA(bo, s2, LTM_ERF32_C(7));
-    bo = LTM_VFMA(bo, s2, LTM_ERF32_C(5));
-    bo = LTM_VFMA(bo, s2, LTM_ERF32_C(3));
-    bo = LTM_VFMA(bo, s2, LTM_ERF32_C(1));
+    ltm_gvd s = t - LTM_ERF32_C(13), s2 = s * s, s4 = s2 * s2;
+    ltm_gvd pa = LTM_VFMA(LTM_ERF32_C(12), s4, LTM_ERF32_C(8));
+    pa = LTM_VFMA(pa, s4, LTM_ERF32_C(4));
+    pa = LTM_VFMA(pa, s4, LTM_ERF32_C(0));
+    ltm_gvd pb = LTM_VFMA(LTM_ERF32_C(9), s4, LTM_ERF32_C(5));
+    pb = LTM_VFMA(pb, s4, LTM_ERF32_C(1));
+    ltm_gvd pc = LTM_VFMA(LTM_ERF32_C(10), s4, LTM_ERF32_C(6));
+    pc = LTM_VFMA(pc, s4, LTM_ERF32_C(2));
+    ltm_gvd pd = LTM_VFMA(LTM_ERF32_C(11), s4, LTM_ERF32_C(7));
+    pd = LTM_VFMA(pd, s4, LTM_ERF32_C(3));
 #undef LTM_ERF32_C
-    ltm_gvd p = LTM_VFMA(bo, s, be);                                   /* > 0 */
+    ltm_gvd p = LTM_VFMA(LTM_VFMA(pd, s, pc), s2, LTM_VFMA(pb, s, pa));   /* > 0 */
     ltm_gvl yl = (ltm_gvl)p | ((ltm_gvl)x & (int64_t)0x8000000000000000ull);
     ltm_gvl small = __builtin_convertvector(small32, ltm_gvl);
     ltm_gvd y = (ltm_gvd)(((ltm_gvl)ys & small) | (yl & ~small));
