@@ -50,6 +50,7 @@ def workloads(lt, n: int):
 
     return {
         "exp": lambda: lt.exp(x),
+        "erf": lambda: lt.erf(x),
         "x+1": lambda: x + 1,
         "a*b+c": lambda: x * y + z,
         "hardswish": lambda: lt.nn.hardswish(x),

@@ -315,6 +315,53 @@ def test_float32_log_family_edges_every_path(name):
             np.testing.assert_array_equal(got, k.astype(np.float32), err_msg=f"{name} {path}")
 
 
+def _erf_branch_inputs():
+    """float32 inputs for each branch of the exact float32 erf's first pass (ltm_erf32_vec):
+    |x| < 1 (x P(x^2)) from the subnormals up to 1; a few hundred ulps either side of the
+    piece boundaries 1, 1.5, 2, 3 and 4 and of the clamp 3.9375; inside each piece; the
+    specials.  And its accurate path: the x in [1/4, 4) whose erf (SciPy, float64) lies within
+    2^-42 (relative) of a float32 midpoint.  The first pass is within 2^-42.5 of erf there
+    on every path, so it is within 2^-41 of the midpoint and Ziv's test sends these inputs to
+    ltm_erf32_accurate (as it does every float32-subnormal result, also in the list)."""
+    from scipy import special
+    edges = np.array([1.0, 1.5, 2.0, 3.0, 4.0, 3.9375, 2.0 ** -126, 2.0 ** -125], np.float32)
+    base = _ordered(edges)
+    near = _from_ordered((base[:, None] + np.arange(-300, 301)[None, :]).ravel())
+    rng = np.random.default_rng(41)
+    inside = np.concatenate([rng.uniform(a, b, 2000) for a, b in
+                             ((0, 1e-30), (0, 1e-3), (0, 1), (1, 1.5), (1.5, 2), (2, 3), (3, 4),
+                              (4, 10))]).astype(np.float32)
+    tiny = np.arange(1, 3000, 7, dtype=np.uint32).view(np.float32)
+    allx = _from_ordered(np.arange(_ordered(np.float32(0.25)), _ordered(np.float32(4.0))))
+    y = special.erf(allx.astype(np.float64))
+    m = y.astype(np.float32)
+    up = np.nextafter(m, np.float32(np.inf))
+    down = np.nextafter(m, np.float32(-np.inf))
+    mid = np.where(y >= m, (m.astype(np.float64) + up) / 2, (m.astype(np.float64) + down) / 2)
+    hard = allx[np.abs(y - mid) < 2.0 ** -42 * np.abs(y)]
+    assert hard.size > 20
+    specials = np.array([0.0, np.inf, np.nan, 1e30, 3.4e38], np.float32)
+    x = np.concatenate([near, inside, tiny, hard, specials])
+    return np.concatenate([x, -x]), hard
+
+
+def test_float32_erf_branches_every_path():
+    """The exact float32 erf on every kernel path (each computes its own first pass: an FMA
+    on the AVX paths, none on the generic one), bit for bit against MPFR rounded once to
+    float32, on inputs taking each branch of the first pass and on inputs that Ziv's test
+    must send to the accurate path (see _erf_branch_inputs)."""
+    ref_mp = REFS["erf"][1]
+    x, hard = _erf_branch_inputs()
+    want = np.array([ref_mp(v) for v in x], np.float32)
+    for path in lt.kernel_paths():
+        with lt.config(kernel_path=path, mode="exact"):
+            got = _call("erf", x)
+        same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
+        assert same.all(), (f"erf on {path}: {np.count_nonzero(~same)} of {x.size} differ, "
+                            f"first x = {x[~same][:3]}, got {got[~same][:3]}, "
+                            f"want {want[~same][:3]}")
+
+
 # ---- fast mode on adversarial ranges ---------------------------------------------------
 # Random and log-uniform samples rarely land where a formula loses accuracy: where a result
 # cancels (logaddexp with exp(a) + exp(b) near 1, log1p and expm1 near 0, log near 1, atan2

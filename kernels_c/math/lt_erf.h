@@ -1,7 +1,8 @@
 /* The erf family: erf and the erf-form gelu, exact and fast modes.
  *
  * Tables: lt_erf_data.h (tools/gen_erf_tables.py).  Exact functions use + - * / only (no FMA,
- * no C library), so they give the same bits on every kernel path.
+ * no C library), so they give the same bits on every kernel path; the one exception is the
+ * first pass of the correctly rounded float32 erf (ltm_erf32_vec), whose result is unique.
  *
  * Method.  With z = t^2:
  *   |t| < 0.5:      erf(t)  = t (C0 + z Q(z)), C0 = 2/sqrt(pi), Q of degree 9
@@ -15,9 +16,11 @@
  *   in float64, t = x/sqrt(2) is a double-double and z = x^2/2 is exact (two_prod), since
  *   exp(-z) amplifies an absolute error of z into a relative error of the result.
  *
- * float32 erf is correctly rounded: pass 1 (branch-free, vectorised) evaluates in double with
- * a proven error bound and Ziv's test; the rare ambiguous inputs are recomputed by the Taylor
- * series in double-double (ltm_erf_accurate_f32) and rounded via round-to-odd.
+ * float32 erf is correctly rounded: its first pass (ltm_erf32_vec, on vectors, with an FMA
+ * where the kernel path has one: correctly rounded per path) evaluates piecewise polynomials
+ * in double with a proven error bound and Ziv's test; the rare ambiguous inputs go to
+ * ltm_erf32_accurate (the no-FMA double pass with its own test, then the Taylor series in
+ * double-double, ltm_erf_accurate_f32, rounded via round-to-odd).
  * float32 gelu: its own formula on vectors (T = a exp(-a^2/2) R(a), 16 polynomial pieces of R,
  * relative error < 2^-41 in double), Ziv's test, and the float64 gelu for the rare elements it
  * flags (within 1 ulp; not claimed correctly rounded).  float64 erf and gelu: double-double where it matters,
@@ -310,7 +313,10 @@ static inline ltm_erf_p1_t ltm_erf_pass1_of(double x, ltm_erf_approx_t a)
     return r;
 }
 
-static inline float ltm_erf_f32(float xf)
+/* The float32 erf's accurate path: the double first pass above (error below 2^-50.9,
+ * Ziv's test at 2^-49) and, for the rare inputs it leaves open, the double-double series.
+ * The same operations on every kernel path (no FMA). */
+static inline float ltm_erf32_accurate(float xf)
 {
     double x = xf;
     ltm_erf_p1_t r = ltm_erf_pass1_of(x, __builtin_fabs(x) < 0.5 ? ltm_erf_approx32_small(x)
@@ -318,38 +324,134 @@ static inline float ltm_erf_f32(float xf)
     return r.amb ? ltm_erf_accurate_f32(xf) : r.f;
 }
 
-/* The chunk runs the cheap branch on every element, then the large one only on the
- * elements that take it (gathered, then scattered back): the same operations per element
- * as ltm_erf_f32, without computing the costly branch for the elements that discard it. */
-static inline void ltm_erf_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+/* ---- float32 erf, the first pass ---------------------------------------------------------
+ * Correctly rounded on each kernel path on its own: the path's best arithmetic (an FMA on
+ * the AVX2 and AVX-512 paths, a multiply and an add on the generic one), a proven error
+ * bound, Ziv's test, and ltm_erf32_accurate for the inputs the test leaves open.  The
+ * AVX-512 path computes the same FMAs in the same order as the AVX2 one (8 lanes instead of
+ * 4), so the same bits; the generic path's bits are its own (verified on their own).
+ * Tables: lt_tab_erf32_small and lt_tab_erf32_big (tools/gen_erf_tables.py).
+ *
+ *   |x| < 1: y = x P(z), z = x^2 (exact: x has 24 bits), P of degree 9 (method 2^-45.5
+ *     relative).  P(z) = E(z2) + z O(z2), z2 = z^2, E and O by Horner in z2 (two short
+ *     chains: the loop is bound by latency more than by its operation count).  Every term
+ *     P_k z^k passes through at most 15 roundings (z2, the Horner steps, two of them per
+ *     step without FMA, the last FMA and x P), and sum |P_k z^k| <= 1.96 P (the generator's
+ *     condition number): below 15 * 1.96 * 2^-53 < 2^-48.1.  Total below 2^-45.2 |erf(x)|.
+ *   1 <= t = |x| < 4: erf(t) directly, a degree-12 polynomial in s = t - c on the piece of
+ *     t (the half-binades [1, 1.5), [1.5, 2), [2, 3), [3, 4); s exact by Sterbenz; the
+ *     coefficients picked per lane from one register each: vpermd on AVX2, vpermpd on
+ *     AVX-512, loads on the generic path): method 2^-42.9 absolute; p = (A + s B) +
+ *     s2 (C + s D), A .. D by Horner in s4 = s2^2 (four chains); every term passes through
+ *     at most 20 roundings (s2, s4 and its powers, the chains, the two last FMAs; two per
+ *     step without FMA) and sum |a_k s^k| <= 1.19 erf(t): below
+ *     20 * 1.19 * 2^-53 < 2^-48.4.  Total below 2^-42.8 absolute, so below 2^-42.5 |erf(t)|
+ *     (erf(t) >= erf(1) = 0.84).  t is clamped to 3.9375 (NaN too: its lane is replaced):
+ *     every x at or above it has erf(x) in [erf(3.9375), 1), all of which round to 1.0f
+ *     (1 - erf(3.9375) = 1.2e-8 < 2^-25), and so does y there (within 2^-42.8 of it).
+ * Ziv's test at 2^-41 |y| (over twice the bounds; 2^12 units of y's last place): a float32
+ * midpoint that close, or a float32-subnormal result, sends the element to
+ * ltm_erf32_accurate (about one in 2^16 of the inputs in [-4, 4]). */
+#if LT_ERF32_SDEG != 9 || LT_ERF32_BDEG != 12
+#error "ltm_erf32_vec is written out for P of degree 9 and pieces of degree 12"
+#endif
+#undef LTM_VFMA
+#if LTM_GW == 8
+#define LTM_VFMA(a, b, c) ((ltm_gvd)_mm512_fmadd_pd((__m512d)(a), (__m512d)(b), (__m512d)(c)))
+#elif LTM_GW == 4 && defined(__FMA__)
+#define LTM_VFMA(a, b, c) ((ltm_gvd)_mm256_fmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c)))
+#else
+#define LTM_VFMA(a, b, c) ((a) * (b) + (c))
+#endif
+
+/* The 4-entry rows of lt_tab_erf32_big (8 doubles each, 4 used): ltm_erf32_pick(row, k)
+ * is row[i] per lane, k prepared once from i by ltm_erf32_pickidx. */
+static inline __attribute__((always_inline)) ltm_gvl ltm_erf32_pickidx(ltm_gvl i)
 {
-    int32_t amb[LT_CHUNK], large[LT_CHUNK], at[LT_CHUNK], amb_l[LT_CHUNK];
-    double xl[LT_CHUNK];
-    float yl[LT_CHUNK];
-    int32_t any = 0, anylarge = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double x = a[i];
-        ltm_erf_p1_t r = ltm_erf_pass1_of(x, ltm_erf_approx32_small(x));
-        large[i] = !(__builtin_fabs(x) < 0.5);
-        o[i] = r.f;
-        amb[i] = r.amb & !large[i];       /* the large branch decides for its elements */
-        any |= amb[i];
-        anylarge |= large[i];
-    }
-    const int64_t m = anylarge ? lt_gather_flagged(n, a, large, at, xl) : 0;
-    for (int64_t j = 0; j < m; j++) {     /* vectorised: the scatter is a loop of its own */
-        ltm_erf_p1_t r = ltm_erf_pass1_of(xl[j], ltm_erf_approx32_large(xl[j]));
-        yl[j] = r.f;
-        amb_l[j] = r.amb;
-        any |= r.amb;
-    }
-    for (int64_t j = 0; j < m; j++) o[at[j]] = yl[j];
-    if (!any) return;                     /* Ziv's test rarely fails */
-    for (int64_t i = 0; i < n; i++)
-        if (amb[i]) o[i] = ltm_erf_accurate_f32(a[i]);
-    for (int64_t j = 0; j < m; j++)
-        if (amb_l[j]) o[at[j]] = ltm_erf_accurate_f32((float)xl[j]);
+#if LTM_GW == 4 && defined(__AVX2__)
+    return ((i << 1) | (i << 33)) + ((int64_t)1 << 32);   /* the 32-bit halves 2i, 2i + 1 */
+#else
+    return i;
+#endif
 }
+static inline __attribute__((always_inline)) ltm_gvd ltm_erf32_pick(const double *row, ltm_gvl k)
+{
+#if LTM_GW == 8
+    ltm_gvd v;
+    memcpy(&v, row, sizeof v);
+    return __builtin_shuffle(v, k);
+#elif LTM_GW == 4 && defined(__AVX2__)
+    __m256i v;
+    memcpy(&v, row, sizeof v);
+    return (ltm_gvd)_mm256_permutevar8x32_epi32(v, (__m256i)k);
+#else
+    ltm_gvd r;
+    for (int j = 0; j < LTM_GW; j++) r[j] = row[k[j]];
+    return r;
+#endif
+}
+
+/* float32 lanes widened to double (exact): one vcvtps2pd on AVX2, where gcc 12 lowers the
+ * generic conversion through two halves; ltm_vwiden's instruction on AVX-512 */
+static inline __attribute__((always_inline)) ltm_gvd ltm_erf32_widen(ltm_gvf xf)
+{
+#if LTM_GW == 4 && defined(__AVX2__)
+    return (ltm_gvd)_mm256_cvtps_pd((__m128)xf);
+#else
+    return ltm_vwiden(xf);
+#endif
+}
+
+static inline __attribute__((always_inline)) ltm_gvf ltm_erf32_vec(ltm_gvf xf, ltm_gvl *ambiguous)
+{
+    const double *P = lt_tab_erf32_small, *B = lt_tab_erf32_big;
+    const ltm_gvd zero = { 0 };
+    ltm_gvd x = ltm_erf32_widen(xf);
+    /* t = |x| clamped to [1, 3.9375] on the float bits (ordered as integers; NaN -> 3.9375),
+     * and its piece from the same bits: exponent and top mantissa bit, minus those of 1 */
+    ltm_gvi ib = (ltm_gvi)xf & 0x7FFFFFFF;
+    ltm_gvi below = ib < 0x3F800000, above = ib > 0x407C0000;
+    ltm_gvi small32 = below;
+    ib = (ib & ~below) | (0x3F800000 & below);
+    ib = (ib & ~above) | (0x407C0000 & above);
+    ltm_gvd t = ltm_erf32_widen((ltm_gvf)ib);
+    ltm_gvl k = ltm_erf32_pickidx(__builtin_convertvector((ib >> 22) - 254, ltm_gvl));
+    /* |x| < 1: x P(z) */
+    ltm_gvd z = x * x, z2 = z * z;
+    ltm_gvd e = LTM_VFMA(zero + P[8], z2, zero + P[6]);
+    e = LTM_VFMA(e, z2, zero + P[4]);
+    e = LTM_VFMA(e, z2, zero + P[2]);
+    e = LTM_VFMA(e, z2, zero + P[0]);
+    ltm_gvd o = LTM_VFMA(zero + P[9], z2, zero + P[7]);
+    o = LTM_VFMA(o, z2, zero + P[5]);
+    o = LTM_VFMA(o, z2, zero + P[3]);
+    o = LTM_VFMA(o, z2, zero + P[1]);
+    ltm_gvd ys = x * LTM_VFMA(o, z, e);
+    /* 1 <= t < 4: the piece's polynomial in s, p = (A + s B) + s^2 (C + s D) with A, B, C, D
+     * by Horner in s^4 (four short chains) */
+#define LTM_ERF32_C(j) ltm_erf32_pick(B + 8 * (j), k)
+    ltm_gvd s = t - LTM_ERF32_C(13), s2 = s * s, s4 = s2 * s2;
+    ltm_gvd pa = LTM_VFMA(LTM_ERF32_C(12), s4, LTM_ERF32_C(8));
+    pa = LTM_VFMA(pa, s4, LTM_ERF32_C(4));
+    pa = LTM_VFMA(pa, s4, LTM_ERF32_C(0));
+    ltm_gvd pb = LTM_VFMA(LTM_ERF32_C(9), s4, LTM_ERF32_C(5));
+    pb = LTM_VFMA(pb, s4, LTM_ERF32_C(1));
+    ltm_gvd pc = LTM_VFMA(LTM_ERF32_C(10), s4, LTM_ERF32_C(6));
+    pc = LTM_VFMA(pc, s4, LTM_ERF32_C(2));
+    ltm_gvd pd = LTM_VFMA(LTM_ERF32_C(11), s4, LTM_ERF32_C(7));
+    pd = LTM_VFMA(pd, s4, LTM_ERF32_C(3));
+#undef LTM_ERF32_C
+    ltm_gvd p = LTM_VFMA(LTM_VFMA(pd, s, pc), s2, LTM_VFMA(pb, s, pa));   /* > 0 */
+    ltm_gvl yl = (ltm_gvl)p | ((ltm_gvl)x & (int64_t)0x8000000000000000ull);
+    ltm_gvl small = __builtin_convertvector(small32, ltm_gvl);
+    ltm_gvd y = (ltm_gvd)(((ltm_gvl)ys & small) | (yl & ~small));
+    ltm_gvf yf = __builtin_convertvector(y, ltm_gvf);
+    ltm_gvi nan = xf != xf;
+    *ambiguous = ltm_vziv(y, 0x1000) & (x == x);
+    return (ltm_gvf)(((ltm_gvi)yf & ~nan) | (0x7FC00000 & nan));
+}
+
+LTM_VEC_TWO_PASS(ltm_erf, ltm_erf32_vec, ltm_erf32_accurate)
 
 /* ---- float64 erf, faithful ---------------------------------------------------------------
  * |x| < 0.5: x (C0 + z Q) in double-double (ltm_erf_small_dd), one final rounding: error

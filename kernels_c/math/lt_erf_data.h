@@ -408,4 +408,45 @@ static const double lt_tab_gelu32_const[3] = {
     0x1.012b404ad012bp+1, 0x1.00354a929545fp-4, 0x1.d000000000000p+3,
 };
 
+#define LT_ERF32_SDEG 9
+#define LT_ERF32_BDEG 12
+/* exact float32 erf, |x| < 1: erf(x) = x P(z), z = x^2, P_0 .. P_9; relative error 2^-45.5, condition 1.958 */
+static const double lt_tab_erf32_small[10] = {
+    0x1.20dd750429b19p+0, -0x1.812746b0271ecp-2, 0x1.ce2f2197bc2efp-4, -0x1.b82ce15c3b7f8p-6,
+    0x1.565ba0406c001p-8, -0x1.c0286cad68e02p-11, 0x1.f941bed7e7847p-14, -0x1.f0705a1dde9aap-17,
+    0x1.9ae0986f9de4fp-20, -0x1.c1a515de8637ap-24,
+};
+
+/* exact float32 erf, 1 <= t < 4: rows of 8: the coefficients of s^k (k = 0 .. 12, s = t - c) of the pieces [1, 1.5), [1.5, 2), [2, 3), [3, 4), 4 zeros; then the centres c; absolute error 2^-42.9, condition 1.190 */
+static const double lt_tab_erf32_big[112] = {
+    0x1.d8865d98abe01p-1, 0x1.f92d077f8d56dp-1, 0x1.ffcaa8f4c9beap-1, 0x1.ffffe710d565ep-1,
+    0x0.0p+0, 0x0.0p+0, 0x0.0p+0, 0x0.0p+0,
+    0x1.e4652fadcb53ep-3, 0x1.b0553032211e7p-5, 0x1.1d831708a0fd5p-9, 0x1.6a5973237efd0p-18,
+    0x0.0p+0, 0x0.0p+0, 0x0.0p+0, 0x0.0p+0,
+    -0x1.2ebf3dcc9f226p-2, -0x1.7a4a8a2bdcdd3p-4, -0x1.64e3dcd3f48cep-8, -0x1.3d0e43e910ad3p-16,
+    0x0.0p+0, 0x0.0p+0, 0x0.0p+0, 0x0.0p+0,
+    0x1.571d01c5ee16dp-3, 0x1.7148c3d562bd7p-4, 0x1.119da18c05748p-7, 0x1.62ccdbda60c69p-15,
+    0x0.0p+0, 0x0.0p+0, 0x0.0p+0, 0x0.0p+0,
+    -0x1.93a9a7bbc0686p-8, -0x1.8a0da54313f9ap-5, -0x1.1a89b96dd5ff6p-7, -0x1.1c0770112cc43p-14,
+    0x0.0p+0, 0x0.0p+0, 0x0.0p+0, 0x0.0p+0,
+    -0x1.8281ce5c98558p-5, 0x1.b22258a8d57dfp-8, 0x1.90e7e07334323p-8, 0x1.586c98552f89ep-14,
+    0x0.0p+0, 0x0.0p+0, 0x0.0p+0, 0x0.0p+0,
+    0x1.5d0003b7a7d0dp-6, 0x1.25b378e4f1e7dp-7, -0x1.6ecdc6dc4599ap-9, -0x1.461581133e779p-14,
+    0x0.0p+0, 0x0.0p+0, 0x0.0p+0, 0x0.0p+0,
+    0x1.db44e0d3f47f0p-9, -0x1.8d11272ee490dp-8, 0x1.1c76a2d406e93p-11, 0x1.e80f12f72e80dp-15,
+    0x0.0p+0, 0x0.0p+0, 0x0.0p+0, 0x0.0p+0,
+    -0x1.756733ff9c262p-8, 0x1.7ec172a36046ap-11, 0x1.11583e42d79e6p-12, -0x1.1f5bfcc1d6471p-15,
+    0x0.0p+0, 0x0.0p+0, 0x0.0p+0, 0x0.0p+0,
+    0x1.cbadaa4b2f6dbp-11, 0x1.d4f3a4c8ecc06p-11, -0x1.0794a23c01b90p-12, 0x1.0280fbe89e535p-16,
+    0x0.0p+0, 0x0.0p+0, 0x0.0p+0, 0x0.0p+0,
+    0x1.a00d434ceef47p-11, -0x1.d02e1c3e1f8bfp-12, 0x1.4a3457816bfd1p-14, -0x1.38ee08307327ep-18,
+    0x0.0p+0, 0x0.0p+0, 0x0.0p+0, 0x0.0p+0,
+    -0x1.47f8ba9eb77a6p-12, -0x1.2cbceafa3800cp-17, 0x1.239f839e68060p-17, 0x1.a9040af3454dap-23,
+    0x0.0p+0, 0x0.0p+0, 0x0.0p+0, 0x0.0p+0,
+    -0x1.bf4084069c7f9p-15, 0x1.1c123b25049f8p-14, -0x1.d12f93f675a2ap-17, 0x1.14a8773b0d6b5p-21,
+    0x0.0p+0, 0x0.0p+0, 0x0.0p+0, 0x0.0p+0,
+    0x1.4000000000000p+0, 0x1.c000000000000p+0, 0x1.4000000000000p+1, 0x1.c000000000000p+1,
+    0x0.0p+0, 0x0.0p+0, 0x0.0p+0, 0x0.0p+0,
+};
+
 #endif
