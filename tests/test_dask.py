@@ -141,6 +141,64 @@ def test_a_bare_tensor_with_a_dask_array_gives_tensor_blocks(dn):
     np.testing.assert_array_equal(_value(out), np.concatenate([B, A], axis=1))
 
 
+# ---- dask's dispatch tables -------------------------------------------------------------
+def test_dispatch_tables_have_tensor_entries():
+    import dask.array.dispatch as dispatch
+
+    from lazytensor._api import _dask_lookups
+
+    for name in ("concatenate_lookup", "tensordot_lookup", "einsum_lookup", "empty_lookup",
+                 "divide_lookup", "numel_lookup", "nannumel_lookup", "percentile_lookup"):
+        assert getattr(dispatch, name).dispatch(Tensor) is _dask_lookups.LOOKUPS[name], name
+
+
+def test_concatenations_dask_computes_give_tensor_blocks(dt, dn):
+    # da.concatenate only places the input blocks (no function runs on them); a rechunk that
+    # merges them concatenates them with concatenate_lookup: Tensor blocks, mixed or not
+    mixed = da.concatenate([dn, dt], axis=0)
+    assert isinstance(mixed._meta, Tensor)
+    for out in (mixed.rechunk((80, 30)), da.stack([dn, dt]).rechunk((2, 40, 30)),
+                dt.rechunk((40, 30))):
+        assert _block_types(out) == {Tensor}
+    np.testing.assert_array_equal(_value(mixed.rechunk((80, 30))), np.concatenate([B, A]))
+    np.testing.assert_array_equal(_value(da.stack([dn, dt]).rechunk((2, 40, 30))),
+                                  np.stack([B, A]))
+
+
+DISPATCH_CASES = {
+    "tensordot": (lambda d: da.tensordot(d, d.T, axes=1), lambda a: a @ a.T),
+    "tensordot axes 2": (lambda d: da.tensordot(d, d, axes=2),
+                         lambda a: np.tensordot(a, a, axes=2)),
+    "einsum": (lambda d: da.einsum("ij,kj->ik", d, d), lambda a: a @ a.T),
+    "einsum dtype": (lambda d: da.einsum("ij->j", d, dtype=np.float64),
+                     lambda a: a.astype(np.float64).sum(axis=0)),
+    "nanmean": (lambda d: da.nanmean(d, axis=0), lambda a: a.astype(np.float64).mean(axis=0)),
+    "nansum": (lambda d: da.nansum(d, axis=1), lambda a: a.astype(np.float64).sum(axis=1)),
+    "mean float64": (lambda d: d.mean(axis=1, dtype=np.float64),
+                     lambda a: a.astype(np.float64).mean(axis=1)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DISPATCH_CASES))
+def test_dispatched_operations_give_tensor_blocks(dt, case):
+    on_dask, on_numpy = DISPATCH_CASES[case]
+    out = on_dask(dt)
+    assert isinstance(out._meta, Tensor), type(out._meta)
+    assert _block_types(out) == {Tensor}
+    np.testing.assert_allclose(_value(out), on_numpy(A), rtol=2e-5, atol=2e-5)
+
+
+def test_percentile_of_tensor_blocks():
+    # one block: dask's percentile is NumPy's; several: dask's approximate merge, the same
+    # as for the same data in NumPy blocks
+    q = [0, 10, 50, 90, 100]
+    one = da.from_array(lt.asarray(A.ravel()), chunks=A.size)
+    np.testing.assert_array_equal(_value(da.percentile(one, q)), np.percentile(A, q))
+    many = da.from_array(lt.asarray(A.ravel()), chunks=150)
+    np.testing.assert_array_equal(_value(da.percentile(many, q)),
+                                  _value(da.percentile(da.from_array(A.ravel(), chunks=150), q)))
+
+
 # ---- lazytensor's functions on dask arrays --------------------------------------------------
 def _erf(x):
     import math

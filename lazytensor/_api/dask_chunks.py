@@ -38,7 +38,27 @@ def _register_chunk_type():
         register_chunk_type(Tensor)
 
 
-_REGISTER = {"dask.sizeof": _register_sizeof, "dask.array": _register_chunk_type}
+def _register_dispatch():
+    """Register a Tensor in ``dask.array.dispatch``'s tables, as ``dask.array.backends`` does
+    NumPy's: each entry computes with lazytensor's function of the same name (or NumPy's
+    ufunc, which ``Tensor.__array_ufunc__`` takes), so what dask computes on Tensor blocks
+    stays a Tensor.  A table ``dask`` does not have in this version is skipped."""
+    import dask.array.dispatch as dispatch
+
+    from . import _dask_lookups
+
+    for name, func in _dask_lookups.LOOKUPS.items():
+        table = getattr(dispatch, name, None)
+        if table is not None:
+            table.register(Tensor, func)
+
+
+def _register_array():
+    _register_chunk_type()
+    _register_dispatch()
+
+
+_REGISTER = {"dask.sizeof": _register_sizeof, "dask.array": _register_array}
 
 
 class _DaskWatch:
