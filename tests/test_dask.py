@@ -10,7 +10,7 @@ import dask.array as da
 import numpy as np
 import pytest
 from dask.sizeof import sizeof
-from distributed import Client, LocalCluster
+from distributed import Client, LocalCluster, wait
 
 import lazytensor as lt
 from lazytensor import Tensor
@@ -71,9 +71,25 @@ def test_sizeof_counts_the_values_bytes_pending_or_not():
     t = lt.asarray(A)
     assert sizeof(t) == A.nbytes
     pending = lt.exp(t) * 2
+    assert not pending.is_evaluated
     assert sizeof(pending) == A.nbytes
+    assert pending.is_evaluated              # sizeof evaluates: the bytes are real
+    np.testing.assert_allclose(np.asarray(pending), np.exp(A) * 2, rtol=1e-6)
     assert sizeof(lt.astype(t, lt.float64)) == 2 * A.nbytes
     assert sizeof(t[::2]) == A[::2].nbytes
+
+
+def test_sizeof_of_a_tensor_whose_evaluation_fails_leaves_it_pending(monkeypatch):
+    pending = lt.exp(lt.asarray(A)) + 1
+
+    def fail(self):
+        raise RuntimeError("evaluation failed")
+
+    monkeypatch.setattr(Tensor, "numpy", fail)
+    assert sizeof(pending) == A.nbytes
+    assert not pending.is_evaluated          # the error is raised where the value is read
+    monkeypatch.undo()
+    np.testing.assert_allclose(np.asarray(pending), np.exp(A) + 1, rtol=1e-6)
 
 
 # ---- a dask array of Tensor blocks ---------------------------------------------------------
@@ -317,6 +333,36 @@ def test_cluster_values_and_block_types(client, dt):
     sizes = client.run(lambda: __import__("dask.sizeof").sizeof.sizeof(
         __import__("lazytensor").ones((10, 15), dtype="float32")))
     assert set(sizes.values()) == {600}
+
+
+def _held_blocks(name):
+    """On a worker: (is a Tensor, is evaluated, dask's sizeof) of each block of array
+    ``name`` it holds."""
+    def inspect(dask_worker):
+        from dask.sizeof import sizeof as size
+
+        return [(type(v).__name__, bool(getattr(v, "is_evaluated", False)), size(v))
+                for k, v in dask_worker.data.items()
+                if isinstance(k, tuple) and k[0] == name]
+    return inspect
+
+
+def test_cluster_persist_holds_evaluated_blocks(client, dt):
+    dn = da.from_array(B, chunks=CHUNKS)
+    pending = np.exp(dt) * 2 + lt.nn.relu(dn - dt)     # each block a pending Tensor
+    held = pending.persist()
+    try:
+        wait(held)
+        per_worker = client.run(_held_blocks(held.name))
+        blocks = [b for bs in per_worker.values() for b in bs]
+        assert len(blocks) == 8
+        assert all(kind == "Tensor" and evaluated and nbytes == 10 * 15 * 4
+                   for kind, evaluated, nbytes in blocks), blocks
+        expected = np.exp(A) * 2 + np.maximum(B - A, 0)
+        np.testing.assert_allclose(np.asarray(client.compute(held).result()), expected,
+                                   rtol=2e-6, atol=1e-6)
+    finally:
+        del held
 
 
 def test_cluster_error_in_a_task_reaches_the_caller_named(client):

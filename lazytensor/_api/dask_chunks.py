@@ -19,8 +19,19 @@ from .._engine.tensor import Tensor
 
 
 def _tensor_bytes(t) -> int:
-    """The bytes of a Tensor's value: its result's for a pending tensor (what the value will
-    hold once the block is evaluated), not the Python object's."""
+    """The bytes of a Tensor's value, evaluating a pending tensor first.
+
+    dask asks the size of what it stores: distributed calls ``sizeof`` on every task's result
+    in the thread that ran the task, right after it; so a block is evaluated when its task
+    ends, ``persist()`` does the work, and the bytes counted are real ones.  Evaluating early
+    never changes a value (laziness never changes a result).  If evaluating raises, the tensor
+    stays pending and the size is still its result's: the same error is raised where the
+    value is read, as it was before (distributed's own ``safe_sizeof`` would log and guess)."""
+    if not t.is_evaluated:
+        try:
+            t.numpy()
+        except Exception:
+            pass
     return int(t.size) * t.dtype.itemsize
 
 
