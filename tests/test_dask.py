@@ -157,6 +157,20 @@ def test_a_bare_tensor_with_a_dask_array_gives_tensor_blocks(dn):
     np.testing.assert_array_equal(_value(out), np.concatenate([B, A], axis=1))
 
 
+def test_elementwise_bits_do_not_depend_on_the_chunking_reductions_bits_may():
+    x = np.random.default_rng(7).standard_normal((200, 150)).astype(np.float32)
+    whole = np.asarray(lt.nn.gelu(lt.exp(lt.asarray(x)) * 2 - 1))
+    sums = []
+    for chunks in ((200, 150), (50, 30), (33, 77), (7, 13)):
+        d = da.from_array(x, chunks=chunks)
+        out = _value(lt.nn.gelu(lt.exp(d) * 2 - 1))
+        assert np.array_equal(out.view(np.uint32), whole.view(np.uint32)), chunks
+        sums.append(_value(lt.sum(d, axis=0)))
+    for s in sums:   # dask's tree combines partial sums: equal within rounding, not in bits
+        np.testing.assert_allclose(s, x.astype(np.float64).sum(axis=0), rtol=1e-5, atol=1e-4)
+    assert any(not np.array_equal(s, sums[0]) for s in sums[1:])
+
+
 # ---- dask's dispatch tables -------------------------------------------------------------
 def test_dispatch_tables_have_tensor_entries():
     import dask.array.dispatch as dispatch
