@@ -10,7 +10,7 @@ import dask.array as da
 import numpy as np
 import pytest
 from dask.sizeof import sizeof
-from distributed import Client, LocalCluster
+from distributed import Client, LocalCluster, wait
 
 import lazytensor as lt
 from lazytensor import Tensor
@@ -71,9 +71,25 @@ def test_sizeof_counts_the_values_bytes_pending_or_not():
     t = lt.asarray(A)
     assert sizeof(t) == A.nbytes
     pending = lt.exp(t) * 2
+    assert not pending.is_evaluated
     assert sizeof(pending) == A.nbytes
+    assert pending.is_evaluated              # sizeof evaluates: the bytes are real
+    np.testing.assert_allclose(np.asarray(pending), np.exp(A) * 2, rtol=1e-6)
     assert sizeof(lt.astype(t, lt.float64)) == 2 * A.nbytes
     assert sizeof(t[::2]) == A[::2].nbytes
+
+
+def test_sizeof_of_a_tensor_whose_evaluation_fails_leaves_it_pending(monkeypatch):
+    pending = lt.exp(lt.asarray(A)) + 1
+
+    def fail(self):
+        raise RuntimeError("evaluation failed")
+
+    monkeypatch.setattr(Tensor, "numpy", fail)
+    assert sizeof(pending) == A.nbytes
+    assert not pending.is_evaluated          # the error is raised where the value is read
+    monkeypatch.undo()
+    np.testing.assert_allclose(np.asarray(pending), np.exp(A) + 1, rtol=1e-6)
 
 
 # ---- a dask array of Tensor blocks ---------------------------------------------------------
@@ -139,6 +155,78 @@ def test_a_bare_tensor_with_a_dask_array_gives_tensor_blocks(dn):
     out = np.concatenate([dn, t], axis=1)
     assert isinstance(out._meta, Tensor)
     np.testing.assert_array_equal(_value(out), np.concatenate([B, A], axis=1))
+
+
+def test_elementwise_bits_do_not_depend_on_the_chunking_reductions_bits_may():
+    x = np.random.default_rng(7).standard_normal((200, 150)).astype(np.float32)
+    whole = np.asarray(lt.nn.gelu(lt.exp(lt.asarray(x)) * 2 - 1))
+    sums = []
+    for chunks in ((200, 150), (50, 30), (33, 77), (7, 13)):
+        d = da.from_array(x, chunks=chunks)
+        out = _value(lt.nn.gelu(lt.exp(d) * 2 - 1))
+        assert np.array_equal(out.view(np.uint32), whole.view(np.uint32)), chunks
+        sums.append(_value(lt.sum(d, axis=0)))
+    for s in sums:   # dask's tree combines partial sums: equal within rounding, not in bits
+        np.testing.assert_allclose(s, x.astype(np.float64).sum(axis=0), rtol=1e-5, atol=1e-4)
+    assert any(not np.array_equal(s, sums[0]) for s in sums[1:])
+
+
+# ---- dask's dispatch tables -------------------------------------------------------------
+def test_dispatch_tables_have_tensor_entries():
+    import dask.array.dispatch as dispatch
+
+    from lazytensor._api import _dask_lookups
+
+    for name in ("concatenate_lookup", "tensordot_lookup", "einsum_lookup", "empty_lookup",
+                 "divide_lookup", "numel_lookup", "nannumel_lookup", "percentile_lookup"):
+        assert getattr(dispatch, name).dispatch(Tensor) is _dask_lookups.LOOKUPS[name], name
+
+
+def test_concatenations_dask_computes_give_tensor_blocks(dt, dn):
+    # da.concatenate only places the input blocks (no function runs on them); a rechunk that
+    # merges them concatenates them with concatenate_lookup: Tensor blocks, mixed or not
+    mixed = da.concatenate([dn, dt], axis=0)
+    assert isinstance(mixed._meta, Tensor)
+    for out in (mixed.rechunk((80, 30)), da.stack([dn, dt]).rechunk((2, 40, 30)),
+                dt.rechunk((40, 30))):
+        assert _block_types(out) == {Tensor}
+    np.testing.assert_array_equal(_value(mixed.rechunk((80, 30))), np.concatenate([B, A]))
+    np.testing.assert_array_equal(_value(da.stack([dn, dt]).rechunk((2, 40, 30))),
+                                  np.stack([B, A]))
+
+
+DISPATCH_CASES = {
+    "tensordot": (lambda d: da.tensordot(d, d.T, axes=1), lambda a: a @ a.T),
+    "tensordot axes 2": (lambda d: da.tensordot(d, d, axes=2),
+                         lambda a: np.tensordot(a, a, axes=2)),
+    "einsum": (lambda d: da.einsum("ij,kj->ik", d, d), lambda a: a @ a.T),
+    "einsum dtype": (lambda d: da.einsum("ij->j", d, dtype=np.float64),
+                     lambda a: a.astype(np.float64).sum(axis=0)),
+    "nanmean": (lambda d: da.nanmean(d, axis=0), lambda a: a.astype(np.float64).mean(axis=0)),
+    "nansum": (lambda d: da.nansum(d, axis=1), lambda a: a.astype(np.float64).sum(axis=1)),
+    "mean float64": (lambda d: d.mean(axis=1, dtype=np.float64),
+                     lambda a: a.astype(np.float64).mean(axis=1)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DISPATCH_CASES))
+def test_dispatched_operations_give_tensor_blocks(dt, case):
+    on_dask, on_numpy = DISPATCH_CASES[case]
+    out = on_dask(dt)
+    assert isinstance(out._meta, Tensor), type(out._meta)
+    assert _block_types(out) == {Tensor}
+    np.testing.assert_allclose(_value(out), on_numpy(A), rtol=2e-5, atol=2e-5)
+
+
+def test_percentile_of_tensor_blocks():
+    # one block: dask's percentile is NumPy's; several: dask's approximate merge, the same
+    # as for the same data in NumPy blocks
+    q = [0, 10, 50, 90, 100]
+    one = da.from_array(lt.asarray(A.ravel()), chunks=A.size)
+    np.testing.assert_array_equal(_value(da.percentile(one, q)), np.percentile(A, q))
+    many = da.from_array(lt.asarray(A.ravel()), chunks=150)
+    np.testing.assert_array_equal(_value(da.percentile(many, q)),
+                                  _value(da.percentile(da.from_array(A.ravel(), chunks=150), q)))
 
 
 # ---- lazytensor's functions on dask arrays --------------------------------------------------
@@ -259,6 +347,36 @@ def test_cluster_values_and_block_types(client, dt):
     sizes = client.run(lambda: __import__("dask.sizeof").sizeof.sizeof(
         __import__("lazytensor").ones((10, 15), dtype="float32")))
     assert set(sizes.values()) == {600}
+
+
+def _held_blocks(name):
+    """On a worker: (is a Tensor, is evaluated, dask's sizeof) of each block of array
+    ``name`` it holds."""
+    def inspect(dask_worker):
+        from dask.sizeof import sizeof as size
+
+        return [(type(v).__name__, bool(getattr(v, "is_evaluated", False)), size(v))
+                for k, v in dask_worker.data.items()
+                if isinstance(k, tuple) and k[0] == name]
+    return inspect
+
+
+def test_cluster_persist_holds_evaluated_blocks(client, dt):
+    dn = da.from_array(B, chunks=CHUNKS)
+    pending = np.exp(dt) * 2 + lt.nn.relu(dn - dt)     # each block a pending Tensor
+    held = pending.persist()
+    try:
+        wait(held)
+        per_worker = client.run(_held_blocks(held.name))
+        blocks = [b for bs in per_worker.values() for b in bs]
+        assert len(blocks) == 8
+        assert all(kind == "Tensor" and evaluated and nbytes == 10 * 15 * 4
+                   for kind, evaluated, nbytes in blocks), blocks
+        expected = np.exp(A) * 2 + np.maximum(B - A, 0)
+        np.testing.assert_allclose(np.asarray(client.compute(held).result()), expected,
+                                   rtol=2e-6, atol=1e-6)
+    finally:
+        del held
 
 
 def test_cluster_error_in_a_task_reaches_the_caller_named(client):

@@ -19,8 +19,19 @@ from .._engine.tensor import Tensor
 
 
 def _tensor_bytes(t) -> int:
-    """The bytes of a Tensor's value: its result's for a pending tensor (what the value will
-    hold once the block is evaluated), not the Python object's."""
+    """The bytes of a Tensor's value, evaluating a pending tensor first.
+
+    dask asks the size of what it stores: distributed calls ``sizeof`` on every task's result
+    in the thread that ran the task, right after it; so a block is evaluated when its task
+    ends, ``persist()`` does the work, and the bytes counted are real ones.  Evaluating early
+    never changes a value (laziness never changes a result).  If evaluating raises, the tensor
+    stays pending and the size is still its result's: the same error is raised where the
+    value is read, as it was before (distributed's own ``safe_sizeof`` would log and guess)."""
+    if not t.is_evaluated:
+        try:
+            t.numpy()
+        except Exception:
+            pass
     return int(t.size) * t.dtype.itemsize
 
 
@@ -38,7 +49,27 @@ def _register_chunk_type():
         register_chunk_type(Tensor)
 
 
-_REGISTER = {"dask.sizeof": _register_sizeof, "dask.array": _register_chunk_type}
+def _register_dispatch():
+    """Register a Tensor in ``dask.array.dispatch``'s tables, as ``dask.array.backends`` does
+    NumPy's: each entry computes with lazytensor's function of the same name (or NumPy's
+    ufunc, which ``Tensor.__array_ufunc__`` takes), so what dask computes on Tensor blocks
+    stays a Tensor.  A table ``dask`` does not have in this version is skipped."""
+    import dask.array.dispatch as dispatch
+
+    from . import _dask_lookups
+
+    for name, func in _dask_lookups.LOOKUPS.items():
+        table = getattr(dispatch, name, None)
+        if table is not None:
+            table.register(Tensor, func)
+
+
+def _register_array():
+    _register_chunk_type()
+    _register_dispatch()
+
+
+_REGISTER = {"dask.sizeof": _register_sizeof, "dask.array": _register_array}
 
 
 class _DaskWatch:
