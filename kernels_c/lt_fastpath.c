@@ -558,6 +558,8 @@ static PyMethodDef methods[] = {
      "forget(node): take a node out of the hash-consing table (Node.set_value)."},
     {"intern_size", intern_size, METH_NOARGS,
      "intern_size() -> the number of op nodes in the hash-consing table."},
+    {"pending_nodes", pending_nodes, METH_NOARGS,
+     "pending_nodes() -> [the op nodes in the hash-consing table]: the pending ones."},
     {"node_hooks", node_hooks_installed, METH_NOARGS,
      "node_hooks() -> whether op nodes are hash-consed in this module's table."},
     {"setup_operators", setup_operators, METH_O,
@@ -594,6 +596,9 @@ static PyMethodDef methods[] = {
      "result(name, inputs, dtype, shape) -> Tensor of the op node (no attributes)."},
     {"leaf_tensor", leaf_tensor, METH_O,
      "leaf_tensor(array) -> Tensor on a new leaf node holding the NumPy array."},
+    {"source_tensor", source_tensor, METH_O,
+     "source_tensor(array) -> leaf_tensor of a caller's array; a read-only one's leaf has "
+     "the attrs ('read-only source',)."},
     {"setup_memo", setup_memo, METH_VARARGS,
      "setup_memo(replay_module, stats, recipe_of, numpy_dtype_class)"},
     {"memo_call", (PyCFunction)(void (*)(void))memo_call, METH_FASTCALL,

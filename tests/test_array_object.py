@@ -18,7 +18,7 @@ A3 = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
 
 
 def t3():
-    return lt.asarray(A3)
+    return lt.asarray(A3.copy())     # a tensor over memory of its own (writes go into it)
 
 
 def check_same(out, expected):
@@ -361,17 +361,25 @@ def test_setitem_errors_name_the_index():
         x[..., ...] = 1.0
 
 
-def test_setitem_gives_a_new_value_and_old_results_keep_theirs():
-    x = t3()
+@pytest.mark.parametrize("start", [lambda: t3(), lambda: t3() * 1.0])
+def test_setitem_is_seen_by_views_and_not_by_results_recorded_before(start):
+    """NumPy's program, run on NumPy and on lazytensor: a view sees the writes into its
+    base; a result recorded before a write (still pending) keeps the value it read."""
+    x = start()
     alias = x
     lazy = x * 1.0                       # built from the old value, not yet evaluated
-    view = x[0]                          # a NumPy view of the old value
-    gathered = x[lt.asarray([1])]
+    view = x[0]                          # a view: shares x's memory
+    gathered = x[lt.asarray([1])]        # a gather: a copy
     x[0, 0, 0] = -1.0
     x[lt.asarray(A3 > 20)] = 0.0
+    ref = A3.copy()
+    ref_view = ref[0]
+    ref[0, 0, 0] = -1.0
+    ref[A3 > 20] = 0.0
     assert alias is x and float(alias[0, 0, 0]) == -1.0
+    check_same(x, ref)
     np.testing.assert_array_equal(lazy.numpy(), A3)
-    np.testing.assert_array_equal(view.numpy(), A3[0])
+    np.testing.assert_array_equal(view.numpy(), ref_view)
     np.testing.assert_array_equal(gathered.numpy(), A3[[1]])
 
 
@@ -381,16 +389,18 @@ def test_setitem_on_a_lazy_tensor_and_from_itself():
     np.testing.assert_array_equal(x.numpy(), [1, 1, 2, 3, 4])
 
 
-def test_setitem_on_a_view_does_not_change_its_source():
+def test_setitem_on_a_view_changes_its_source():
     x = t3()
     row = x[1]
     row[0] = 100.0
     assert float(row[0, 0]) == 100.0
-    check_same(x, A3)
+    ref = A3.copy()
+    ref[1][0] = 100.0
+    check_same(x, ref)
 
 
 def test_values_after_setitem_are_read_only():
-    x = t3()
+    x = t3() * 1.0            # no memory shared with anything: numpy() is its value
     x[0] = 1.0
     with pytest.raises(ValueError):
         x.numpy()[0, 0, 0] = 2.0
@@ -509,7 +519,9 @@ def test_dlpack_round_trips_with_numpy_and_itself(dtype):
     t = lt.asarray(a)[:, ::-1]                  # a strided view
     back = np.from_dlpack(t)
     np.testing.assert_array_equal(back, a[:, ::-1])
-    assert back.dtype == a.dtype and not back.flags.writeable
+    # writable as NumPy's own export of the same view is
+    assert back.dtype == a.dtype
+    assert back.flags.writeable == np.from_dlpack(a[:, ::-1]).flags.writeable
     assert np.shares_memory(back, t.numpy())    # versioned protocol: no copy
     again = lt.from_dlpack(t)
     check_same(again, a[:, ::-1])
@@ -556,15 +568,17 @@ def test_dunder_dlpack_errors():
 ])
 def test_inplace_operator_keeps_dtype_and_equals_the_binary_op(op, dtype, other):
     a = (np.arange(1, 7).reshape(2, 3) % 5).astype(dtype)
-    x = lt.asarray(a)
+    a0 = a.copy()
+    x = lt.asarray(a)                                 # a's memory (as np.asarray(a) is)
     alias = x
     before = x + 0 if dtype != "bool" else x | False
     binary = getattr(operator, op[1:] if op[1:] not in ("and", "or") else op[1:] + "_")(x, other)
     result = getattr(operator, op)(x, other)
     assert result is x and alias is x                 # the same object, with a new value
     check_same(x, binary.numpy())
+    np.testing.assert_array_equal(a, binary.numpy())  # written into a, as NumPy writes
     assert x.dtype == dtype and x.shape == (2, 3)
-    check_same(before, a)                             # built earlier: keeps the old value
+    check_same(before, a0)                            # built earlier: keeps the old value
 
 
 def test_inplace_with_a_broadcast_tensor():
@@ -575,11 +589,13 @@ def test_inplace_with_a_broadcast_tensor():
 
 def test_inplace_matmul():
     a = np.arange(4.0).reshape(2, 2)
+    a0 = a.copy()
     x = lt.asarray(a)
     before = x * 1.0
-    x @= lt.asarray(a)
-    check_same(x, a @ a)
-    check_same(before, a)
+    x @= lt.asarray(a0)
+    check_same(x, a0 @ a0)
+    np.testing.assert_array_equal(a, a0 @ a0)         # x's memory is a's
+    check_same(before, a0)
     with pytest.raises(ValueError, match="shape"):
         x @= lt.ones((2, 3))
 

@@ -378,8 +378,12 @@ def test_full_keeps_its_arrays_by_exact_arguments():
         lt.full((2,), 300, dtype=lt.int8)
     with pytest.raises(OverflowError):
         lt.full((2,), 300, dtype=lt.int8)
-    z = lt.zeros((3,))
-    assert not np.asarray(z).flags.writeable
+    z, other = lt.zeros((3,)), lt.zeros((3,))
+    handed = np.asarray(z)       # z's memory: writable, as np.zeros' is; the kept array
+    handed[0] = 5.0              # is not it (a write reaches z only)
+    assert handed.flags.writeable and float(z[0]) == 5.0
+    np.testing.assert_array_equal(np.asarray(other), 0.0)
+    np.testing.assert_array_equal(np.asarray(lt.zeros((3,))), 0.0)
 
 
 @pytest.mark.parametrize("make", [

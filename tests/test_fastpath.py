@@ -599,8 +599,8 @@ def test_value_methods_in_c_keep_the_python_semantics(monkeypatch):
     assert type(lt.Tensor.__dict__["numpy"]).__name__ == "method_descriptor"
     x = lt.asarray(np.linspace(-2, 2, 1000, dtype=np.float32))
     t = lt.exp(x) * 2
-    v = np.asarray(t)
-    assert v is t.numpy() and v is t._value() and not v.flags.writeable
+    v = np.asarray(t)           # t's value, now its memory: writable, as NumPy's would be
+    assert v is t.numpy() and v is t._value() and v.flags.writeable
     assert np.asarray(t, copy=False) is v and t.__array__(None, copy=None) is v
     w = np.asarray(t, copy=True)
     assert w.flags.writeable and not np.shares_memory(w, v) and _bits(w) == _bits(v)

@@ -115,14 +115,19 @@ def test_setitem_gives_a_new_value_and_keeps_dependents():
     np.testing.assert_array_equal(y.numpy(), [2.0, 3.0, 4.0])
 
 
-def test_values_handed_out_are_read_only():
+def test_values_handed_out_share_the_tensors_memory():
     y = f32([1.0, 2.0]) + 1.0
-    v = np.asarray(y)
-    with pytest.raises(ValueError):
-        v[0] = 5.0
-    w = np.array(y)  # a copy is writable
-    w[0] = 5.0
-    np.testing.assert_array_equal(y.numpy(), [2.0, 3.0])
+    z = y * 2.0                  # pending: reads y's value as it is now
+    v = np.asarray(y)            # y's memory: writable, as NumPy's asarray of an array is
+    v[0] = 5.0
+    np.testing.assert_array_equal(y.numpy(), [5.0, 3.0])
+    assert np.shares_memory(np.asarray(y), v)
+    w = np.array(y)              # a copy
+    w[0] = 7.0
+    np.testing.assert_array_equal(y.numpy(), [5.0, 3.0])
+    y[1] = 9.0                   # a write into y is a write into v
+    np.testing.assert_array_equal(v, [5.0, 9.0])
+    np.testing.assert_array_equal(z.numpy(), [10.0, 6.0])
 
 
 # Float attributes are keyed by their bits (hash-consing, kernel and plan caches, memo,

@@ -195,9 +195,14 @@ def test_an_argument_changed_in_place_is_changed_every_call():
     f = lt.jit(fn)
     for seed in range(3):
         x = f32(seed, (5,))
-        t = lt.asarray(x)
-        np.testing.assert_array_equal(f(t).numpy(), (x + 1) * 2)
-        np.testing.assert_array_equal(t.numpy(), x + 1)
+        x0 = x.copy()
+        t = lt.asarray(x)               # x's memory: NumPy's x += 1 writes into x
+        np.testing.assert_array_equal(f(t).numpy(), (x0 + 1) * 2)
+        np.testing.assert_array_equal(t.numpy(), x0 + 1)
+        np.testing.assert_array_equal(x, x0 + 1)
+        u = lt.asarray(x0) * 1          # memory of no one's: the jit's replay rebinds it
+        np.testing.assert_array_equal(f(u).numpy(), (x0 + 1) * 2)
+        np.testing.assert_array_equal(u.numpy(), x0 + 1)
 
 
 def test_returned_arguments_and_constants():

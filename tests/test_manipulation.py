@@ -277,10 +277,17 @@ def test_unstack_errors():
         lt.unstack(lt.ones((2, 3)), axis=-3)
 
 
-def test_views_are_read_only_even_of_user_buffers():
+def test_views_of_user_buffers_write_into_them_as_numpys_do():
     src = np.arange(6.0)
     out = lt.reshape(lt.asarray(src), (2, 3))
-    assert not out.numpy().flags.writeable and src.flags.writeable
+    out[1, 0] = -1.0
+    assert src[3] == -1.0 and np.shares_memory(np.asarray(out), src)
+    ro = np.arange(6.0)
+    ro.setflags(write=False)
+    view = lt.reshape(lt.asarray(ro), (2, 3))   # a read-only source gives read-only views
+    with pytest.raises(ValueError, match="read-only"):
+        view[0, 0] = 1.0
+    assert not np.asarray(view).flags.writeable and np.shares_memory(np.asarray(view), ro)
 
 
 # ---- concat and stack ----------------------------------------------------------------------

@@ -250,6 +250,19 @@ static PyObject *intern_size(PyObject *self, PyObject *unused)
     return PyLong_FromSize_t(intern_used);
 }
 
+/* pending_nodes() -> a list of the op nodes in the table (recorded, not yet computed, alive):
+ * what a write into memory looks through for pending readers of that memory (views.py). */
+static PyObject *pending_nodes(PyObject *self, PyObject *unused)
+{
+    PyObject *out = PyList_New(0);
+    for (size_t i = 0; out != NULL && intern_entries != NULL && i <= intern_mask; i++) {
+        PyObject *node = intern_entries[i].node;
+        if (node == NULL || node == INTERN_GONE) continue;
+        if (PyList_Append(out, node) < 0) Py_CLEAR(out);
+    }
+    return out;
+}
+
 /* Node's slots but __weakref__, in Node.__slots__ order: what node_clear empties */
 static Py_ssize_t *const node_slots[] = {&off_op, &off_inputs, &off_attrs, &off_dtype,
                                           &off_shape, &off_value, &off_key, &off_operand,

@@ -427,9 +427,13 @@ static PyObject *result(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return new_tensor(op_node(args[0], args[1], empty_tuple, args[2], args[3]));
 }
 
-/* leaf_tensor(array): Tensor._from_array for a NumPy array: a Tensor on a new leaf node
- * (_graph.leaf: op "leaf", no inputs, the array's dtype and shape, the array as value). */
-static PyObject *leaf_tensor(PyObject *self, PyObject *array)
+/* The attrs of a leaf over a read-only array of the caller's (source_tensor): views of it are
+ * read-only views of that memory, never copies (views.py). */
+static PyObject *read_only_source;
+
+/* A Tensor on a new leaf node (_graph.leaf: op "leaf", no inputs, the array's dtype and shape,
+ * the array as value) with `attrs`. */
+static PyObject *new_leaf_tensor(PyObject *array, PyObject *attrs)
 {
     if (tensor_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "setup_recording() first");
@@ -444,8 +448,25 @@ static PyObject *leaf_tensor(PyObject *self, PyObject *array)
     if (shape != NULL && !PyTuple_CheckExact(shape))
         PyErr_SetString(PyExc_TypeError, "leaf_tensor: not a NumPy array");
     else if (shape != NULL)
-        node = new_node(s_leaf, empty_tuple, empty_tuple, dtype, shape, array, Py_None, Py_None);
+        node = new_node(s_leaf, empty_tuple, attrs, dtype, shape, array, Py_None, Py_None);
     Py_XDECREF(dtype);
     Py_XDECREF(shape);
     return new_tensor(node);
+}
+
+/* leaf_tensor(array): Tensor._from_array for a NumPy array. */
+static PyObject *leaf_tensor(PyObject *self, PyObject *array)
+{
+    return new_leaf_tensor(array, empty_tuple);
+}
+
+/* source_tensor(array): leaf_tensor for a caller's array given without a copy (asarray); a
+ * read-only one's leaf has the attrs READ_ONLY_SOURCE. */
+static PyObject *source_tensor(PyObject *self, PyObject *array)
+{
+    if (read_only_source == NULL &&
+        (read_only_source = Py_BuildValue("(s)", "read-only source")) == NULL)
+        return NULL;
+    const int read_only = PyArray_Check(array) && !PyArray_ISWRITEABLE((PyArrayObject *)array);
+    return new_leaf_tensor(array, read_only ? read_only_source : empty_tuple);
 }

@@ -65,8 +65,8 @@ static PyObject *tensor_value(PyObject *self, PyObject *unused)
     return value;
 }
 
-/* Tensor.__array__(dtype=None, copy=None): the value itself when no dtype is asked for and
- * no copy is required (what np.asarray asks), else the Python method. */
+/* Tensor.__array__(dtype=None, copy=None): the tensor's memory when no dtype is asked for
+ * and no copy is required (what np.asarray asks), else the Python method. */
 static PyObject *tensor_array(PyObject *self, PyObject *const *args, size_t nargsf,
                               PyObject *kwnames)
 {
@@ -87,7 +87,13 @@ static PyObject *tensor_array(PyObject *self, PyObject *const *args, size_t narg
         for (Py_ssize_t i = 0; i < nargs + nkw; i++) stack[i + 1] = args[i];
         return PyObject_Vectorcall(py_array, stack, (size_t)nargs + 1, kwnames);
     }
-    return tensor_value(self, NULL);
+    /* memory (views.py) as it is; a read-only value through Python, which hands out the
+     * tensor's memory (taking the value over, or a copy) */
+    PyObject *value = tensor_value(self, NULL);
+    if (value == NULL || (PyArray_Check(value) && PyArray_ISWRITEABLE((PyArrayObject *)value)))
+        return value;
+    Py_DECREF(value);
+    return PyObject_CallOneArg(py_array, self);
 }
 
 static PyMethodDef tensor_methods[] = {

@@ -21,6 +21,8 @@ from .._engine.fpenv import library_state
 from .._engine.shapes import MAX_SIZE, check_size
 from .args import integer_arg, wrap
 from .._engine.tensor import Tensor, _check_device
+from .._engine import views as _views
+from .._engine.views import source_tensor as _source_tensor
 
 __all__ = ['arange', 'asarray', 'empty', 'empty_like', 'eye', 'from_dlpack', 'full',
            'full_like', 'linspace', 'meshgrid', 'ones', 'ones_like', 'tril', 'triu', 'zeros',
@@ -132,7 +134,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
         if src is not None and obj.dtype is src:    # array of one of our dtypes, no copy
             # a view: it reads the caller's memory, but reshaping the caller's array object
             # in place (a.shape = ...) must not change the shape the tensor has recorded
-            return Tensor._from_array(obj.view())
+            return _source_tensor(obj.view())
     _check_device(device, "asarray")
     target = _dtypes.canonical_dtype(dtype, where="asarray") if dtype is not None else None
     if isinstance(obj, Tensor):
@@ -154,7 +156,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
         # convert now: the result must not depend on later writes to the source
         return Tensor._from_array(np.asarray(Tensor._from_array(arr).astype(target)._value()))
     if arr is obj:
-        arr = arr.view()   # as above: the caller's array object may be reshaped in place
+        # as above: the caller's array object may be reshaped in place
+        return _source_tensor(arr.view(np.ndarray))
     elif arr.flags.writeable:
         # an array made here (a copy, a conversion, a view of a buffer): what the tensor
         # hands out is read-only, so its value cannot be changed through it.  The caller's
@@ -174,9 +177,8 @@ def _from_tensor(t: Tensor, target, copy) -> Tensor:
     node = t._node
     if node.op == "leaf":   # a leaf may view a buffer the caller owns: copy it
         return wrap(_copy_value(node.value))
-    # values are immutable and x[i] = v rebinds a tensor to a new node, so a new tensor
-    # on the same node is a copy
-    return Tensor._from_node(node)
+    # a pending or read-only value is never written, so a new tensor on its node is a copy
+    return _views.fresh(t)
 
 
 _INT64 = np.iinfo(np.int64)

@@ -12,6 +12,7 @@ import numpy as np
 
 from .._engine import dtypes as _dtypes
 from .._engine import graph as _graph
+from .._engine import views as _views
 from .._engine.fpenv import library_state
 from .._engine.native import fastpath as _fastpath
 from .._engine.ops import OPS, OPS_LIST
@@ -34,7 +35,7 @@ def conj(x, /):
         return _complex_now(np.conj, [x], x.dtype, x.dtype)
     if _dtypes.kind(x.dtype) not in "iuf":
         raise TypeError(f"conj does not take {x.dtype.name}: it takes numeric tensors")
-    return Tensor._from_node(x._node)   # a new tensor (x += 1 on it must leave x alone)
+    return _views.fresh(x)   # a new tensor (x += 1 on it must leave x alone)
 
 
 def _component(name, np_fn):
@@ -141,7 +142,7 @@ def _astype(x, dtype, /, *, copy=True, device=None):
             return Tensor._from_array(out)
         # a pending result gets a buffer of its own: sharing the node is a copy; a new
         # tensor object, so that an in-place operator on the copy leaves x alone
-        return Tensor._from_node(x._node) if copy else x
+        return _views.fresh(x) if copy else x
     check_size(x.shape, "astype", dtype)      # a wider dtype: more bytes
     if x.dtype.kind == "c" or dtype.kind == "c":
         if x.dtype.kind == "c" and dtype.kind != "c" and dtype != _dtypes.bool_:
@@ -268,7 +269,7 @@ def clip(x, /, min=None, max=None, out=None, *, a_min=NoValue, a_max=NoValue):
         from .manipulation import broadcast_to
 
         out = broadcast_to(out, shape)
-    return Tensor._from_node(x._node) if out is x else out   # no bound: a new tensor
+    return _views.fresh(x) if out is x else out   # no bound: a new tensor
 
 
 def positive(x, /):
@@ -286,7 +287,7 @@ def _integer_identity(name):
             return unary(name, x)
         x = _as_tensor(x, name)
         if isinstance(x, Tensor) and x.dtype.kind in "iub":
-            return x
+            return _views.fresh(x)      # a new tensor, as NumPy gives a new array
         return apply(name, x)
     fn.__name__ = name
     fn.__doc__ = OPS[name].doc + " Integer and bool tensors are returned unchanged."
@@ -434,11 +435,11 @@ def _round_with_decimals(standard):
             x = x if isinstance(x, Tensor) or _dtypes.python_scalar_type(x) else operand(
                 x, "round")
             out = standard(x)
-            return Tensor._from_node(x._node) if out is x else out   # a new tensor
+            return _views.fresh(x) if out is x else out   # a new tensor
         x = operand(x, "round")
         if x.dtype.kind in "iub":
             if decimals >= 0:
-                return Tensor._from_node(x._node)
+                return _views.fresh(x)
             f = 10.0 ** -decimals   # NumPy's: in float64, cast back (half to even)
             return cast(standard(cast(x, _dtypes.float64) / f) * f, x.dtype)
         if decimals > 0:

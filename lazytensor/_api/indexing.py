@@ -24,6 +24,7 @@ import operator
 import numpy as np
 
 from .._engine import dtypes as _dtypes
+from .._engine import views as _views
 from .args import normalize_axis, tensor_value, wrap
 from .ndarray_args import check_out, operand, to_out, zero_d_axis
 from .._engine.fpenv import library_state
@@ -187,6 +188,18 @@ def _check_int_array(idx, n, axis, shape, what="index"):
                          f"(tensor shape {shape})")
 
 
+def _is_view_key(key, np_key, ndim: int) -> bool:
+    """Whether NumPy's ``a[key]`` is a view: basic indexing (slices, ``...``, ``None``,
+    integers), unless integers pick one element of every axis (NumPy gives a scalar, a
+    copy; lazytensor a 0-d tensor of its own)."""
+    for k in np_key:
+        if not (type(k) is int or type(k) is slice or k is Ellipsis or k is None):
+            return False
+    raw = key if type(key) is tuple else (key,)
+    return not (len(raw) == ndim and all(type(k) is int or isinstance(k, np.integer)
+                                         for k in raw))
+
+
 def getitem(x, key, /):
     """``x[key]``: the Array API's indexing rules, extended as NumPy extends them.
 
@@ -194,8 +207,16 @@ def getitem(x, key, /):
     gather (they broadcast together, as in NumPy), and a boolean tensor selects the
     elements where it is true, in row-major order.
     """
-    v = tensor_value(x, "__getitem__")
+    if not isinstance(x, Tensor):
+        raise TypeError(f"__getitem__: expected a Tensor, got {type(x).__name__}")
     np_key = _prepare(key, x.shape)
+    if _is_view_key(key, np_key, x.ndim):
+        try:
+            return _views.view(x, lambda mem: mem[np_key])
+        except IndexError as exc:
+            raise IndexError(f"cannot index a tensor of shape {x.shape} with {key!r}: "
+                             f"{exc}") from None
+    v = x._value()
     try:
         out = v[np_key]
     except IndexError as exc:   # e.g. index arrays that do not broadcast together
@@ -235,28 +256,37 @@ def _assigned_value(x, value):
 
 
 def setitem(x, key, value, /):
-    """``x[key] = value``: ``x`` gets a new value; tensors built from the old one keep it.
+    """``x[key] = value``, NumPy's assignment.
 
     ``value`` broadcasts to ``x[key]``'s shape and takes ``x``'s dtype (see
     :func:`_assigned_value` for the conversions allowed).  Where an integer-array key
-    repeats an index, the last assignment wins (NumPy's behaviour).
+    repeats an index, the last assignment wins (NumPy's behaviour).  A tensor that shares
+    memory (a view, or one whose value was handed out) is written in place, so every view
+    of that memory sees the write; any other gets a new value, and tensors built from the
+    old one keep it.
     """
-    old = tensor_value(x, "__setitem__")
+    if not isinstance(x, Tensor):
+        raise TypeError(f"__setitem__: expected a Tensor, got {type(x).__name__}")
+    _views.check_writable(x, "__setitem__")
     np_key = _prepare(key, x.shape)
     arr = _assigned_value(x, value)
-    new = old.copy()
+    mem = _views.memory(x)
+    if mem is None:
+        target = x._value().copy()
+    else:
+        _views.protect_pending_readers(mem)
+        target = mem
     try:
         with library_state():   # a conversion to x's dtype is rounded as a cast's would be
-            new[np_key] = arr
+            target[np_key] = arr
     except ValueError as exc:   # the value does not broadcast to the selection
         raise ValueError(f"cannot assign a value of shape {arr.shape} to {key!r} of a "
                          f"tensor of shape {x.shape}: {exc}") from None
     except IndexError as exc:
         raise IndexError(f"cannot index a tensor of shape {x.shape} with {key!r}: "
                          f"{exc}") from None
-    x._node = wrap(new)._node
-
-
+    if mem is None:
+        x._node = wrap(target)._node
 
 
 # ---- take / take_along_axis ---------------------------------------------------------

@@ -20,6 +20,7 @@ import numpy as np
 
 from .._engine import dtypes as _dtypes
 from .._engine import graph as _graph
+from .._engine import views as _views
 from .._engine.shapes import broadcast_shapes_cached
 from .._engine.shapes import check_size
 from .args import integer_arg, normalize_axis, tensor_value
@@ -38,6 +39,11 @@ def _operand(x, what) -> Tensor:
     if isinstance(x, Tensor):
         return x
     return operand(x, what)
+
+
+def _check_tensor(x, what) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{what}: expected a Tensor, got {type(x).__name__}")
 
 
 def _wrap(arr) -> Tensor:
@@ -119,13 +125,13 @@ def broadcast_to(x, /, shape) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"broadcast_to: expected a Tensor, got {type(x).__name__}")
     shape = _shape(shape, "broadcast_to")
-    if shape == x.shape:   # nothing to do: stay lazy, so the expression can still fuse
-        return Tensor._from_node(x._node)
+    if shape == x.shape and _views.memory(x) is None:
+        return Tensor._from_node(x._node)   # stays lazy, so the expression can still fuse
     if any(n < 0 for n in shape) or broadcast_shapes_cached((x.shape, shape)) != shape:
         raise ValueError(f"broadcast_to: a tensor of shape {x.shape} does not broadcast to "
                          f"shape {shape}")
     check_size(shape, "broadcast_to", x.dtype)
-    return _wrap(np.broadcast_to(x._value(), shape))
+    return _views.view(x, lambda m: np.broadcast_to(m, shape), read_only=True)
 
 
 def broadcast_arrays(*arrays) -> tuple:
@@ -221,14 +227,15 @@ def reshape(x, /, shape=None, order="C", *, newshape=None, copy=None) -> Tensor:
         same = _unkept_reduction(x._node, shape)
         if same is not None:
             return same
-    v = tensor_value(_operand(x, "reshape"), "reshape")
+    x = _operand(x, "reshape")
     if copy is None and type(shape) is tuple and all(type(n) is int and n >= -1 for n in shape):
         unknown = shape.count(-1)                # the common case, lean
         known = math.prod(n for n in shape if n != -1)
+        size = x.size
         # (a zero-size value's new shape may be too large: checked below)
-        if v.size and (v.size == known if unknown == 0 else
-                       unknown == 1 and known > 0 and v.size % known == 0):
-            return _wrap(v.reshape(shape))
+        if size and (size == known if unknown == 0 else
+                     unknown == 1 and known > 0 and size % known == 0):
+            return _views.view(x, lambda m: m.reshape(shape))
     shape = _shape(shape, "reshape")
     unknown = [i for i, n in enumerate(shape) if n == -1]
     if len(unknown) > 1 or any(n < -1 for n in shape):
@@ -245,12 +252,13 @@ def reshape(x, /, shape=None, order="C", *, newshape=None, copy=None) -> Tensor:
         raise ValueError(f"reshape: cannot reshape array of size {x.size} into shape "
                          f"{shape} (a tensor of shape {x.shape})")
     check_size(shape, "reshape", x.dtype)    # (a zero-size one: its other dimensions)
+    if copy:
+        return _wrap(np.reshape(x._value(), shape, copy=True))
     try:
-        out = np.reshape(v, shape, copy=copy)
+        return _views.view(x, lambda m: np.reshape(m, shape, copy=copy))
     except ValueError:
         raise ValueError(f"reshape: copy=False was given, but reshaping a tensor of shape "
                          f"{x.shape} into {shape} needs a copy of its (strided) value") from None
-    return _wrap(out)
 
 
 def expand_dims(x, /, axis) -> Tensor:
@@ -263,10 +271,10 @@ def expand_dims(x, /, axis) -> Tensor:
         Positions of the new axes in the result, which has ``x.ndim + len(axis)``
         dimensions; negative positions count from its end.
     """
-    v = tensor_value(x, "expand_dims")
+    _check_tensor(x, "expand_dims")
     positions = _ints(axis, "axis", "expand_dims")
     axes = _axes(positions, x.ndim + len(positions), "expand_dims")
-    return _wrap(np.expand_dims(v, axes))
+    return _views.view(x, lambda m: np.expand_dims(m, axes))
 
 
 def squeeze(x, /, axis=None) -> Tensor:
@@ -279,7 +287,6 @@ def squeeze(x, /, axis=None) -> Tensor:
         If one of the axes does not have length one.
     """
     x = _operand(x, "squeeze")
-    v = tensor_value(x, "squeeze")
     if axis is None:
         axis = tuple(d for d, n in enumerate(x.shape) if n == 1)
     axes = _axes(axis, x.ndim, "squeeze")
@@ -288,59 +295,61 @@ def squeeze(x, /, axis=None) -> Tensor:
             raise ValueError(f"squeeze: cannot select an axis to squeeze out which has "
                              f"size not equal to one (axis {a} of shape {x.shape} has "
                              f"length {x.shape[a]})")
-    return _wrap(np.squeeze(v, axes))
+    return _views.view(x, lambda m: np.squeeze(m, axes))
 
 
 def permute_dims(x, /, axes) -> Tensor:
     """``x`` with its axes permuted: axis ``i`` of the result is axis ``axes[i]`` of ``x``."""
-    v = tensor_value(x, "permute_dims")
+    _check_tensor(x, "permute_dims")
     if type(axes) is tuple and all(type(a) is int for a in axes) \
-            and sorted(axes) == list(range(len(v.shape))):   # the common case, lean
-        return _wrap(v.transpose(axes))
+            and sorted(axes) == list(range(x.ndim)):   # the common case, lean
+        return _views.view(x, lambda m: m.transpose(axes))
     perm = tuple(normalize_axis(a, x.ndim, "permute_dims", name="axes")
                  for a in _ints(axes, "axes", "permute_dims"))
     if sorted(perm) != list(range(x.ndim)):
         raise ValueError(f"permute_dims: axes {tuple(axes)} are not a permutation of the "
                          f"{x.ndim} axes of shape {x.shape}")
-    return _wrap(np.transpose(v, perm))
+    return _views.view(x, lambda m: np.transpose(m, perm))
 
 
 def matrix_transpose(x, /) -> Tensor:
     """The transpose of the last two axes (a view)."""
-    v = tensor_value(x, "matrix_transpose")
+    _check_tensor(x, "matrix_transpose")
     if x.ndim < 2:
         raise ValueError(f"matrix_transpose: x must have at least 2 dimensions, got shape "
                          f"{x.shape}")
-    return _wrap(np.swapaxes(v, -1, -2))
+    return _views.view(x, lambda m: np.swapaxes(m, -1, -2))
 
 
 def moveaxis(x, source, destination, /) -> Tensor:
     """``x`` with axes ``source`` moved to positions ``destination`` (a view)."""
-    v = tensor_value(x, "moveaxis")
+    _check_tensor(x, "moveaxis")
     src = _axes(source, x.ndim, "moveaxis", "source")
     dst = _axes(destination, x.ndim, "moveaxis", "destination")
     if len(src) != len(dst):
         raise ValueError(f"moveaxis: source {source!r} and destination {destination!r} "
                          f"must have the same number of axes")
-    return _wrap(np.moveaxis(v, src, dst))
+    return _views.view(x, lambda m: np.moveaxis(m, src, dst))
 
 
 def flip(x, /, axis=None) -> Tensor:
     """``x`` with the order of elements reversed along ``axis`` (all axes if None; a view)."""
-    v = tensor_value(x, "flip")
+    _check_tensor(x, "flip")
     axes = tuple(range(x.ndim)) if axis is None else _axes(axis, x.ndim, "flip")
-    return _wrap(v[tuple(slice(None, None, -1) if a in axes else slice(None)
-                         for a in range(x.ndim)) + (Ellipsis,)])   # "..." keeps 0-d a view
+    key = tuple(slice(None, None, -1) if a in axes else slice(None)
+                for a in range(x.ndim)) + (Ellipsis,)    # "..." keeps 0-d a view
+    return _views.view(x, lambda m: m[key])
 
 
 def unstack(x, /, *, axis=0) -> tuple:
     """The slices of ``x`` along ``axis``, as a tuple of views."""
-    v = tensor_value(x, "unstack")
+    _check_tensor(x, "unstack")
     if x.ndim == 0:
         raise ValueError("unstack: x must have at least one dimension, got a 0-d tensor")
     a = normalize_axis(axis, x.ndim, "unstack")
-    moved = np.moveaxis(v, a, 0)
-    return tuple(_wrap(moved[i, ...]) for i in range(moved.shape[0]))   # 0-d views, not scalars
+    # 0-d views, not scalars
+    return tuple(_views.view(x, lambda m, i=i: np.moveaxis(m, a, 0)[i, ...])
+                 for i in range(x.shape[a]))
 
 
 def transpose(x, /, axes=None) -> Tensor:
@@ -386,7 +395,7 @@ def diagonal(x, /, offset=0, axis1=0, axis2=1) -> Tensor:
         raise ValueError(f"diagonal: axis1 and axis2 cannot be the same axis ({axis1}, "
                          f"{axis2})")
     offset = integer_arg(offset, "diagonal", "offset")
-    return _wrap(np.diagonal(x._value(), offset, a, b))
+    return _views.view(x, lambda m: np.diagonal(m, offset, a, b), read_only=True)
 
 
 # ---- operations that build new values ----------------------------------------------------

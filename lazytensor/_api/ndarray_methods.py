@@ -18,6 +18,7 @@ import builtins
 import numpy as np
 
 from .._engine import dtypes as _dtypes
+from .._engine import views as _views
 from .._engine.errors import Unsupported
 from .._engine.record import binary
 from .._engine.tensor import Tensor
@@ -168,11 +169,10 @@ def _view(self, dtype=None, type=None) -> Tensor:
         raise Unsupported(f"view: type={type!r} asks for an ndarray subclass; a Tensor "
                           f"is not one (use np.asarray(x).view(...) for NumPy's)")
     if dtype is None:
-        return Tensor._from_node(self._node)
+        return _views.view(self, lambda m: m.view())
     target = _dtypes.canonical_dtype(dtype, where="view")
     try:
-        v = self._value()
-        return wrap((v if v.flags.c_contiguous else v.copy()).view(target))
+        return _views.view(self, lambda m: m.view(target))
     except ValueError as exc:
         raise ValueError(f"view: cannot view a {self.dtype.name} tensor of shape "
                          f"{self.shape} as {target.name}: {exc}") from None
@@ -356,22 +356,24 @@ def _data(self) -> memoryview:
 _PROPERTIES = {
     "T": _T,
     # NumPy's: a bool tensor is its own real part, and its imaginary part is False
-    "real": lambda self: self if self.dtype.kind == "b" else FUNCTIONS["real"](self),
-    "imag": lambda self: (self != self) if self.dtype.kind == "b" else FUNCTIONS["imag"](self),
+    "real": lambda self: _views.view(self, lambda m: m.real),
+    "imag": lambda self: (_views.view(self, lambda m: m.imag) if self.dtype.kind == "c" else
+                          (self != self) if self.dtype.kind == "b" else
+                          FUNCTIONS["imag"](self)),
     "itemsize": lambda self: self.dtype.itemsize,
     "nbytes": lambda self: self.size * self.dtype.itemsize,
     "strides": _strides,
     "flags": lambda self: Flags(self.shape),
-    # views of a tensor's memory come with the views issue: no tensor is a view yet
+    # a view does not keep the tensor it was taken from (its memory is kept by NumPy)
     "base": lambda self: None,
     "flat": FlatIter,
     "data": _data,
 }
 _PROPERTY_DOCS = {
-    "real": "The real part (a real tensor itself).",
-    "imag": "The imaginary part (zeros for a real tensor).",
+    "real": "The real part: a view sharing the tensor's memory (NumPy's ``a.real``).",
+    "imag": "The imaginary part: a view of a complex tensor's memory; zeros for a real one.",
     "itemsize": "Bytes per element.", "nbytes": "Bytes of all elements (size * itemsize).",
-    "flags": Flags.__doc__, "base": "None: no tensor is a view of another yet (views issue).",
+    "flags": Flags.__doc__, "base": "None: a view does not keep the tensor it was taken from.",
     "flat": FlatIter.__doc__,
 }
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from .._engine import dtypes as _dtypes
 from .._engine import evaluate as _eval
+from .._engine import views as _views
 from .._engine import tensor as _tensor
 from .._engine.native import fastpath as _fastpath
 from .._engine.ops import OPS_LIST
@@ -83,7 +84,14 @@ def _assign_in_place(self, result, what):
     if result.shape != self.shape:
         raise ValueError(f"in-place {what} would change the shape from {self.shape} to "
                          f"{result.shape}")
-    self._node = result._node
+    _views.check_writable(self, f"in-place {what}")
+    mem = _views.memory(self)
+    if mem is None:     # no other tensor or array sees this tensor's value: stays lazy
+        self._node = result._node
+    else:               # shared memory: written in place, as NumPy writes it
+        value = result._value()
+        _views.protect_pending_readers(mem)
+        mem[...] = value
     return self
 
 
@@ -115,7 +123,7 @@ def _install() -> None:
         methods[f"__{dunder}__"] = _unary_dunder(fname)
     methods.update(
         # +x is a new tensor (as NumPy's): x += 1 on it leaves x alone
-        __pos__=lambda self: Tensor._from_node(positive(self)._node),
+        __pos__=lambda self: _views.fresh(positive(self)),
         __getitem__=getitem, __setitem__=setitem,
         # lists and tuples as NumPy's asarray makes them (x @ [1, 2, 3])
         __matmul__=lambda self, other: _matmul_op(self, list_operand(other)),

@@ -16,6 +16,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from . import evaluate as _eval
 from . import graph as _graph
+from . import views as _views
 from .fpenv import library_state
 
 # the quick evaluation path in C (see evaluate.py)
@@ -173,6 +174,11 @@ class Tensor:
         return self._value()
 
     def __array__(self, dtype=None, copy=None):
+        """The value as a NumPy array sharing the tensor's memory, writable where NumPy's
+        would be (a read-only view stays read-only): the tensor becomes memory-backed
+        (``views.py``), so writes through either are seen by the other."""
+        if dtype is None and not copy:
+            return _views.handed_out(self)
         value = self._value()
         if dtype is not None and np.dtype(dtype) != value.dtype:
             if copy is False:
