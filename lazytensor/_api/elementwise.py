@@ -137,7 +137,7 @@ def _astype(x, dtype, /, *, copy=True, device=None):
         if copy and node.value is not None:
             # a value may be the caller's own array (asarray without a copy), which the
             # caller can still write to: a copy must not follow it
-            out = np.array(node.value)
+            out = np.array(node.value, order="C")   # NumPy's copy: row-major
             out.setflags(False)
             return Tensor._from_array(out)
         # a pending result gets a buffer of its own: sharing the node is a copy; a new

@@ -41,11 +41,6 @@ def _operand(x, what) -> Tensor:
     return operand(x, what)
 
 
-def _check_tensor(x, what) -> None:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{what}: expected a Tensor, got {type(x).__name__}")
-
-
 def _wrap(arr) -> Tensor:
     # a view of a user's buffer (a tensor made by asarray without a copy) would be
     # writable; tensor values are read-only
@@ -122,8 +117,7 @@ def broadcast_to(x, /, shape) -> Tensor:
     ValueError
         If ``x``'s shape does not broadcast to ``shape``.
     """
-    if not isinstance(x, Tensor):
-        raise TypeError(f"broadcast_to: expected a Tensor, got {type(x).__name__}")
+    x = _operand(x, "broadcast_to")
     shape = _shape(shape, "broadcast_to")
     if shape == x.shape and _views.memory(x) is None:
         return Tensor._from_node(x._node)   # stays lazy, so the expression can still fuse
@@ -271,7 +265,7 @@ def expand_dims(x, /, axis) -> Tensor:
         Positions of the new axes in the result, which has ``x.ndim + len(axis)``
         dimensions; negative positions count from its end.
     """
-    _check_tensor(x, "expand_dims")
+    x = _operand(x, "expand_dims")
     positions = _ints(axis, "axis", "expand_dims")
     axes = _axes(positions, x.ndim + len(positions), "expand_dims")
     return _views.view(x, lambda m: np.expand_dims(m, axes))
@@ -300,7 +294,7 @@ def squeeze(x, /, axis=None) -> Tensor:
 
 def permute_dims(x, /, axes) -> Tensor:
     """``x`` with its axes permuted: axis ``i`` of the result is axis ``axes[i]`` of ``x``."""
-    _check_tensor(x, "permute_dims")
+    x = _operand(x, "permute_dims")
     if type(axes) is tuple and all(type(a) is int for a in axes) \
             and sorted(axes) == list(range(x.ndim)):   # the common case, lean
         return _views.view(x, lambda m: m.transpose(axes))
@@ -314,7 +308,7 @@ def permute_dims(x, /, axes) -> Tensor:
 
 def matrix_transpose(x, /) -> Tensor:
     """The transpose of the last two axes (a view)."""
-    _check_tensor(x, "matrix_transpose")
+    x = _operand(x, "matrix_transpose")
     if x.ndim < 2:
         raise ValueError(f"matrix_transpose: x must have at least 2 dimensions, got shape "
                          f"{x.shape}")
@@ -323,7 +317,7 @@ def matrix_transpose(x, /) -> Tensor:
 
 def moveaxis(x, source, destination, /) -> Tensor:
     """``x`` with axes ``source`` moved to positions ``destination`` (a view)."""
-    _check_tensor(x, "moveaxis")
+    x = _operand(x, "moveaxis")
     src = _axes(source, x.ndim, "moveaxis", "source")
     dst = _axes(destination, x.ndim, "moveaxis", "destination")
     if len(src) != len(dst):
@@ -334,7 +328,7 @@ def moveaxis(x, source, destination, /) -> Tensor:
 
 def flip(x, /, axis=None) -> Tensor:
     """``x`` with the order of elements reversed along ``axis`` (all axes if None; a view)."""
-    _check_tensor(x, "flip")
+    x = _operand(x, "flip")
     axes = tuple(range(x.ndim)) if axis is None else _axes(axis, x.ndim, "flip")
     key = tuple(slice(None, None, -1) if a in axes else slice(None)
                 for a in range(x.ndim)) + (Ellipsis,)    # "..." keeps 0-d a view
@@ -343,7 +337,7 @@ def flip(x, /, axis=None) -> Tensor:
 
 def unstack(x, /, *, axis=0) -> tuple:
     """The slices of ``x`` along ``axis``, as a tuple of views."""
-    _check_tensor(x, "unstack")
+    x = _operand(x, "unstack")
     if x.ndim == 0:
         raise ValueError("unstack: x must have at least one dimension, got a 0-d tensor")
     a = normalize_axis(axis, x.ndim, "unstack")

@@ -77,8 +77,6 @@ UNSUPPORTED = {
     "emath": "use numpy.emath on np.asarray(t)",
     "lib": "use the lazytensor function of that name, or numpy.lib on np.asarray(t)",
     "ufunc": "lazytensor's functions are plain functions; numpy's ufuncs accept tensors",
-    "shares_memory": "memory sharing between tensors comes with the views issue",
-    "may_share_memory": "memory sharing between tensors comes with the views issue",
 }
 
 

@@ -9,8 +9,42 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._engine import views as _views
 from .._engine.tensor import Tensor
 from .numpy_values import on_values, to_numpy, to_tensors
+
+
+# ---- memory: which tensors and arrays share it (views.py) -----------------------------
+def _memory_of(a):
+    """What ``a``'s elements live in: a tensor's shared memory (None if it shares none),
+    an array-like as NumPy sees it."""
+    return _views.shared_memory(a) if isinstance(a, Tensor) else a
+
+
+def shares_memory(a, b, /, max_work=None):
+    """NumPy's ``shares_memory``: whether ``a`` and ``b`` have elements in the same memory.
+
+    Tensors share memory as NumPy arrays would after the same program: a view with its
+    base, a tensor with the array ``np.asarray`` handed out, a tensor made without a copy
+    with the array it was made from.  Nothing is evaluated for a tensor that shares no
+    memory (a pending result shares none but with itself)."""
+    if a is b and isinstance(a, Tensor):
+        return a.size > 0
+    ma, mb = _memory_of(a), _memory_of(b)
+    if ma is None or mb is None:
+        return False
+    return bool(np.shares_memory(ma, mb, max_work=max_work))
+
+
+def may_share_memory(a, b, /, max_work=None):
+    """NumPy's ``may_share_memory`` (bounds only, unless ``max_work`` asks for more), with
+    :func:`shares_memory`'s rules for tensors."""
+    if a is b and isinstance(a, Tensor):
+        return a.size > 0
+    ma, mb = _memory_of(a), _memory_of(b)
+    if ma is None or mb is None:
+        return False
+    return bool(np.may_share_memory(ma, mb, max_work=max_work))
 
 
 # ---- shape, ndim, size: read from the tensor, nothing is evaluated -------------------
@@ -137,7 +171,8 @@ FUNCTIONS = {"shape": shape, "ndim": ndim, "size": size, "vectorize": vectorize,
              "set_printoptions": set_printoptions, "get_printoptions": get_printoptions,
              "printoptions": printoptions, "load": load, "NpzFile": NpzFile,
              "seterrcall": seterrcall, "geterrcall": geterrcall, "ndenumerate": ndenumerate,
-             "ndindex": np.ndindex, "iterable": np.iterable}
+             "ndindex": np.ndindex, "iterable": np.iterable,
+             "shares_memory": shares_memory, "may_share_memory": may_share_memory}
 # printing of values (strings out) and io of values: the tensors are evaluated and written,
 # files are read into tensors
 FUNCTIONS.update({name: on_values(name, getattr(np, name), summary) for name, summary in {

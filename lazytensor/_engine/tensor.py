@@ -326,7 +326,9 @@ def leaf_of(obj, what: str) -> Tensor:
     that is not a Tensor.  TypeError naming ``what`` for a dtype lazytensor does not take."""
     arr = np.asarray(obj)
     _dtypes.canonical_dtype(arr.dtype, where=what)
-    return Tensor._from_array(arr.view() if arr is obj else arr)
+    if arr is obj and type(arr) is np.ndarray:     # the caller's array: its memory
+        return _views.source_tensor(arr.view())
+    return Tensor._from_array(arr)
 
 
 def _writable_alias(array: np.ndarray) -> np.ndarray:

@@ -120,7 +120,7 @@ def view(t, make, read_only: bool = False):
     else:
         mem = own(t)
     arr = make(mem)
-    if not np.may_share_memory(arr, mem):
+    if arr.size and not np.may_share_memory(arr, mem):
         arr.setflags(write=False)       # a copy: an ordinary read-only value
         return _leaf_tensor(arr)
     if read_only:
@@ -143,6 +143,8 @@ def handed_out(t) -> np.ndarray:
 def fresh(t):
     """A new tensor with ``t``'s values that shares no memory with it (NumPy's copy)."""
     mem = memory(t)
+    if mem is None and (is_read_only(t) or is_read_only_source(t)):
+        mem = t._node.value           # memory others may write: copied too
     if mem is not None:
         copy = np.array(mem, order="C")
         copy.setflags(write=False)
@@ -158,14 +160,20 @@ def check_writable(t, what: str) -> None:
                          f"broadcast_to and diagonal give in NumPy)")
 
 
+# Pending nodes that protect_pending_readers took out of the hash-consing table (by id, as
+# a weak reference): later writes must still find them.
+_moved: dict = {}
+
+
 def protect_pending_readers(mem: np.ndarray) -> None:
     """Give every pending node that reads memory overlapping ``mem`` a copy of what it reads,
     so that a write into ``mem`` is not seen by work recorded before it.
 
     Such a node leaves the hash-consing table first (its inputs change, so it is no longer
-    the node a new recording of the same op would find)."""
+    the node a new recording of the same op would find) and is kept in ``_moved``."""
     copies = {}
-    for node in fastpath.pending_nodes():
+    moved = [ref() for ref in _moved.values()]
+    for node in fastpath.pending_nodes() + [n for n in moved if n is not None]:
         if node.value is not None:
             continue
         inputs = node.inputs
@@ -183,14 +191,20 @@ def protect_pending_readers(mem: np.ndarray) -> None:
                 changed = list(inputs)
             changed[i] = snap[1]
         if changed is not None:
-            _graph._forget(node)
+            if type(node.key) is int:      # in the table: moved to _moved
+                _graph._forget(node)
+                key = id(node)
+                _moved[key] = weakref.ref(node, lambda r, key=key: _moved.pop(key, None)
+                                          if _moved.get(key) is r else None)
             node.inputs = tuple(changed)
+    for key in [k for k, ref in _moved.items() if (n := ref()) is None or n.value is not None]:
+        _moved.pop(key, None)
 
 
 def shared_memory(t) -> np.ndarray | None:
-    """The memory ``t`` shares with other tensors and arrays (a read-only view's too), or
-    None: ``np.shares_memory`` is False for a tensor that is not memory-backed."""
+    """The memory ``t`` shares with other tensors and arrays (a read-only view's or
+    source's too), or None: ``np.shares_memory`` is False for a tensor that is not memory-backed."""
     mem = memory(t)
-    if mem is None and is_read_only(t):
+    if mem is None and (is_read_only(t) or is_read_only_source(t)):
         return t._node.value
     return mem
