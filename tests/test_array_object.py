@@ -399,11 +399,13 @@ def test_setitem_on_a_view_changes_its_source():
     check_same(x, ref)
 
 
-def test_values_after_setitem_are_read_only():
-    x = t3() * 1.0            # no memory shared with anything: numpy() is its value
-    x[0] = 1.0
-    with pytest.raises(ValueError):
-        x.numpy()[0, 0, 0] = 2.0
+def test_after_setitem_the_value_is_the_tensors_memory():
+    x = t3() * 1.0
+    y = x + 0.0                  # pending: reads x's value before the write
+    x[0] = 1.0                   # x's value became its memory (written in place)
+    x.numpy()[0, 0, 0] = 2.0     # as np.asarray's array of x is
+    assert float(x[0, 0, 0]) == 2.0
+    check_same(y, A3)
 
 
 # ---- take / take_along_axis ------------------------------------------------------------

@@ -87,6 +87,12 @@ class ViewPrograms(RuleBasedStateMachine):
             key = key + (Ellipsis,)    # x[i, j] is a scalar (a copy) in NumPy
         return self._keep(t[key], a[key])
 
+    @rule(target=pairs, src=pairs, data=st.data())
+    def view_of_a_temporary(self, src, data):
+        t, a = src                       # the view outlives the pending tensor it is of
+        key = _slice_key(data.draw, a.shape) + (Ellipsis,)
+        return self._keep((lt.asarray(t) * 1)[key], (a * 1)[key])
+
     @rule(target=pairs, src=pairs, how=st.sampled_from(
         ["T", "flip", "newaxis", "reshape", "squeeze", "moveaxis", "real"]))
     def layout_view(self, src, how):

@@ -1,7 +1,7 @@
 """Check that tests/test_views_programs.py catches faults in the memory model: each run
 breaks one part of lazytensor/_engine/views.py and runs 500 random programs, which must fail.
 
-    for f in no_protect views_copy fresh_shares no_read_only export_copy; do
+    for f in no_protect views_copy fresh_shares no_read_only export_copy no_settle; do
         python tools/inject_view_faults.py $f; done
 """
 import sys, unittest
@@ -21,6 +21,8 @@ elif fault == "fresh_shares":
     views.fresh = lambda t: type(t)._from_node(t._node)
 elif fault == "no_read_only":
     views.check_writable = lambda t, what: None
+elif fault == "no_settle":
+    views.settle = lambda t: None
 elif fault == "export_copy":
     views.handed_out = lambda t: np.array(t._value())
 m.ViewPrograms.TestCase.settings = settings(max_examples=500, stateful_step_count=12, deadline=None,

@@ -65,6 +65,30 @@ static PyObject *tensor_value(PyObject *self, PyObject *unused)
     return value;
 }
 
+/* Whether the tensor's value (`value`, a new reference of the caller's) became the tensor's
+ * memory: made writable because nothing else holds it, the node or the arrays it views (the
+ * reference counts of views._exclusive: the tensor holds its node, the node and the caller
+ * the value, each base array its view), it has no zero strides and its node's attrs are
+ * empty (a leaf marked as a read-only view or source has attrs).  Python's views.own does
+ * the same and the rest (pending readers, copies). */
+static int take_over(PyObject *self, PyObject *value)
+{
+    PyObject *node = SLOT(self, off_tensor_node);
+    if (!PyArray_CheckExact(value) || Py_REFCNT(node) != 1 || Py_REFCNT(value) != 2 ||
+        SLOT(node, off_attrs) != empty_tuple)
+        return 0;
+    PyArrayObject *a = (PyArrayObject *)value;
+    for (int d = 0; d < PyArray_NDIM(a); d++)
+        if (PyArray_STRIDE(a, d) == 0 && PyArray_DIM(a, d) > 1) return 0;
+    PyObject *base = PyArray_BASE(a);
+    if (base != NULL && (!PyArray_Check(base) || Py_REFCNT(base) != 1 ||
+                         !PyArray_ISWRITEABLE((PyArrayObject *)base)))
+        return 0;
+    if (base == NULL && !PyArray_CHKFLAGS(a, NPY_ARRAY_OWNDATA)) return 0;
+    PyArray_ENABLEFLAGS(a, NPY_ARRAY_WRITEABLE);
+    return 1;
+}
+
 /* Tensor.__array__(dtype=None, copy=None): the tensor's memory when no dtype is asked for
  * and no copy is required (what np.asarray asks), else the Python method. */
 static PyObject *tensor_array(PyObject *self, PyObject *const *args, size_t nargsf,
@@ -87,11 +111,13 @@ static PyObject *tensor_array(PyObject *self, PyObject *const *args, size_t narg
         for (Py_ssize_t i = 0; i < nargs + nkw; i++) stack[i + 1] = args[i];
         return PyObject_Vectorcall(py_array, stack, (size_t)nargs + 1, kwnames);
     }
-    /* memory (views.py) as it is; a read-only value through Python, which hands out the
-     * tensor's memory (taking the value over, or a copy) */
+    /* memory (views.py) as it is; a value nothing else holds taken over here (views.own's
+     * common case); the rest through Python, which hands out the tensor's memory (a copy of
+     * the value, or a read-only view's or source's value) */
     PyObject *value = tensor_value(self, NULL);
     if (value == NULL || (PyArray_Check(value) && PyArray_ISWRITEABLE((PyArrayObject *)value)))
         return value;
+    if (take_over(self, value)) return value;
     Py_DECREF(value);
     return PyObject_CallOneArg(py_array, self);
 }

@@ -262,31 +262,26 @@ def setitem(x, key, value, /):
     :func:`_assigned_value` for the conversions allowed).  Where an integer-array key
     repeats an index, the last assignment wins (NumPy's behaviour).  A tensor that shares
     memory (a view, or one whose value was handed out) is written in place, so every view
-    of that memory sees the write; any other gets a new value, and tensors built from the
-    old one keep it.
+    of that memory sees the write.  Otherwise its value becomes its memory (taken over, or
+    copied once), so that a loop of assignments writes in place.  Pending results read
+    before the write keep the values they read.
     """
     if not isinstance(x, Tensor):
         raise TypeError(f"__setitem__: expected a Tensor, got {type(x).__name__}")
     _views.check_writable(x, "__setitem__")
     np_key = _prepare(key, x.shape)
     arr = _assigned_value(x, value)
-    mem = _views.memory(x)
-    if mem is None:
-        target = x._value().copy()
-    else:
-        _views.protect_pending_readers(mem)
-        target = mem
+    mem = _views.own(x)          # x's value taken over (or copied) as its memory
+    _views.protect_pending_readers(mem)
     try:
         with library_state():   # a conversion to x's dtype is rounded as a cast's would be
-            target[np_key] = arr
+            mem[np_key] = arr
     except ValueError as exc:   # the value does not broadcast to the selection
         raise ValueError(f"cannot assign a value of shape {arr.shape} to {key!r} of a "
                          f"tensor of shape {x.shape}: {exc}") from None
     except IndexError as exc:
         raise IndexError(f"cannot index a tensor of shape {x.shape} with {key!r}: "
                          f"{exc}") from None
-    if mem is None:
-        x._node = wrap(target)._node
 
 
 # ---- take / take_along_axis ---------------------------------------------------------

@@ -229,7 +229,7 @@ def reshape(x, /, shape=None, order="C", *, newshape=None, copy=None) -> Tensor:
         # (a zero-size value's new shape may be too large: checked below)
         if size and (size == known if unknown == 0 else
                      unknown == 1 and known > 0 and size % known == 0):
-            return _views.view(x, lambda m: m.reshape(shape))
+            return _views.view(x, lambda m: m.reshape(shape), push=False)
     shape = _shape(shape, "reshape")
     unknown = [i for i, n in enumerate(shape) if n == -1]
     if len(unknown) > 1 or any(n < -1 for n in shape):
@@ -249,7 +249,7 @@ def reshape(x, /, shape=None, order="C", *, newshape=None, copy=None) -> Tensor:
     if copy:
         return _wrap(np.reshape(x._value(), shape, copy=True))
     try:
-        return _views.view(x, lambda m: np.reshape(m, shape, copy=copy))
+        return _views.view(x, lambda m: np.reshape(m, shape, copy=copy), push=False)
     except ValueError:
         raise ValueError(f"reshape: copy=False was given, but reshaping a tensor of shape "
                          f"{x.shape} into {shape} needs a copy of its (strided) value") from None

@@ -25,6 +25,7 @@ import weakref
 
 import numpy as np
 
+from . import config as _config
 from . import graph as _graph
 from .native import fastpath
 
@@ -33,21 +34,20 @@ source_tensor = fastpath.source_tensor
 # the attrs of a leaf over a caller's read-only array (source_tensor, in C)
 READ_ONLY_SOURCE = ("read-only source",)
 
-# Tensors that are read-only views (broadcast_to, diagonal, as in NumPy), by id (tensors
-# are unhashable): a write raises.  Each entry leaves with its tensor.
-_read_only: dict = {}
+# The attrs of a leaf that is a read-only view (broadcast_to, diagonal, as in NumPy): a
+# write raises.  On the node, so that C's __array__ sees it (a leaf's attrs are otherwise
+# empty).
+READ_ONLY_VIEW = ("read-only view",)
 
 
 def is_read_only(t) -> bool:
     """Whether ``t`` is a read-only view."""
-    ref = _read_only.get(id(t))
-    return ref is not None and ref() is t
+    node = t._node
+    return node.op == "leaf" and node.attrs == READ_ONLY_VIEW
 
 
 def _mark_read_only(t) -> None:
-    key = id(t)
-    _read_only[key] = weakref.ref(t, lambda ref: _read_only.pop(key, None)
-                                  if _read_only.get(key) is ref else None)
+    t._node.attrs = READ_ONLY_VIEW
 
 
 def memory(t) -> np.ndarray | None:
@@ -93,6 +93,7 @@ def is_read_only_source(t) -> bool:
 def own(t) -> np.ndarray:
     """Make ``t`` memory-backed (evaluating it) and return its writable memory: its value
     taken over when nothing else holds it, else a copy of it."""
+    settle(t)
     mem = memory(t)
     if mem is not None:
         return mem
@@ -108,19 +109,27 @@ def own(t) -> np.ndarray:
     return mem
 
 
-def view(t, make, read_only: bool = False):
+def view(t, make, read_only: bool = False, push: bool = True):
     """A tensor over ``make(memory of t)``, a NumPy view of it (``t`` becomes memory-backed;
     a view of a caller's read-only array is a read-only view of that array).
 
     ``make`` may return a copy (a reshape NumPy cannot express as a view): the result then
-    is a tensor of its own, as in NumPy.  ``read_only``: writes through it raise."""
+    is a tensor of its own, as in NumPy.  ``read_only``: writes through it raise.  A view of
+    a pending tensor stays pending where it can (``_pushed``; ``push=False``: never)."""
+    if push and t._node.value is None:
+        out = _pushed(t, make, read_only)
+        if out is not None:
+            return out
+    settle(t)
     if is_read_only(t) or is_read_only_source(t):
         read_only = True
         mem = t._value()
     else:
         mem = own(t)
     arr = make(mem)
-    if arr.size and not np.may_share_memory(arr, mem):
+    base = arr.base
+    if arr.size and base is not mem and (base is None or base is not mem.base) \
+            and not np.may_share_memory(arr, mem):
         arr.setflags(write=False)       # a copy: an ordinary read-only value
         return _leaf_tensor(arr)
     if read_only:
@@ -132,9 +141,131 @@ def view(t, make, read_only: bool = False):
     return _leaf_tensor(arr)
 
 
+# ---- views of pending tensors ------------------------------------------------------------
+# A view of a pending tensor is recorded over the tensor's own inputs (the view pushed down
+# to the values the pending nodes read), so that it fuses into its consumers' kernels
+# instead of ending one.  NumPy's aliasing is kept by remembering which tensor it is a view
+# of: before either is written or handed out (settle), the base becomes memory and its
+# views become views of that memory.  Each entry also holds the node of its tensor, so that
+# C's __array__ never takes such a value over without Python (a reference more).
+PUSH_MAX_NODES = 64        # a larger pending graph is computed once and viewed instead
+_lazy_views: dict = {}     # id(base) -> [weakref(base), base's node, [(weakref(view), make, ro)]]
+_lazy_base: dict = {}      # id(view) -> (weakref(view), view's node, id(base))
+
+
+def _pushed(t, make, read_only):
+    """``make`` applied to the pending tensor ``t`` as a pending tensor over the arrays its
+    pending nodes read (each broadcast to ``t``'s shape, then viewed), or None where that is
+    not done: a reduction below (a different shape), or more than PUSH_MAX_NODES pending
+    nodes (a chain of views of views, as a stencil's steps, would recompute its work many
+    times over; it is computed once instead)."""
+    root = t._node
+    order = _graph.pending_topo_order([root])
+    if len(order) > PUSH_MAX_NODES or any(n.op == "reduce" for n in order):
+        return None
+    shape = root.shape
+    made = {}
+    mode = _config._mode
+    for n in order:
+        inputs = []
+        for x in n.inputs:
+            m = made.get(id(x))
+            if m is None:
+                if x.value is None:
+                    return None                 # (a pending input outside the order)
+                if x.op == "const":
+                    m = x
+                else:
+                    arr = make(np.broadcast_to(x.value, shape))
+                    if not arr.flags.writeable:
+                        arr = arr.view()
+                    arr.setflags(write=False)
+                    m = made[id(x)] = _graph.leaf(arr)
+            inputs.append(m)
+        want = "exact" if n.exact else "fast"
+        token = mode.set(want) if mode.get() != want else None
+        try:
+            out_shape = inputs[0].shape if len(inputs) == 1 else \
+                np.broadcast_shapes(*(i.shape for i in inputs))
+            made[id(n)] = _graph.op_node(n.op, tuple(inputs), n.attrs, n.dtype, out_shape)
+        finally:
+            if token is not None:
+                mode.reset(token)
+    out = type(t)._from_node(made[id(root)])
+    _remember_lazy_view(t, out, make, read_only)
+    return out
+
+
+def _remember_lazy_view(base, v, make, read_only):
+    entry = _lazy_base.get(id(base))
+    root_entry = _lazy_views.get(entry[2]) if entry is not None and entry[0]() is base \
+        else None
+    if root_entry is not None and root_entry[0]() is not None:
+        # a view of a lazy view: a view of its base
+        for ref, inner, ro in root_entry[2]:
+            if ref() is base:
+                make = (lambda m, inner=inner, outer=make: outer(inner(m)))
+                read_only = read_only or ro
+                break
+        root_key = entry[2]
+    else:
+        if entry is not None and entry[0]() is base:   # its base is gone: a base itself
+            del _lazy_base[id(base)]
+        root_key = id(base)
+        root_entry = _lazy_views.get(root_key)
+        if root_entry is None or root_entry[0]() is not base:
+            root_entry = _lazy_views[root_key] = [
+                weakref.ref(base, lambda r, k=root_key: _drop(_lazy_views, k, r)),
+                base._node, []]
+    views = root_entry[2]
+    if len(views) >= 64:                   # the views gone since (a loop of reads)
+        views[:] = [e for e in views if e[0]() is not None]
+    views.append((weakref.ref(v), make, read_only))
+    key = id(v)
+    _lazy_base[key] = (weakref.ref(v, lambda r, k=key: _drop(_lazy_base, k, r)), v._node,
+                       root_key)
+
+
+def _drop(table, key, ref):
+    entry = table.get(key)
+    if entry is not None and entry[0] is ref:
+        del table[key]
+
+
+def settle(t) -> None:
+    """Before ``t`` is written, handed out or asked about its memory: if it is a view of a
+    pending tensor, or a pending tensor with such views, the base becomes memory and each
+    of its views a view of that memory (NumPy's aliasing from then on)."""
+    key = id(t)
+    entry = _lazy_base.get(key)
+    if entry is not None and entry[0]() is t:
+        key = entry[2]
+    root_entry = _lazy_views.get(key)
+    if root_entry is None:
+        return
+    base = root_entry[0]()
+    del _lazy_views[key]
+    if base is None:
+        return
+    mem = own(base)
+    for ref, make, read_only in root_entry[2]:
+        v = ref()
+        if v is None:
+            continue
+        _lazy_base.pop(id(v), None)
+        arr = make(mem)
+        if read_only:
+            arr = arr.view()
+            arr.setflags(write=False)
+        v._node = _leaf_tensor(arr)._node
+        if read_only:
+            _mark_read_only(v)
+
+
 def handed_out(t) -> np.ndarray:
     """The array ``np.asarray(t)`` gives: ``t``'s memory (a read-only view or source: its
     read-only value)."""
+    settle(t)
     if is_read_only(t) or is_read_only_source(t):
         return t._value()
     return own(t)
@@ -154,6 +285,7 @@ def fresh(t):
 
 def check_writable(t, what: str) -> None:
     """ValueError, with NumPy's words, if ``t`` is a read-only view."""
+    settle(t)
     if is_read_only(t):
         raise ValueError(f"{what}: assignment destination is read-only (a "
                          f"{'x'.join(map(str, t.shape)) or '0-d'} read-only view, as "
@@ -203,7 +335,9 @@ def protect_pending_readers(mem: np.ndarray) -> None:
 
 def shared_memory(t) -> np.ndarray | None:
     """The memory ``t`` shares with other tensors and arrays (a read-only view's or
-    source's too), or None: ``np.shares_memory`` is False for a tensor that is not memory-backed."""
+    source's too), or None: ``np.shares_memory`` is False for a tensor that is not
+    memory-backed.  A view of a pending tensor and its base become memory first."""
+    settle(t)
     mem = memory(t)
     if mem is None and (is_read_only(t) or is_read_only_source(t)):
         return t._node.value
