@@ -332,3 +332,40 @@ def test_stale_kernels_are_not_shared_with_other_functions():
         assert g(x).numpy().tolist() == [2, 2, 2]
     _kernel.clear_cache()
     assert f(x).numpy().tolist() == [1, 1, 1]
+
+
+def _write_first(x):
+    x[0] = 5.0
+    return x * 2
+
+
+def _write_through_view(x):
+    v = x[1:3]
+    v += 1
+    return x * 2
+
+
+def _in_place(x):
+    x += 1
+    return x * 2
+
+
+@pytest.mark.parametrize("fn", [_write_first, _write_through_view, _in_place])
+@pytest.mark.parametrize("source", ["caller", "computed", "viewed"])
+def test_writes_inside_a_jitted_function_happen_every_call(fn, source):
+    """A jitted function that writes into a tensor's memory is run again each call (a write
+    is not replayed from a trace): every call gives NumPy's result and NumPy's writes."""
+    f = lt.jit(fn)
+    for seed in range(4):
+        a = f32(seed, (6,))
+        ref = a.copy()
+        want = fn(ref)
+        if source == "caller":
+            t = lt.asarray(a)
+        else:
+            t = lt.asarray(a.copy()) * 1
+        view = t[0:3] if source == "viewed" else None
+        np.testing.assert_array_equal(f(t).numpy(), want)
+        np.testing.assert_array_equal(t.numpy(), ref)
+        if view is not None:
+            np.testing.assert_array_equal(view.numpy(), ref[0:3])

@@ -94,10 +94,9 @@ def own(t) -> np.ndarray:
     """Make ``t`` memory-backed (evaluating it) and return its writable memory: its value
     taken over when nothing else holds it, else a copy of it."""
     settle(t)
-    mem = memory(t)
-    if mem is not None:
-        return mem
-    value = t._value()
+    value = t._value()      # (a value read: lt.jit does not replay a function that writes)
+    if value.flags.writeable:
+        return value
     if _exclusive(t, value):
         try:
             value.setflags(write=True)
