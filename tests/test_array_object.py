@@ -536,18 +536,31 @@ def test_dlpack_of_a_lazy_tensor():
 
 
 @pytest.mark.parametrize("kw, shares", [
-    ({}, False), ({"max_version": (0, 8)}, False),       # legacy: no read-only flag -> copy
+    ({}, True), ({"max_version": (0, 8)}, True),       # writable memory: legacy shares it
     ({"copy": False}, True), ({"max_version": (0, 8), "copy": False}, True),
     ({"copy": True}, False),
     ({"max_version": (1, 0)}, True), ({"max_version": (1, 0), "copy": False}, True),
     ({"max_version": (1, 0), "copy": True}, False), ({"max_version": (2, 0)}, True),
-    ({"dl_device": (1, 0)}, False), ({"dl_device": (1, 0), "max_version": (1, 0)}, True),
+    ({"dl_device": (1, 0)}, True), ({"dl_device": (1, 0), "max_version": (1, 0)}, True),
 ])
 def test_dunder_dlpack_keywords(kw, shares):
     t = lt.asarray(np.arange(5.0)) + 1.0
     out = np.from_dlpack(Producer(t, **kw))
     np.testing.assert_array_equal(out, [1, 2, 3, 4, 5])
     assert np.shares_memory(out, t.numpy()) == shares
+
+
+@pytest.mark.parametrize("kw, shares", [({}, False), ({"max_version": (0, 8)}, False),
+                                        ({"max_version": (1, 0)}, True)])
+def test_dunder_dlpack_of_read_only_memory(kw, shares):
+    """A read-only view's memory: the versioned protocol flags it read-only; the legacy one
+    cannot, so it gets a copy."""
+    t = lt.broadcast_to(lt.asarray(np.arange(5.0)) + 1.0, (2, 5))
+    out = np.from_dlpack(Producer(t, **kw))
+    np.testing.assert_array_equal(out, np.broadcast_to(np.arange(5.0) + 1, (2, 5)))
+    assert np.shares_memory(out, t.numpy()) == shares
+    if shares:
+        assert not out.flags.writeable
 
 
 def test_dunder_dlpack_errors():

@@ -118,6 +118,13 @@ class ViewPrograms(RuleBasedStateMachine):
         shape = (3,) + a.shape
         return self._keep(lt.broadcast_to(t, shape), np.broadcast_to(a, shape))
 
+    @rule(target=pairs, src=pairs)
+    def broadcast_of_a_temporary(self, src):
+        t, a = src                       # read-only, also once its base is gone
+        shape = (2,) + a.shape
+        return self._keep(lt.broadcast_to(lt.asarray(t) * 1, shape),
+                          np.broadcast_to(a * 1, shape))
+
     @rule(target=pairs, src=pairs, how=st.sampled_from(["copy", "astype", "asarray_copy"]))
     def copy(self, src, how):
         t, a = src

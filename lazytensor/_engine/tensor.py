@@ -274,10 +274,11 @@ class Tensor:
     def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
         """Export the value as a DLPack capsule (see :func:`lazytensor.from_dlpack`).
 
-        A consumer that passes ``max_version >= (1, 0)`` gets a versioned capsule that
-        shares the value's memory and is flagged read-only.  The legacy (0.x) protocol
-        cannot say "read-only", so it gets a copy, unless ``copy=False`` asks for the
-        memory itself: then the consumer must not write to it.
+        The capsule shares the tensor's memory, as ``np.asarray(t)`` does (writable where
+        NumPy's would be).  A consumer that passes ``max_version >= (1, 0)`` gets a versioned
+        capsule, flagged read-only for a read-only view or source.  The legacy (0.x) protocol
+        cannot say "read-only", so such memory is copied for it, unless ``copy=False`` asks
+        for the memory itself: then the consumer must not write to it.
 
         ``BufferError`` for a device other than the CPU (``dl_device``); ``ValueError``
         for a ``stream`` (the CPU has none).
@@ -289,7 +290,7 @@ class Tensor:
             if tuple(getattr(d, "value", d) for d in dl_device) != _DLPACK_CPU:
                 raise BufferError(f"__dlpack__: lazytensor cannot export to DLPack device "
                                   f"{tuple(dl_device)!r}; only the CPU {_DLPACK_CPU} exists")
-        value = self._value()
+        value = _views.handed_out(self)     # the tensor's memory, as np.asarray gives
         if max_version is not None and max_version[0] >= 1:
             # NumPy's versioned export: read-only flag, and the IS_COPIED flag on a copy
             return value.__dlpack__(max_version=max_version, copy=copy)

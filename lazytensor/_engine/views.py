@@ -114,9 +114,10 @@ def view(t, make, read_only: bool = False, push: bool = True):
 
     ``make`` may return a copy (a reshape NumPy cannot express as a view): the result then
     is a tensor of its own, as in NumPy.  ``read_only``: writes through it raise.  A view of
-    a pending tensor stays pending where it can (``_pushed``; ``push=False``: never)."""
-    if push and t._node.value is None:
-        out = _pushed(t, make, read_only)
+    a pending tensor stays pending where it can (``_pushed``; ``push=False``: never; not a
+    read-only view, whose zero strides NumPy's later reshapes depend on)."""
+    if push and not read_only and t._node.value is None:
+        out = _pushed(t, make)
         if out is not None:
             return out
     settle(t)
@@ -148,11 +149,11 @@ def view(t, make, read_only: bool = False, push: bool = True):
 # views become views of that memory.  Each entry also holds the node of its tensor, so that
 # C's __array__ never takes such a value over without Python (a reference more).
 PUSH_MAX_NODES = 64        # a larger pending graph is computed once and viewed instead
-_lazy_views: dict = {}     # id(base) -> [weakref(base), base's node, [(weakref(view), make, ro)]]
+_lazy_views: dict = {}     # id(base) -> [weakref(base), base's node, [(weakref(view), make)]]
 _lazy_base: dict = {}      # id(view) -> (weakref(view), view's node, id(base))
 
 
-def _pushed(t, make, read_only):
+def _pushed(t, make):
     """``make`` applied to the pending tensor ``t`` as a pending tensor over the arrays its
     pending nodes read (each broadcast to ``t``'s shape, then viewed), or None where that is
     not done: a reduction below (a different shape), or more than PUSH_MAX_NODES pending
@@ -191,20 +192,19 @@ def _pushed(t, make, read_only):
             if token is not None:
                 mode.reset(token)
     out = type(t)._from_node(made[id(root)])
-    _remember_lazy_view(t, out, make, read_only)
+    _remember_lazy_view(t, out, make)
     return out
 
 
-def _remember_lazy_view(base, v, make, read_only):
+def _remember_lazy_view(base, v, make):
     entry = _lazy_base.get(id(base))
     root_entry = _lazy_views.get(entry[2]) if entry is not None and entry[0]() is base \
         else None
     if root_entry is not None and root_entry[0]() is not None:
         # a view of a lazy view: a view of its base
-        for ref, inner, ro in root_entry[2]:
+        for ref, inner in root_entry[2]:
             if ref() is base:
                 make = (lambda m, inner=inner, outer=make: outer(inner(m)))
-                read_only = read_only or ro
                 break
         root_key = entry[2]
     else:
@@ -219,7 +219,7 @@ def _remember_lazy_view(base, v, make, read_only):
     views = root_entry[2]
     if len(views) >= 64:                   # the views gone since (a loop of reads)
         views[:] = [e for e in views if e[0]() is not None]
-    views.append((weakref.ref(v), make, read_only))
+    views.append((weakref.ref(v), make))
     key = id(v)
     _lazy_base[key] = (weakref.ref(v, lambda r, k=key: _drop(_lazy_base, k, r)), v._node,
                        root_key)
@@ -240,25 +240,19 @@ def settle(t) -> None:
     if entry is not None and entry[0]() is t:
         key = entry[2]
     root_entry = _lazy_views.get(key)
-    if root_entry is None:
-        return
-    base = root_entry[0]()
-    del _lazy_views[key]
+    base = root_entry[0]() if root_entry is not None else None
     if base is None:
+        if entry is not None and entry[0]() is t:   # its base is gone: a tensor of its own
+            del _lazy_base[id(t)]
         return
+    del _lazy_views[key]
     mem = own(base)
-    for ref, make, read_only in root_entry[2]:
+    for ref, make in root_entry[2]:
         v = ref()
         if v is None:
             continue
         _lazy_base.pop(id(v), None)
-        arr = make(mem)
-        if read_only:
-            arr = arr.view()
-            arr.setflags(write=False)
-        v._node = _leaf_tensor(arr)._node
-        if read_only:
-            _mark_read_only(v)
+        v._node = _leaf_tensor(make(mem))._node
 
 
 def handed_out(t) -> np.ndarray:
