@@ -271,8 +271,7 @@ def setitem(x, key, value, /):
     _views.check_writable(x, "__setitem__")
     np_key = _prepare(key, x.shape)
     arr = _assigned_value(x, value)
-    mem = _views.own(x)          # x's value taken over (or copied) as its memory
-    _views.protect_pending_readers(mem)
+    mem = _views.writable(x, "__setitem__")   # x's value taken over (or copied) as memory
     try:
         with library_state():   # a conversion to x's dtype is rounded as a cast's would be
             mem[np_key] = arr

@@ -16,7 +16,7 @@ from .._engine.record import reduce_node
 from . import dask_arrays as _dask
 from .args import integer_arg, normalize_axes, normalize_axis, quiet, reduction, tensor_value, wrap
 from .elementwise import FUNCTIONS
-from .ndarray_args import check_out, mask, operand, to_out, zero_d_axis
+from .ndarray_args import check_out, mask, operand, to_reduction_out, zero_d_axis
 from .._engine.replay import memoized
 from .._engine.tensor import Tensor
 
@@ -38,14 +38,14 @@ def _truth(name, x, axis, out, keepdims, where):
                            lambda v, axes: getattr(np, name)(
                                v, axis=axes, keepdims=keepdims,
                                where=True if m is None else m._value()))
-        return to_out(result, out, name)
+        return to_reduction_out(result, out, name)
     axes = normalize_axes(axis, x.ndim, name, x.shape)
     truth = x if x.dtype == _dtypes.bool_ else x != 0
     if m is not None:
         truth = FUNCTIONS["where"](m, truth, name == "all")
     result = reduce_node("max" if name == "any" else "min", truth, axes, keepdims,
                          _dtypes.bool_)
-    return to_out(result, out, name)
+    return to_reduction_out(result, out, name)
 
 
 @memoized
