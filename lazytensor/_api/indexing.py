@@ -314,8 +314,8 @@ def take(x, indices, /, axis=None, out=None, mode="raise"):
     axis : int, optional
         By default the flattened ``x`` is indexed (NumPy's; the standard requires an
         axis when ``x`` has more than one dimension).
-    out : numpy.ndarray, optional
-        NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+    out : Tensor or numpy.ndarray, optional
+        NumPy's: written with the result and returned (a Tensor as NumPy writes an array).
     mode : {"raise", "wrap", "clip"}
         NumPy's treatment of indices out of bounds: an error, wrapped around, or clipped
         to the ends.

@@ -48,8 +48,8 @@ def dot(a, b, /, out=None) -> Tensor:
     Parameters
     ----------
     a, b : Tensor or array-like
-    out : numpy.ndarray, optional
-        A NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+    out : Tensor or numpy.ndarray, optional
+        Written with the result and returned (a Tensor as NumPy writes an array).
     """
     a, b = operand(a, "dot"), operand(b, "dot")
     check_out(out, "dot")

@@ -5,8 +5,8 @@ einsum ...).
 ``on_values(name, np_fn)`` makes a function with NumPy's signature that evaluates every
 Tensor among its arguments, calls ``np_fn`` on the values, and returns NumPy's arrays as
 tensors (tuples and lists of arrays as tuples and lists of tensors).  Its errors name the
-function; ``out=`` (a Tensor or a NumPy array) is written in place by NumPy and returned.  Results computed this way are
-NumPy's, so they are outside exact mode's bit-for-bit promise.
+function; ``out=`` (a Tensor or a NumPy array) is written in place by NumPy and returned.
+Results computed this way are NumPy's, so they are outside exact mode's bit-for-bit promise.
 """
 
 from __future__ import annotations

@@ -256,8 +256,8 @@ def _numpy_cumulative(name, standard):
     axis : int, optional
     dtype : dtype, optional
         As for :func:`sum`.
-    out : numpy.ndarray, optional
-        A NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+    out : Tensor or numpy.ndarray, optional
+        Written with the result and returned (a Tensor as NumPy writes an array).
     """
     return fn
 
@@ -315,8 +315,8 @@ def _extremum(name, np_fn):
         first) and bools as 0 and 1, as in NumPy.
     axis : int or tuple of ints, optional
         Axes to reduce (all by default); negative axes count from the end.
-    out : numpy.ndarray, optional
-        NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+    out : Tensor or numpy.ndarray, optional
+        NumPy's: written with the result and returned (a Tensor as NumPy writes an array).
     keepdims : bool
         Keep the reduced axes as length-one axes.
     initial : scalar, optional
@@ -375,8 +375,8 @@ def mean(x, /, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
         Axes to reduce (all by default); negative axes count from the end.
     dtype : dtype, optional
         NumPy's: the result's dtype (computed as by default, then cast once).
-    out : numpy.ndarray, optional
-        NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+    out : Tensor or numpy.ndarray, optional
+        NumPy's: written with the result and returned (a Tensor as NumPy writes an array).
     keepdims : bool
         Keep the reduced axes as length-one axes.
     where : bool tensor or array-like, optional
@@ -469,8 +469,8 @@ def _spread(name, np_fn):
         Axes to reduce (all by default); negative axes count from the end.
     dtype : dtype, optional
         NumPy's: the result's dtype (computed in float64, then cast once).
-    out : numpy.ndarray, optional
-        NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+    out : Tensor or numpy.ndarray, optional
+        NumPy's: written with the result and returned (a Tensor as NumPy writes an array).
     ddof : int or float
         NumPy's name for ``correction`` (give one of the two).
     keepdims : bool

@@ -58,8 +58,8 @@ def all(x, /, axis=None, out=None, keepdims=False, *, where=True):
         Input of any dtype; NaN and complex values with a non-zero component count as true.
     axis : int or tuple of ints, optional
         Axes to reduce (all by default).
-    out : numpy.ndarray, optional
-        NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+    out : Tensor or numpy.ndarray, optional
+        NumPy's: written with the result and returned (a Tensor as NumPy writes an array).
     keepdims : bool
         Keep the reduced axes as length-one axes.
     where : bool tensor or array-like, optional
@@ -83,8 +83,8 @@ def any(x, /, axis=None, out=None, keepdims=False, *, where=True):
         Input of any dtype; NaN and complex values with a non-zero component count as true.
     axis : int or tuple of ints, optional
         Axes to reduce (all by default).
-    out : numpy.ndarray, optional
-        NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+    out : Tensor or numpy.ndarray, optional
+        NumPy's: written with the result and returned (a Tensor as NumPy writes an array).
     keepdims : bool
         Keep the reduced axes as length-one axes.
     where : bool tensor or array-like, optional

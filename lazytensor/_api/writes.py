@@ -34,7 +34,8 @@ def assign(t, result, what: str, casting: str = "same_kind", broadcast: bool = F
     if result.dtype != t.dtype:
         if not np.can_cast(result.dtype, t.dtype, casting):
             raise TypeError(f"{what}: cannot cast the result from dtype "
-                            f"{result.dtype.name} to dtype {t.dtype.name} with casting rule {casting!r} (as in NumPy)")
+                            f"{result.dtype.name} to dtype {t.dtype.name} with casting "
+                            f"rule {casting!r} (as in NumPy)")
         result = cast(result, t.dtype)
     stretched = False
     if result.shape != t.shape:
