@@ -13,6 +13,7 @@ from .._engine import dtypes as _dtypes
 from .._engine.shapes import broadcast_shapes_cached
 from .._engine.tensor import Tensor
 from .creation import asarray
+from .writes import assign
 
 # NumPy's own "argument not given" marker, so that signatures print as NumPy's do
 NoValue = np._NoValue
@@ -51,7 +52,6 @@ def to_out(result, out, what: str, casting: str = "same_kind"):
     if isinstance(out, tuple):
         out = out[0]
     if isinstance(out, Tensor):
-        from .writes import assign     # (writes imports the elementwise functions, which use this)
         return assign(out, result, f"{what}(..., out=)", casting)
     value = result._value()
     if out.shape != value.shape:

@@ -20,7 +20,6 @@ import numpy as np
 
 from .._engine import views as _views
 from .._engine.tensor import Tensor
-from .elementwise import cast
 
 __all__ = ["copyto", "place", "putmask", "put", "fill_diagonal", "put_along_axis"]
 
@@ -36,7 +35,9 @@ def assign(t, result, what: str, casting: str = "same_kind", broadcast: bool = F
             raise TypeError(f"{what}: cannot cast the result from dtype "
                             f"{result.dtype.name} to dtype {t.dtype.name} with casting "
                             f"rule {casting!r} (as in NumPy)")
-        result = cast(result, t.dtype)
+        # lazytensor's cast (the astype method: no import of the elementwise functions,
+        # which take out= through this module)
+        result = result.astype(t.dtype, copy=False)
     stretched = False
     if result.shape != t.shape:
         if not broadcast or _broadcast(result.shape, t.shape) != t.shape:
@@ -48,7 +49,8 @@ def assign(t, result, what: str, casting: str = "same_kind", broadcast: bool = F
     if mem is None and not stretched:
         # no other tensor or array sees t's value: t takes the result (a copy of memory
         # others may write, so that t does not alias it)
-        t._node = _views.fresh(result)._node
+        node = result._node
+        t._node = node if node.value is None else _views.fresh(result)._node
         return t
     value = result._value()
     if mem is None:
