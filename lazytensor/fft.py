@@ -24,7 +24,7 @@ NumPy's ``numpy.fft`` is served with the same functions: ``n``/``axis``/``s``/``
 ``norm`` may be given by position, ``norm=None`` is ``"backward"``, array_likes are
 taken, integer and bool input is transformed as float64 (complex128 results, as in
 NumPy), and ``fft2``, ``ifft2``, ``rfft2``, ``irfft2`` complete NumPy's list.  ``out=``
-is refused (writes into tensors come with views).
+(a Tensor or a NumPy array of the result's shape) is written and returned, as in NumPy.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ import numpy as np
 
 from ._api.args import normalize_axis
 from ._api.elementwise import cast
-from ._api.numpy_values import as_tensor, no_out
+from ._api.ndarray_args import to_out
+from ._api.numpy_values import as_tensor
 from ._engine.dtypes import canonical_dtype
 from ._engine.tensor import Tensor, _check_device
 from .linalg import _complex, _real   # the result dtypes: same precision, other kind
@@ -97,19 +98,18 @@ def _run(name: str, np_fn, v, dtype, **kwargs) -> Tensor:
 
 def _transform(name, np_fn, kinds, out_dtype, x, n, axis, norm, out=None) -> Tensor:
     """A one-dimensional transform: ``x`` checked, then ``np_fn`` along ``axis``."""
-    no_out(out, f"fft.{name}")
     x = _input(x, name)
     v = _value(x, name, kinds)
     axis, n = normalize_axis(axis, v.ndim, f"fft.{name}"), _size(n, name)
     if n is None and name in ("irfft", "hfft") and v.shape[axis] == 1:
         raise ValueError(f"fft.{name}: the default output length 2*(m - 1) is 0 for an input "
                          f"of length m = 1 along axis {axis}; give n")
-    return _run(name, np_fn, v, out_dtype(x.dtype), n=n, axis=axis, norm=_norm(norm, name))
+    return to_out(_run(name, np_fn, v, out_dtype(x.dtype), n=n, axis=axis,
+                       norm=_norm(norm, name)), out, f"fft.{name}")
 
 
 def _transform_nd(name, np_fn, kinds, out_dtype, x, s, axes, norm, out=None) -> Tensor:
     """An n-dimensional transform: ``s`` and ``axes`` checked, then ``np_fn``."""
-    no_out(out, f"fft.{name}")
     x = _input(x, name)
     v = _value(x, name, kinds)
     if axes is None:
@@ -127,7 +127,8 @@ def _transform_nd(name, np_fn, kinds, out_dtype, x, s, axes, norm, out=None) -> 
                              f"lengths")
     if not axes and name in ("rfftn", "irfftn"):
         raise ValueError(f"fft.{name} needs at least one axis to transform")
-    return _run(name, np_fn, v, out_dtype(x.dtype), s=s, axes=axes, norm=_norm(norm, name))
+    return to_out(_run(name, np_fn, v, out_dtype(x.dtype), s=s, axes=axes,
+                       norm=_norm(norm, name)), out, f"fft.{name}")
 
 
 # ---- transforms ------------------------------------------------------------------------

@@ -17,10 +17,10 @@ classes, not written one by one):
 - ``dtype=`` takes lazytensor's dtypes (``rng.random(3, dtype=lt.float32)``).
 - Results that NumPy gives as arrays become Tensors (without a copy); scalars stay the
   Python or NumPy scalars NumPy gives (``rng.random()`` is a ``float``).
-- Writes into a tensor (``shuffle(t)``, ``out=`` given a tensor) raise
-  :class:`lazytensor.Unsupported` (a ``TypeError``): they come with views.  ``shuffle`` of a
-  NumPy array or a list, and ``out=`` given a NumPy array, work as in NumPy (and return
-  what NumPy returns).
+- Writes into a tensor (``shuffle(t)``, ``out=`` given a tensor) are NumPy's, made into the
+  tensor's memory (every view of it sees them; results computed from it before keep their
+  values) and return what NumPy returns (``out=``: the out tensor).  ``shuffle`` of a NumPy
+  array or a list, and ``out=`` given a NumPy array, work as in NumPy.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ from numpy.random import (MT19937, PCG64, PCG64DXSM, SFC64, BitGenerator, Philox
 
 from ._api.creation import asarray
 from ._engine.dtypes import canonical_dtype
-from ._engine.errors import Unsupported, writes_into_tensor
+from ._engine import views as _views
+from ._engine.errors import Unsupported
 from ._engine.tensor import Tensor
 
 __all__ = ['Generator', 'RandomState', 'default_rng', 'BitGenerator', 'SeedSequence', 'MT19937',
@@ -94,12 +95,6 @@ def _dtype(d, where: str):
     return d if d is None else canonical_dtype(d, where=where)
 
 
-def _no_tensor_out(out, where: str):
-    if isinstance(out, Tensor):
-        raise writes_into_tensor(f"{where}(..., out=<Tensor>)",
-                                 "omit out= to get a new tensor, or pass a NumPy array")
-
-
 def _params(np_method) -> list:
     """The parameter names of a NumPy method after ``self`` ([] if NumPy does not say)."""
     try:
@@ -118,11 +113,9 @@ def _delegate(np_cls, name: str, owner: str):
 
     if name == "shuffle":
         def method(self, x, *args, **kwargs):
-            if isinstance(x, Tensor):
-                raise writes_into_tensor(f"{where}(tensor) (a shuffle in place)",
-                                         "use permutation(x) (or permuted(x, axis=...)) "
-                                         "for a shuffled copy")
-            return getattr(self._np, name)(x, *args, **kwargs)   # a list or an ndarray
+            if isinstance(x, Tensor):         # shuffled in its memory, as NumPy's array
+                x = _views.writable(x, where)
+            return getattr(self._np, name)(x, *args, **kwargs)
     elif name == "spawn":
         def method(self, *args, **kwargs):
             return [type(self)._wrap(g) for g in self._np.spawn(*args, **kwargs)]
@@ -131,15 +124,22 @@ def _delegate(np_cls, name: str, owner: str):
             out = None
             if out_at is not None:     # before tensors become (read-only) values
                 out = args[out_at] if out_at < len(args) else kwargs.get("out")
-                _no_tensor_out(out, where)
             args = [_plain(a) for a in args]
             kwargs = {k: _plain(v) for k, v in kwargs.items()}
+            if isinstance(out, Tensor):   # NumPy draws into the tensor's memory
+                mem = _views.writable(out, where)
+                if out_at < len(args):
+                    args[out_at] = mem
+                else:
+                    kwargs["out"] = mem
             if dtype_at is not None:
                 if dtype_at < len(args):
                     args[dtype_at] = _dtype(args[dtype_at], where)
                 elif "dtype" in kwargs:
                     kwargs["dtype"] = _dtype(kwargs["dtype"], where)
             r = getattr(self._np, name)(*args, **kwargs)
+            if isinstance(out, Tensor):
+                return out
             return r if out is not None else _result(r, where)   # out=: NumPy's array back
 
     functools.update_wrapper(method, np_method)

@@ -1,7 +1,7 @@
 """NEP 13 and NEP 18 on Tensor (lazytensor/_api/numpy_protocols.py), against NumPy and SciPy
 called on the same values: NumPy's ufuncs and functions applied to tensors give tensors with
-NumPy's values and dtypes, lazily and fused where lazytensor has the op; writes into tensors
-raise."""
+NumPy's values and dtypes, lazily and fused where lazytensor has the op (writes into tensors:
+tests/test_numpy_writes.py)."""
 
 import os
 import subprocess
@@ -315,22 +315,6 @@ def test_ufunc_at_on_ndarray_with_tensor_values():
     a = np.zeros(6)
     assert np.add.at(a, [0, 0, 2], lt.asarray(np.array([1.0, 2.0, 3.0]))) is None
     np.testing.assert_array_equal(a, [3, 0, 3, 0, 0, 0])
-
-
-@pytest.mark.parametrize("write", [
-    lambda t: np.add(t, 1, out=t), lambda t: np.add(t, 1, out=(t,)),
-    lambda t: np.sin(np.asarray(t), out=t), lambda t: np.add.at(t, [0], 1.0),
-    lambda t: np.add.reduce(t, out=t[0]), lambda t: np.sum(t, out=t[0]),
-    lambda t: np.cumsum(t, out=t), lambda t: np.copyto(t, 0.0), lambda t: np.put(t, [0], 5.0),
-    lambda t: np.place(t, np.ones(6, bool), 1.0), lambda t: np.putmask(t, t > 0, 0.0),
-    lambda t: np.fill_diagonal(lt.reshape(t, (2, 3)), 0.0),
-    lambda t: np.put_along_axis(t, np.array([0]), 1.0, axis=0),
-], ids=lambda f: str(f.__code__.co_firstlineno))
-def test_writes_into_tensors_raise(write):
-    t = lt.asarray(A.copy())
-    with pytest.raises(lt.Unsupported, match="not supported yet"):
-        write(t)
-    np.testing.assert_array_equal(np.asarray(t), A)
 
 
 # ---- __array_function__ -------------------------------------------------------------------

@@ -294,14 +294,14 @@ def test_result_dtype_lazytensor_does_not_serve():
 
 
 @pytest.mark.parametrize("shuffle", [
-    lambda: lt.random.default_rng(0).shuffle, lambda: lt.random.RandomState(0).shuffle,
-    lambda: lt.random.shuffle])
-def test_shuffle_of_a_tensor_raises(shuffle):
-    t = lt.asarray([1.0, 2.0, 3.0])
-    with pytest.raises(TypeError, match=r"a shuffle in place\) would write into a tensor"
-                                        ".*permutation"):
-        shuffle()(t)
-    assert t.tolist() == [1.0, 2.0, 3.0]
+    lambda m: m.random.default_rng(0).shuffle, lambda m: m.random.RandomState(0).shuffle,
+    lambda m: m.random.shuffle])
+def test_shuffle_of_a_tensor_is_numpys(shuffle, global_state):
+    t, a = lt.asarray([1.0, 2.0, 3.0, 4.0, 5.0]), np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    lt.random.seed(2)
+    np.random.seed(2)
+    assert shuffle(lt)(t) is None and shuffle(np)(a) is None
+    assert t.tolist() == a.tolist()
 
 
 def test_shuffle_of_arrays_and_lists_is_numpys(global_state):
@@ -327,13 +327,17 @@ def test_shuffle_of_arrays_and_lists_is_numpys(global_state):
                                        ("permuted", (np.arange(4.0),))])
 def test_out(name, args):
     g, ref = rngs()
-    with pytest.raises(TypeError, match="out=<Tensor>.*would write into a tensor"):
-        getattr(g, name)(*args, out=lt.zeros(4))
+    t = lt.zeros(4)                     # drawn into the tensor, which is returned
+    assert getattr(g, name)(*args, out=t) is t
+    getattr(ref, name)(*args, out=np.zeros(4))
     out, ref_out = np.zeros(4), np.zeros(4)
     r = getattr(g, name)(*args, out=out)
     assert r is out                     # NumPy's array back, as NumPy returns it
     getattr(ref, name)(*args, out=ref_out)
     assert np.array_equal(out, ref_out)
+    g, ref = rngs()
+    getattr(g, name)(*args, out=t)
+    assert np.array_equal(np.asarray(t), getattr(ref, name)(*args, out=np.zeros(4)))
 
 
 def test_pickle_and_copy_as_numpy():

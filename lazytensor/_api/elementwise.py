@@ -227,8 +227,8 @@ def clip(x, /, min=None, max=None, out=None, *, a_min=NoValue, a_max=NoValue):
     integer ``x`` with a float bound to float64).
 
     NumPy's spellings are taken too: the bounds positionally (NumPy's ``a_min`` and
-    ``a_max``) or as ``a_min=``/``a_max=``, array-like bounds and ``x``, and ``out=`` a
-    NumPy array (a Tensor: ``lazytensor.Unsupported``).
+    ``a_max``) or as ``a_min=``/``a_max=``, array-like bounds and ``x``, and ``out=`` (a
+    NumPy array or a Tensor, written and returned).
     """
     if a_min is not NoValue or a_max is not NoValue:
         if a_min is not NoValue and min is not None or a_max is not NoValue and max is not None:
@@ -424,8 +424,8 @@ def _round_with_decimals(standard):
             As NumPy does it: ``round(x * 10**decimals) / 10**decimals`` in ``x``'s
             dtype (so 2.675 gives 2.67: the float is below 2.675).  Integers are
             unchanged for ``decimals >= 0`` and rounded in float64 otherwise.
-        out : numpy.ndarray, optional
-            NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+        out : Tensor or numpy.ndarray, optional
+            NumPy's: written with the result and returned (a Tensor as NumPy writes an array).
         """
         decimals = integer_arg(decimals, "round", "decimals")
         if out is not None:

@@ -271,8 +271,7 @@ def setitem(x, key, value, /):
     _views.check_writable(x, "__setitem__")
     np_key = _prepare(key, x.shape)
     arr = _assigned_value(x, value)
-    mem = _views.own(x)          # x's value taken over (or copied) as its memory
-    _views.protect_pending_readers(mem)
+    mem = _views.writable(x, "__setitem__")   # x's value taken over (or copied) as memory
     try:
         with library_state():   # a conversion to x's dtype is rounded as a cast's would be
             mem[np_key] = arr
@@ -315,8 +314,8 @@ def take(x, indices, /, axis=None, out=None, mode="raise"):
     axis : int, optional
         By default the flattened ``x`` is indexed (NumPy's; the standard requires an
         axis when ``x`` has more than one dimension).
-    out : numpy.ndarray, optional
-        NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+    out : Tensor or numpy.ndarray, optional
+        NumPy's: written with the result and returned (a Tensor as NumPy writes an array).
     mode : {"raise", "wrap", "clip"}
         NumPy's treatment of indices out of bounds: an error, wrapped around, or clipped
         to the ends.

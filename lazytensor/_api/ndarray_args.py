@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import dtypes as _dtypes
-from .._engine.errors import writes_into_tensor as writes_unsupported
 from .._engine.shapes import broadcast_shapes_cached
 from .._engine.tensor import Tensor
 from .creation import asarray
+from .writes import assign
 
 # NumPy's own "argument not given" marker, so that signatures print as NumPy's do
 NoValue = np._NoValue
@@ -32,31 +32,39 @@ def operand(x, what: str) -> Tensor:
 
 
 def check_out(out, what: str) -> None:
-    """``out`` must be None or a writable NumPy array (a tensor cannot be written yet)."""
-    if out is None or isinstance(out, np.ndarray):
+    """``out`` must be None, a NumPy array or a Tensor (a 1-tuple of one)."""
+    if out is None or isinstance(out, (np.ndarray, Tensor)):
         return
     if isinstance(out, tuple) and len(out) == 1:
         return check_out(out[0], what)
-    if isinstance(out, Tensor):
-        raise writes_unsupported(f"{what}(..., out=<Tensor>)",
-                                 "use the returned tensor instead")
-    raise TypeError(f"{what}: out must be None or a NumPy array, got {type(out).__name__}")
+    raise TypeError(f"{what}: out must be None, a Tensor or a NumPy array, got "
+                    f"{type(out).__name__}")
 
 
-def to_out(result, out, what: str):
-    """``result``, or, with ``out`` a NumPy array, ``result``'s value written into it
-    (NumPy's ``same_kind`` casting) and ``out`` itself, as NumPy returns it."""
+def to_out(result, out, what: str, casting: str = "same_kind"):
+    """``result``, or, with ``out`` given, ``result`` written into it (NumPy's
+    ``same_kind`` casting, unless told; the shape must be the result's) and ``out`` itself,
+    as NumPy returns it.  A Tensor ``out`` is written as an in-place operator writes
+    (``writes.assign``: every view of its memory sees the write)."""
     if out is None:
         return result
     check_out(out, what)
     if isinstance(out, tuple):
         out = out[0]
+    if isinstance(out, Tensor):
+        return assign(out, result, f"{what}(..., out=)", casting)
     value = result._value()
     if out.shape != value.shape:
         raise ValueError(f"{what}: out has shape {out.shape}, but the result has shape "
                          f"{value.shape}")
-    np.copyto(out, value, casting="same_kind")
+    np.copyto(out, value, casting=casting)
     return out
+
+
+def to_reduction_out(result, out, what: str):
+    """:func:`to_out` for a reduction or a scan: NumPy casts their result into ``out``
+    with the ``unsafe`` rule (``x.sum(out=<int64 array>)`` of floats is allowed)."""
+    return to_out(result, out, what, "unsafe")
 
 
 def mask(where, x: Tensor, what: str):

@@ -4,8 +4,9 @@ NumPy code uses (docs/numpy-methods.md), installed by ``tensor_methods._install(
 Each method is a thin call to the top-level function of the same name, which takes NumPy's
 signature as a superset of the Array API's: ``x.sum(0, keepdims=True)`` is
 ``lt.sum(x, 0, keepdims=True)``, recorded lazily and fused as that is.  What NumPy does by
-writing into an array (in-place ``sort``, ``fill``, ``put``, ``partition``, ``resize``,
-``out=`` a Tensor) raises ``lazytensor.Unsupported``: it comes with views.
+writing into an array (in-place ``sort``, ``fill``, ``put``, ``partition``, ``x.flat[k] = v``,
+``out=`` a Tensor) writes into the tensor's memory as NumPy writes an array's (``writes.py``);
+``resize`` and ``setfield`` raise ``lazytensor.Unsupported``.
 
 Also here: the top-level ``dot``, ``copy`` and ``around`` (functions that are ndarray methods
 and have no Array API chapter).
@@ -27,7 +28,8 @@ from .args import normalize_axis, wrap
 from .elementwise import FUNCTIONS, astype
 from .indexing import take
 from .linear_algebra_functions import matmul, tensordot
-from .ndarray_args import check_out, operand, to_out, writes_unsupported
+from .ndarray_args import check_out, operand, to_out
+from .writes import in_place, values_of
 
 __all__ = ["around", "copy", "dot"]
 
@@ -46,8 +48,8 @@ def dot(a, b, /, out=None) -> Tensor:
     Parameters
     ----------
     a, b : Tensor or array-like
-    out : numpy.ndarray, optional
-        A NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+    out : Tensor or numpy.ndarray, optional
+        Written with the result and returned (a Tensor as NumPy writes an array).
     """
     a, b = operand(a, "dot"), operand(b, "dot")
     check_out(out, "dot")
@@ -228,22 +230,32 @@ def _tofile(self, fid, sep="", format="%s") -> None:
     self._value().tofile(fid, sep=sep, format=format)
 
 
-def _writer(name, instead):
+def _in_place(name):
+    """NumPy's in-place ``x.name(...)``: NumPy's method on the tensor's memory (every view
+    of it sees the write; results computed from it before keep their values)."""
     def method(self, *args, **kwargs):
-        raise writes_unsupported(f"x.{name}() (in place)", instead)
+        args = [values_of(a) for a in args]
+        kwargs = {k: values_of(v) for k, v in kwargs.items()}
+        in_place(self, f"x.{name}", lambda mem: getattr(mem, name)(*args, **kwargs))
 
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = (f"NumPy's in-place ``x.{name}``: not served yet (writes into a tensor "
-                      f"come with views); {instead}.")
+    method.__doc__ = (f"NumPy's in-place ``x.{name}``, on the tensor's memory: views of it "
+                      f"see the write.\n\n{getattr(np.ndarray, name).__doc__ or ''}")
     return method
 
 
-_WRITERS = {
-    "sort": "use x = lazytensor.sort(x, axis=...) for a sorted tensor",
-    "fill": "use lazytensor.full_like(x, value), or x[...] = value",
-    "put": "use x[indices] = values (x gets a new value) or lazytensor.where",
-    "partition": "use lazytensor.sort(x, axis=...), which is also partitioned",
-    "resize": "use lazytensor.reshape, or np.resize on a NumPy array",
+def _unsupported(name, why):
+    def method(self, *args, **kwargs):
+        raise Unsupported(f"x.{name}(): {why}")
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"NumPy's ``x.{name}``: not served; {why}."
+    return method
+
+
+_IN_PLACE = ("sort", "partition", "fill", "put")
+_UNSUPPORTED = {
+    "resize": "a tensor's shape is fixed; use lazytensor.reshape, or np.resize for a new one",
     "setfield": "lazytensor has no structured dtypes",
 }
 
@@ -319,8 +331,8 @@ class Flags:
 
 
 class FlatIter:
-    """NumPy's ``x.flat`` of a tensor, for reading: iteration, ``len``, indexing (of the
-    flattened tensor) and ``np.asarray``.  Assigning through it is a write (views)."""
+    """NumPy's ``x.flat`` of a tensor: iteration, ``len``, indexing (of the flattened
+    tensor), ``np.asarray`` and assignment (a write into the tensor's memory)."""
 
     __slots__ = ("base",)
 
@@ -340,8 +352,9 @@ class FlatIter:
         return self._flat()[key]
 
     def __setitem__(self, key, value):
-        raise writes_unsupported("x.flat[...] = value",
-                                 "use x[...] = value on the tensor itself")
+        value = values_of(value)
+        in_place(self.base, "x.flat[...] = value",
+                 lambda mem: mem.flat.__setitem__(key, value))
 
     def __array__(self, dtype=None, copy=None):
         return self._flat().__array__(dtype=dtype, copy=copy)
@@ -429,7 +442,8 @@ def _rdivmod(self, other):
 def methods() -> dict:
     """The methods and attributes this module serves, by name, for ``_install()``."""
     out = {name: _calling(fn, name) for name, fn in _CALLS.items()}
-    out.update({name: _writer(name, instead) for name, instead in _WRITERS.items()})
+    out.update({name: _in_place(name) for name in _IN_PLACE})
+    out.update({name: _unsupported(name, why) for name, why in _UNSUPPORTED.items()})
     out.update(transpose=_transpose, reshape=_reshape, flatten=_flatten, astype=_astype,
                item=_item, tobytes=_tobytes, view=_view, compress=_compress,
                argpartition=_argpartition, choose=_choose, tofile=_tofile,

@@ -16,7 +16,7 @@ from .._engine.dtypes import float64
 from .args import normalize_axes
 from .elementwise import FUNCTIONS, cast
 from .linear_algebra_functions import tensordot as _std_tensordot
-from .numpy_values import as_tensor, call_numpy, no_out, on_values
+from .numpy_values import as_tensor, call_numpy, on_values
 from .statistical import sum as _sum
 
 __all__ = ['cross', 'einsum', 'einsum_path', 'inner', 'kron', 'outer', 'tensordot', 'vdot']
@@ -98,9 +98,8 @@ def multi_dot(arrays, *, out=None):
     """Product of two or more matrices in the cheapest order (NumPy's
     ``numpy.linalg.multi_dot``, computed on the values); the first may be 1-d (a row), the
     last 1-d (a column)."""
-    no_out(out, "linalg.multi_dot")
     return call_numpy("linalg.multi_dot", np.linalg.multi_dot,
-                      [as_tensor(a, "linalg.multi_dot") for a in arrays])
+                      [as_tensor(a, "linalg.multi_dot") for a in arrays], out=out)
 
 
 cond = on_values("linalg.cond", np.linalg.cond, "Condition number of ``x`` in the ``p`` "

@@ -6,7 +6,8 @@ gathers them from the modules by concern and lists them in ``__all__``, and the
 - numpy_elementwise.py: aliases (``arcsin``, ``power`` ...) and NumPy-only ufuncs;
 - numpy_arrays.py: creation and manipulation (``array``, ``concatenate``, ``pad`` ...);
 - numpy_logic.py: logic, comparison, search and sets (``select``, ``isclose`` ...);
-- numpy_utils.py: ``shape``, ``vectorize``, ``errstate``, print options, io.
+- numpy_utils.py: ``shape``, ``vectorize``, ``errstate``, print options, io;
+- writes.py: the functions that write into their first argument (``copyto``, ``put`` ...).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 
 from .._engine.errors import Unsupported
 from .._engine.tensor import Tensor
-from . import numpy_arrays, numpy_elementwise, numpy_logic, numpy_utils
+from . import numpy_arrays, numpy_elementwise, numpy_logic, numpy_utils, writes
 from .numpy_dtypes import NAMES as _DTYPE_NAMES
 from .numpy_dtypes import dtype, issubdtype, promote_types
 
@@ -24,7 +25,7 @@ euler_gamma = 0.5772156649015329
 True_, False_, little_endian = np.True_, np.False_, np.little_endian
 
 _NAMES = {**_DTYPE_NAMES, **numpy_elementwise.FUNCTIONS, **numpy_arrays.FUNCTIONS,
-          **numpy_logic.FUNCTIONS, **numpy_utils.FUNCTIONS}
+          **numpy_logic.FUNCTIONS, **numpy_utils.FUNCTIONS, **writes.FUNCTIONS}
 globals().update(_NAMES)
 
 __all__ = ["dtype", "issubdtype", "promote_types", "ndarray", "euler_gamma", "True_", "False_",
@@ -36,8 +37,6 @@ class UnsupportedName(AttributeError, Unsupported):
     and ``getattr(lt, name, default)`` work) that is also ``lt.Unsupported``."""
 
 
-_WRITES = ("it writes into its argument, and writing into tensors (out=, in-place functions) "
-           "is not supported yet")
 # NumPy names that lazytensor does not serve, and what to use instead
 UNSUPPORTED = {
     "matrix": "use 2-d tensors and the @ operator",
@@ -61,12 +60,6 @@ UNSUPPORTED = {
     "longdouble": "the widest float is float64", "float128": "the widest float is float64",
     "clongdouble": "the widest complex is complex128",
     "complex256": "the widest complex is complex128",
-    "fill_diagonal": f"{_WRITES}; build the result with lt.where(lt.eye(n, dtype=bool), v, a)",
-    "put": f"{_WRITES}; build the result with lt.where or lt.concatenate",
-    "place": f"{_WRITES}; use lt.where(mask, values, a)",
-    "putmask": f"{_WRITES}; use lt.where(mask, values, a)",
-    "copyto": f"{_WRITES}; use dst = lt.where(mask, src, dst) or lt.asarray(src)",
-    "put_along_axis": f"{_WRITES}; build the result with lt.where",
     "nditer": "iterate over np.asarray(t), or write the loop with tensor operations",
     "nested_iters": "iterate over np.asarray(t)",
     "frompyfunc": "use lt.vectorize (it returns tensors)",

@@ -19,8 +19,11 @@ NumPy functions and ufuncs applied to tensors return tensors.
   passed as tensors); otherwise NumPy runs on the values and array results come back as
   tensors.
 * Writes into a tensor (``out=`` a Tensor, ``ufunc.at`` on a Tensor, ``np.copyto`` and the
-  other functions that write into an argument) raise ``lt.Unsupported``: they come with the
-  views issue's memory model.  An ``out=`` NumPy array is written as NumPy writes it.
+  other functions that write into an argument, lazytensor's functions of the same names)
+  follow the memory model (``_engine/views.py``, ``writes.py``): ``np.add(a, b, out=t)``
+  records the sum and writes it into ``t`` (lazily when nothing else sees ``t``'s memory)
+  and returns ``t``; the rest runs NumPy on ``t``'s memory, in place, with NumPy's checks.
+  An ``out=`` NumPy array is written as NumPy writes it.
 
 See docs/numpy-protocols.md.
 """
@@ -35,10 +38,11 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
 from .._engine import dtypes as _dtypes
-from .._engine.errors import Unsupported, writes_into_tensor
+from .._engine import views as _views
 from .._engine.ops import OPS_LIST
 from .._engine.record import binary, unary
 from .._engine.tensor import Tensor, leaf_of
+from . import writes as _writes
 
 # NumPy ufuncs served by a lazytensor function that is not an op row: ufunc -> lt name
 _EXTRA_UFUNCS = {"conjugate": "conj", "positive": "positive", "matmul": "matmul",
@@ -56,9 +60,6 @@ _TAKE_DTYPE = frozenset(("sum", "prod", "cumulative_sum", "cumulative_prod"))
 # ufunc keywords that change nothing at their default values
 _NEUTRAL_KWARGS = {"casting": "same_kind", "order": "K", "subok": True, "where": True,
                    "dtype": None, "signature": None}
-# NumPy functions that write into an argument: name -> that argument's name
-_WRITERS = {"copyto": "dst", "place": "arr", "put": "a", "putmask": "a",
-            "fill_diagonal": "a", "put_along_axis": "arr"}
 # NumPy submodule -> lazytensor attribute holding its functions ("" is the package)
 _NAMESPACES = {"numpy": "", "numpy.linalg": "linalg", "numpy.fft": "fft"}
 _PYTHON_SCALARS = (int, float, complex)
@@ -67,12 +68,6 @@ _WEAK_KINDS = {int: "iufc", float: "fc", complex: "c"}
 
 _MISSING = object()
 _state = threading.local()      # the NumPy functions being dispatched on this thread
-
-
-def _writes_into_tensor(what: str) -> Unsupported:
-    return writes_into_tensor(what, "use the returned value instead (e.g. y = np.add(a, b) "
-                                    "rather than np.add(a, b, out=t)), or write into a NumPy "
-                                    "array (np.asarray(t, copy=True))")
 
 
 def _package():
@@ -214,8 +209,8 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
 
     Recorded lazily through lazytensor's function when it has one that gives NumPy's
     dtype; computed by NumPy on the values otherwise, array results returned as tensors.
-    ``out=`` NumPy arrays are written and returned as NumPy does; an ``out=`` Tensor and
-    ``ufunc.at`` on a Tensor raise ``lt.Unsupported`` (writes into tensors)."""
+    ``out=`` NumPy arrays and tensors are written and returned as NumPy does; ``ufunc.at``
+    on a Tensor writes into its memory (``_into_tensors``)."""
     if method == "__call__" and not kwargs:
         # the common case, once seen: tensors and Python scalars whose dtypes need no cast
         fn = _LEAN.get((ufunc, *(x._node.dtype if type(x) is Tensor else type(x)
@@ -229,7 +224,7 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     name = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     if any(isinstance(o, Tensor) for o in out) or (
             method == "at" and isinstance(inputs[0], Tensor)):
-        raise _writes_into_tensor(f"{name}({'out=' if method != 'at' else ''}...)")
+        return _into_tensors(ufunc, method, name, inputs, kwargs, out)
     if any(o is not None for o in out) or method in ("at", "reduceat"):
         return _ufunc_on_values(ufunc, method, inputs, kwargs)
     kwargs.pop("out", None)
@@ -238,6 +233,44 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if method == "outer":
         return _outer(ufunc, inputs, kwargs)
     return _reduce_or_scan(ufunc, method, inputs, kwargs)
+
+
+def _into_tensors(ufunc, method, name, inputs, kwargs, out):
+    """A ufunc call that writes into a tensor: ``out=`` (a Tensor among them) or ``at``.
+
+    A plain call with one ``out`` records the ufunc as without it and writes the result
+    into the tensor (``writes.assign``: lazy where nothing else sees its memory); the rest
+    (several outputs, ``where=``, ``casting=``, methods, ``at``) runs NumPy on the
+    tensors' memory, in place.  The out tensors are returned as NumPy returns its outs."""
+    if method == "__call__" and len(out) == 1 and ufunc.nout == 1 and set(kwargs) == {"out"}:
+        result = _call(ufunc, inputs, {})
+        if isinstance(result, Tensor):
+            return _writes.assign(out[0], result, f"{name}(..., out=)", broadcast=True)
+    if method == "at":
+        inputs = (_views.writable(inputs[0], name),) + tuple(inputs[1:])
+    mems = tuple(_views.writable(o, f"{name}(..., out=)") if isinstance(o, Tensor) else o
+                 for o in out)
+    if "out" in kwargs:
+        kwargs = {**kwargs, "out": mems}
+    result = _ufunc_on_values(ufunc, method, inputs, kwargs)
+    if method == "at":
+        return result
+    return _outs_back(result, out, mems, name)
+
+
+def _outs_back(result, out, mems, name):
+    """NumPy's result of a call given ``out=`` the memory ``mems`` of tensors ``out``: each
+    memory as its tensor, other arrays as NumPy gave them (new ones as tensors)."""
+    def back(r):
+        for o, m in zip(out, mems):
+            if r is m:
+                return o
+        if isinstance(r, np.ndarray):       # an output not given: a new tensor
+            return _wrap(r, [], f"numpy.{name}")
+        return r
+    if isinstance(result, tuple):
+        return tuple(back(r) for r in result)
+    return back(result)
 
 
 def _ufunc_on_values(ufunc, method, inputs, kwargs):
@@ -518,13 +551,15 @@ def array_function(self, func, types, args, kwargs):
     if not all(issubclass(t, (Tensor, np.ndarray)) for t in types):
         return NotImplemented
     name = func.__name__
-    target = _WRITERS.get(name)
-    if target is not None and (args and isinstance(args[0], Tensor)
-                               or isinstance(kwargs.get(target), Tensor)):
-        raise _writes_into_tensor(f"np.{name}")
     out = kwargs.get("out")
-    if any(isinstance(o, Tensor) for o in (out if isinstance(out, tuple) else (out,))):
-        raise _writes_into_tensor(f"np.{name}(..., out=)")
+    outs = out if isinstance(out, tuple) else (out,)
+    if any(isinstance(o, Tensor) for o in outs):
+        # NumPy's function writes into the out tensors' memory, in place
+        mems = tuple(_views.writable(o, f"np.{name}(..., out=)") if isinstance(o, Tensor)
+                     else o for o in outs)
+        kwargs = {**kwargs, "out": mems if isinstance(out, tuple) else mems[0]}
+        (vargs, vkwargs), _ = _values((args, kwargs))
+        return _outs_back(func(*vargs, **vkwargs), outs, mems, name)
     if out is None and "out" in kwargs:      # passed on by wrappers: NumPy's default
         kwargs = {k: v for k, v in kwargs.items() if k != "out"}
     active = getattr(_state, "active", None)

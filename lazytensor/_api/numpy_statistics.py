@@ -13,6 +13,9 @@ Array API reductions.  Computed by NumPy on the values (outside exact mode's pro
 
 from __future__ import annotations
 
+import functools
+import inspect
+
 import numpy as np
 
 from .._engine.dtypes import float64
@@ -22,7 +25,8 @@ from .._engine.tensor import Tensor
 from .args import normalize_axes, normalize_axis, reduced_size
 from .creation import full
 from .manipulation import broadcast_to, permute_dims, reshape
-from .numpy_values import as_tensor, call_numpy, no_out, on_values
+from .ndarray_args import to_reduction_out
+from .numpy_values import as_tensor, call_numpy, on_values
 from .statistical import max as _max, mean as _mean, min as _min, prod as _prod, sum as _sum
 from .utility import all as _all, any as _any, diff as _std_diff
 
@@ -70,10 +74,22 @@ globals().update({name: on_values(name, fn, doc) for name, (fn, doc) in _ON_VALU
 
 # ---- recorded lazily ---------------------------------------------------------------------
 
+def _writes_out(fn):
+    """``fn`` (a lazy reduction taking NumPy's ``out=``) with its result written into
+    ``out`` when one is given, and ``out`` returned, as NumPy does (``to_reduction_out``)."""
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        out = bound.arguments.pop("out", None)
+        return to_reduction_out(fn(*bound.args, **bound.kwargs), out, fn.__name__)
+    return wrapped
+
+
 def _real_input(a, name: str, out, extra):
     """``a`` as a Tensor for the lazy path; None when NumPy must compute instead (complex
     input).  ``extra`` holds NumPy's ``initial=``/``where=``, which are not supported."""
-    no_out(out, name)
     for key, value in extra.items():
         if value is not _NoValue:
             raise TypeError(f"{name}: {key}= is not supported; mask the input with "
@@ -106,8 +122,8 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue,
     Returns
     -------
     Tensor
-        The sums; an all-NaN or empty slice sums to 0.  ``out=``, ``initial=`` and
-        ``where=`` are not supported.
+        The sums; an all-NaN or empty slice sums to 0.  ``initial=`` and ``where=`` are
+        not supported; ``out=`` is written as NumPy writes it.
     """
     x = _real_input(a, "nansum", out, {"initial": initial, "where": where})
     if x is None:
@@ -258,13 +274,16 @@ def _nan_extremum(name, reduce, fill):
     -------
     Tensor
         Of ``a``'s dtype; NaN for an all-NaN slice, ValueError for an empty one.
-        ``out=``, ``initial=`` and ``where=`` are not supported.
+        ``initial=`` and ``where=`` are not supported; ``out=`` is written as NumPy
+        writes it.
     """
     return fn
 
 
 nanmax = _nan_extremum("nanmax", _max, -np.inf)
 nanmin = _nan_extremum("nanmin", _min, np.inf)
+nansum, nanprod, nanmean, nanvar, nanstd, nanmax, nanmin = map(
+    _writes_out, (nansum, nanprod, nanmean, nanvar, nanstd, nanmax, nanmin))
 
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):

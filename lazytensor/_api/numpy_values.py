@@ -5,8 +5,8 @@ einsum ...).
 ``on_values(name, np_fn)`` makes a function with NumPy's signature that evaluates every
 Tensor among its arguments, calls ``np_fn`` on the values, and returns NumPy's arrays as
 tensors (tuples and lists of arrays as tuples and lists of tensors).  Its errors name the
-function; ``out=`` (a write into a tensor) is refused.  Results computed this way are
-NumPy's, so they are outside exact mode's bit-for-bit promise.
+function; ``out=`` (a Tensor or a NumPy array) is written in place by NumPy and returned.
+Results computed this way are NumPy's, so they are outside exact mode's bit-for-bit promise.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import inspect
 
 import numpy as np
 
-from .._engine.errors import writes_into_tensor
+from .._engine import views as _views
 from .ndarray_args import operand as as_tensor  # noqa: F401  (re-exported)
 from .._engine.tensor import Tensor
 from .args import quiet, wrap
@@ -23,11 +23,14 @@ from .args import quiet, wrap
 _ERRORS = (ValueError, TypeError, IndexError, ZeroDivisionError)
 
 
-def no_out(out, name: str) -> None:
-    """Refuse ``out=``: writes into tensors come with views."""
-    if out is not None:
-        raise writes_into_tensor(f"{name}(..., out=...)",
-                                 f"use the returned tensor instead: y = lt.{name}(...)")
+def _out_memory(out, name: str):
+    """``out=`` for NumPy's function: a Tensor's memory (NumPy writes into it in place), a
+    NumPy array (or None) as it is; into tuples."""
+    if isinstance(out, tuple):
+        return tuple(_out_memory(o, name) for o in out)
+    if isinstance(out, Tensor):
+        return _views.writable(out, f"{name}(..., out=)")
+    return out
 
 
 def to_numpy(obj):
@@ -62,16 +65,20 @@ def renamed(exc: Exception, name: str) -> Exception:
 
 def call_numpy(name: str, np_fn, *args, **kwargs):
     """``np_fn`` on the values of ``args``/``kwargs``, quietly; errors name ``name``."""
-    no_out(kwargs.pop("out", None), name)
+    out = kwargs.pop("out", None)
     args, kwargs = to_numpy(args), {k: to_numpy(v) for k, v in kwargs.items()}
+    if out is not None:
+        kwargs["out"] = _out_memory(out, name)
     try:
         with quiet():
-            out = np_fn(*args, **kwargs)
+            result = np_fn(*args, **kwargs)
     except np.linalg.LinAlgError as exc:
         raise np.linalg.LinAlgError(f"{name}: {exc}") from None
     except _ERRORS as exc:
         raise renamed(exc, name) from None
-    return to_tensors(out, f"numpy.{name}")
+    if out is not None:     # NumPy's answer with out=: the out itself (a Tensor or an array)
+        return out[0] if type(out) is tuple and type(result) is not tuple else out
+    return to_tensors(out if out is not None else result, f"numpy.{name}")
 
 
 def on_values(name: str, np_fn, summary: str):
@@ -88,8 +95,9 @@ def on_values(name: str, np_fn, summary: str):
 
     NumPy's ``numpy.{name}``, with its signature and defaults: the tensor arguments are
     evaluated and NumPy computes on their values (so the result is outside exact mode's
-    bit-for-bit promise).  Array results are returned as tensors.  ``out=`` is not
-    supported yet (writes into tensors come with views).
+    bit-for-bit promise).  Array results are returned as tensors.  ``out=`` (where
+    NumPy's function takes it) is written in place and returned, a Tensor as NumPy writes
+    an array.
 
     See Also
     --------

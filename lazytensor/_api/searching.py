@@ -40,8 +40,8 @@ def _arg_extremum(name, np_fn):
         are ordered lexicographically, as in NumPy.
     axis : int, optional
         The axis to search; by default the flattened tensor is searched.
-    out : numpy.ndarray, optional
-        NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+    out : Tensor or numpy.ndarray, optional
+        NumPy's: written with the result and returned (a Tensor as NumPy writes an array).
     keepdims : bool
         Keep the searched axis (all axes when ``axis`` is None) as length-one axes.
 

@@ -23,7 +23,7 @@ from .args import (check_kind, normalize_axes, normalize_axis, quiet, reduced_si
 from . import dask_arrays as _dask
 from .creation import full
 from .manipulation import broadcast_to, diagonal, reshape
-from .ndarray_args import (NoValue, check_out, identity_of, mask, operand, to_out,
+from .ndarray_args import (NoValue, check_out, identity_of, mask, operand, to_reduction_out,
                            zero_d_axis)
 from .._engine.replay import memoized
 
@@ -131,7 +131,7 @@ def _accumulate(op, x, axis, dtype, out, keepdims, initial, where):
         result = reduction(op, x, axis, keepdims,
                            lambda v, axes: np_fn(v, axis=axes, dtype=dt, keepdims=keepdims,
                                                  initial=initial, where=_np_mask(m)), dt)
-    return to_out(result, out, op)
+    return to_reduction_out(result, out, op)
 
 
 @memoized
@@ -243,7 +243,7 @@ def _numpy_cumulative(name, standard):
         check_out(out, name)
         if axis is None:       # NumPy's: the flattened tensor
             x, axis = reshape(x, (-1,)), 0
-        return to_out(standard(x, axis=axis, dtype=dtype), out, name)
+        return to_reduction_out(standard(x, axis=axis, dtype=dtype), out, name)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"""NumPy's {name}: the running {standard.__name__.split('_')[1]}s of ``x`` along
@@ -256,8 +256,8 @@ def _numpy_cumulative(name, standard):
     axis : int, optional
     dtype : dtype, optional
         As for :func:`sum`.
-    out : numpy.ndarray, optional
-        A NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+    out : Tensor or numpy.ndarray, optional
+        Written with the result and returned (a Tensor as NumPy writes an array).
     """
     return fn
 
@@ -285,7 +285,7 @@ def _extremum(name, np_fn):
                 if init is None:
                     raise ValueError(f"{name}: the {name}imum of zero elements is undefined "
                                      f"(tensor shape {x.shape}, axis {axis})")
-                return to_out(full(_reduced_shape(x.shape, axes, keepdims), init,
+                return to_reduction_out(full(_reduced_shape(x.shape, axes, keepdims), init,
                                    dtype=x.dtype), out, name)
             if m is not None:
                 x = _where(m, x, init)
@@ -294,7 +294,7 @@ def _extremum(name, np_fn):
             if init is not None:   # (bools: or/and, the max/min of truth values)
                 result = FUNCTIONS[("logical_or" if name == "max" else "logical_and")
                                    if x.dtype.kind == "b" else name + "imum"](result, init)
-            return to_out(result, out, name)
+            return to_reduction_out(result, out, name)
 
         def compute(v, axes):
             if reduced_size(v.shape, axes) == 0 and initial is NoValue:
@@ -303,7 +303,7 @@ def _extremum(name, np_fn):
             return np_fn(v, axis=axes, keepdims=keepdims, initial=initial,
                          where=_np_mask(m))
 
-        return to_out(reduction(name, x, axis, keepdims, compute), out, name)
+        return to_reduction_out(reduction(name, x, axis, keepdims, compute), out, name)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"""{name.capitalize()}imum of the elements of ``x`` along ``axis``.
@@ -315,8 +315,8 @@ def _extremum(name, np_fn):
         first) and bools as 0 and 1, as in NumPy.
     axis : int or tuple of ints, optional
         Axes to reduce (all by default); negative axes count from the end.
-    out : numpy.ndarray, optional
-        NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+    out : Tensor or numpy.ndarray, optional
+        NumPy's: written with the result and returned (a Tensor as NumPy writes an array).
     keepdims : bool
         Keep the reduced axes as length-one axes.
     initial : scalar, optional
@@ -375,8 +375,8 @@ def mean(x, /, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
         Axes to reduce (all by default); negative axes count from the end.
     dtype : dtype, optional
         NumPy's: the result's dtype (computed as by default, then cast once).
-    out : numpy.ndarray, optional
-        NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+    out : Tensor or numpy.ndarray, optional
+        NumPy's: written with the result and returned (a Tensor as NumPy writes an array).
     keepdims : bool
         Keep the reduced axes as length-one axes.
     where : bool tensor or array-like, optional
@@ -414,7 +414,7 @@ def mean(x, /, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
                                                    where=_np_mask(m)), dt)
     if dtype is not None:
         result = astype(result, dtype, copy=False)
-    return to_out(result, out, "mean")
+    return to_reduction_out(result, out, "mean")
 
 
 def _spread(name, np_fn):
@@ -454,7 +454,7 @@ def _spread(name, np_fn):
             result = reduction(name, x, axis, keepdims, compute, dt)
         if dtype is not None:
             result = astype(result, dtype, copy=False)
-        return to_out(result, out, name)
+        return to_reduction_out(result, out, name)
 
     what = "variance" if name == "var" else "standard deviation"
     fn.__name__ = fn.__qualname__ = name
@@ -469,8 +469,8 @@ def _spread(name, np_fn):
         Axes to reduce (all by default); negative axes count from the end.
     dtype : dtype, optional
         NumPy's: the result's dtype (computed in float64, then cast once).
-    out : numpy.ndarray, optional
-        NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+    out : Tensor or numpy.ndarray, optional
+        NumPy's: written with the result and returned (a Tensor as NumPy writes an array).
     ddof : int or float
         NumPy's name for ``correction`` (give one of the two).
     keepdims : bool
@@ -552,7 +552,7 @@ def ptp(x, /, axis=None, out=None, keepdims=False):
         raise TypeError("ptp does not take bool tensors: NumPy's boolean subtract is not "
                         "supported; cast with astype first")
     result = max(x, axis=axis, keepdims=keepdims) - min(x, axis=axis, keepdims=keepdims)
-    return to_out(result, out, "ptp")
+    return to_reduction_out(result, out, "ptp")
 
 
 def trace(x, /, offset=0, axis1=0, axis2=1, dtype=None, out=None):
@@ -577,4 +577,4 @@ def trace(x, /, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """
     check_out(out, "trace")
     d = diagonal(operand(x, "trace"), offset, axis1, axis2)
-    return to_out(sum(d, axis=-1, dtype=dtype), out, "trace")
+    return to_reduction_out(sum(d, axis=-1, dtype=dtype), out, "trace")

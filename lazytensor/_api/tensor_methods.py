@@ -20,6 +20,7 @@ from .._engine.ops import OPS_LIST
 from .._engine.record import binary, unary
 from .._engine.tensor import Tensor
 from . import manipulation, ndarray_methods
+from . import writes as _writes
 from .elementwise import FUNCTIONS, cast, positive
 from .indexing import getitem, setitem
 from .linear_algebra_functions import _matmul_op, _matmul_operand, _rmatmul_op, matmul
@@ -71,28 +72,11 @@ def _dunders(fname):
 
 
 def _assign_in_place(self, result, what):
-    """``self`` takes ``result``'s node (an in-place operator ``what``), which must keep its
-    shape; tensors built from the old value keep it.  A result of another dtype is cast
+    """``self`` takes ``result``'s values (an in-place operator ``what``), which must keep
+    its shape; tensors built from the old value keep it.  A result of another dtype is cast
     back where NumPy's ``same_kind`` rule allows it (int32 += int64, float32 *= float64),
-    as NumPy's in-place operators do."""
-    if result.dtype != self.dtype:
-        if not np.can_cast(result.dtype, self.dtype, "same_kind"):
-            raise TypeError(f"in-place {what} would change the dtype from {self.dtype.name} "
-                            f"to {result.dtype.name}: cannot cast the result back with "
-                            f"casting rule 'same_kind' (as in NumPy)")
-        result = cast(result, self.dtype)
-    if result.shape != self.shape:
-        raise ValueError(f"in-place {what} would change the shape from {self.shape} to "
-                         f"{result.shape}")
-    _views.check_writable(self, f"in-place {what}")
-    mem = _views.memory(self)
-    if mem is None:     # no other tensor or array sees this tensor's value: stays lazy
-        self._node = result._node
-    else:               # shared memory: written in place, as NumPy writes it
-        value = result._value()
-        _views.protect_pending_readers(mem)
-        mem[...] = value
-    return self
+    as NumPy's in-place operators do (``writes.assign``)."""
+    return _writes.assign(self, result, f"in-place {what}")
 
 
 def _imatmul(self, other):

@@ -16,7 +16,7 @@ from .._engine.record import reduce_node
 from . import dask_arrays as _dask
 from .args import integer_arg, normalize_axes, normalize_axis, quiet, reduction, tensor_value, wrap
 from .elementwise import FUNCTIONS
-from .ndarray_args import check_out, mask, operand, to_out, zero_d_axis
+from .ndarray_args import check_out, mask, operand, to_reduction_out, zero_d_axis
 from .._engine.replay import memoized
 from .._engine.tensor import Tensor
 
@@ -38,14 +38,14 @@ def _truth(name, x, axis, out, keepdims, where):
                            lambda v, axes: getattr(np, name)(
                                v, axis=axes, keepdims=keepdims,
                                where=True if m is None else m._value()))
-        return to_out(result, out, name)
+        return to_reduction_out(result, out, name)
     axes = normalize_axes(axis, x.ndim, name, x.shape)
     truth = x if x.dtype == _dtypes.bool_ else x != 0
     if m is not None:
         truth = FUNCTIONS["where"](m, truth, name == "all")
     result = reduce_node("max" if name == "any" else "min", truth, axes, keepdims,
                          _dtypes.bool_)
-    return to_out(result, out, name)
+    return to_reduction_out(result, out, name)
 
 
 @memoized
@@ -58,8 +58,8 @@ def all(x, /, axis=None, out=None, keepdims=False, *, where=True):
         Input of any dtype; NaN and complex values with a non-zero component count as true.
     axis : int or tuple of ints, optional
         Axes to reduce (all by default).
-    out : numpy.ndarray, optional
-        NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+    out : Tensor or numpy.ndarray, optional
+        NumPy's: written with the result and returned (a Tensor as NumPy writes an array).
     keepdims : bool
         Keep the reduced axes as length-one axes.
     where : bool tensor or array-like, optional
@@ -83,8 +83,8 @@ def any(x, /, axis=None, out=None, keepdims=False, *, where=True):
         Input of any dtype; NaN and complex values with a non-zero component count as true.
     axis : int or tuple of ints, optional
         Axes to reduce (all by default).
-    out : numpy.ndarray, optional
-        NumPy's: a NumPy array to write into (a Tensor: ``lazytensor.Unsupported``).
+    out : Tensor or numpy.ndarray, optional
+        NumPy's: written with the result and returned (a Tensor as NumPy writes an array).
     keepdims : bool
         Keep the reduced axes as length-one axes.
     where : bool tensor or array-like, optional

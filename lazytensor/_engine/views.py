@@ -285,6 +285,17 @@ def check_writable(t, what: str) -> None:
                          f"broadcast_to and diagonal give in NumPy)")
 
 
+def writable(t, what: str) -> np.ndarray:
+    """``t``'s memory, for NumPy to write into in place (``out=``, ``ufunc.at``, ``sort``,
+    ``fill``, ``put`` ...): ``t`` becomes memory-backed (its value taken over, or copied
+    once) and the pending work that reads the memory gets what it read first.  A read-only
+    view raises NumPy's ValueError."""
+    check_writable(t, what)
+    mem = own(t)
+    protect_pending_readers(mem)
+    return mem
+
+
 # Pending nodes that protect_pending_readers took out of the hash-consing table (by id, as
 # a weak reference): later writes must still find them.
 _moved: dict = {}
