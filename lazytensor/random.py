@@ -33,6 +33,7 @@ from numpy.random import (MT19937, PCG64, PCG64DXSM, SFC64, BitGenerator, Philox
                           SeedSequence)
 
 from ._api.creation import asarray
+from ._api.writes import values_of as _plain
 from ._engine.dtypes import canonical_dtype
 from ._engine import views as _views
 from ._engine.errors import Unsupported
@@ -68,14 +69,6 @@ _LEGACY = tuple(n for n in _RANDOMSTATE_METHODS if n not in ('seed', 'tomaxint')
 
 
 # ---- adapting one call ---------------------------------------------------------------------
-
-def _plain(x):
-    """``x`` with tensors read as their values (also inside a list or tuple)."""
-    if isinstance(x, Tensor):
-        return x._value()
-    if type(x) in (list, tuple) and any(isinstance(v, (Tensor, list, tuple)) for v in x):
-        return type(x)(_plain(v) for v in x)
-    return x
 
 
 def _result(r, where: str):

@@ -28,23 +28,22 @@ def shares_memory(a, b, /, max_work=None):
     base, a tensor with the array ``np.asarray`` handed out, a tensor made without a copy
     with the array it was made from.  Nothing is evaluated for a tensor that shares no
     memory (a pending result shares none but with itself)."""
-    if a is b and isinstance(a, Tensor):
-        return a.size > 0
-    ma, mb = _memory_of(a), _memory_of(b)
-    if ma is None or mb is None:
-        return False
-    return bool(np.shares_memory(ma, mb, max_work=max_work))
+    return _memory_question(np.shares_memory, a, b, max_work)
 
 
 def may_share_memory(a, b, /, max_work=None):
     """NumPy's ``may_share_memory`` (bounds only, unless ``max_work`` asks for more), with
     :func:`shares_memory`'s rules for tensors."""
+    return _memory_question(np.may_share_memory, a, b, max_work)
+
+
+def _memory_question(np_fn, a, b, max_work):
     if a is b and isinstance(a, Tensor):
         return a.size > 0
     ma, mb = _memory_of(a), _memory_of(b)
     if ma is None or mb is None:
         return False
-    return bool(np.may_share_memory(ma, mb, max_work=max_work))
+    return bool(np_fn(ma, mb, max_work=max_work))
 
 
 # ---- shape, ndim, size: read from the tensor, nothing is evaluated -------------------

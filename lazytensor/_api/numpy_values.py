@@ -19,6 +19,7 @@ from .._engine import views as _views
 from .ndarray_args import operand as as_tensor  # noqa: F401  (re-exported)
 from .._engine.tensor import Tensor
 from .args import quiet, wrap
+from .writes import values_of as to_numpy
 
 _ERRORS = (ValueError, TypeError, IndexError, ZeroDivisionError)
 
@@ -31,15 +32,6 @@ def _out_memory(out, name: str):
     if isinstance(out, Tensor):
         return _views.writable(out, f"{name}(..., out=)")
     return out
-
-
-def to_numpy(obj):
-    """Tensors (also inside tuples and lists) replaced by their values."""
-    if isinstance(obj, Tensor):
-        return obj._value()
-    if isinstance(obj, (tuple, list)) and any(isinstance(o, (Tensor, tuple, list)) for o in obj):
-        return type(obj)(to_numpy(o) for o in obj)
-    return obj
 
 
 def to_tensors(obj, computed_by=None):

@@ -67,13 +67,13 @@ def _broadcast(a, b):
         return None
 
 
-def values_of(x):
-    """A Tensor's value (NumPy's array), anything else as it is; into lists and tuples."""
-    if isinstance(x, Tensor):
-        return x._value()
-    if type(x) in (list, tuple) and any(isinstance(v, (Tensor, list, tuple)) for v in x):
-        return type(x)(values_of(v) for v in x)
-    return x
+def values_of(obj):
+    """Tensors (also inside tuples and lists) replaced by their values (NumPy's arrays)."""
+    if isinstance(obj, Tensor):
+        return obj._value()
+    if isinstance(obj, (tuple, list)) and any(isinstance(o, (Tensor, tuple, list)) for o in obj):
+        return type(obj)(values_of(o) for o in obj)
+    return obj
 
 
 def in_place(t, what: str, write) -> None:
