@@ -164,7 +164,8 @@ def test_namespace_info():
                                    "max dimensions": 64}
     cpu = lt.ones(1).device
     # the 2025.12 standard: devices() returns a tuple (a list before 2025.12)
-    assert info.default_device() == cpu and type(info.devices()) is tuple
+    assert info.default_device() == cpu and isinstance(info.devices(), tuple)
+    assert info.devices() + [None] == [cpu, None]     # SciPy's fixtures (a list before)
     assert info.devices() == (cpu,) and info.default_device() in info.devices()
     for device in (None, cpu):
         assert info.default_dtypes(device=device) == {

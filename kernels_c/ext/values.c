@@ -4,6 +4,8 @@
 /* ---- Tensor's value: _value, numpy() and __array__() without Python frames -------------- */
 
 static PyObject *plan_eval(PyObject *self, PyObject *roots);
+static size_t intern_used;         /* the pending nodes in nodes.c's table (a tentative
+                                    * definition: nodes.c's is the same variable) */
 
 static evallock_t *eval_lock;
 static PyObject *tensor_globals, *py_value, *py_array, *py_evaluate_one, *s_value_reads;
@@ -115,7 +117,10 @@ static PyObject *tensor_array(PyObject *self, PyObject *const *args, size_t narg
      * common case); the rest through Python, which hands out the tensor's memory (a copy of
      * the value, or a read-only view's or source's value) */
     PyObject *value = tensor_value(self, NULL);
-    if (value == NULL || (PyArray_Check(value) && PyArray_ISWRITEABLE((PyArrayObject *)value)))
+    /* (pending nodes may read the memory: Python gives them a copy first, as writes through
+     * the array handed out are not seen) */
+    if (value == NULL || (intern_used == 0 && PyArray_Check(value) &&
+                          PyArray_ISWRITEABLE((PyArrayObject *)value)))
         return value;
     if (take_over(self, value)) return value;
     Py_DECREF(value);

@@ -36,8 +36,9 @@ class Info:
 
     def devices(self) -> tuple:
         """The devices tensors can live on: the CPU only.  A tuple, as the 2025.12 standard
-        says (a list before it; SciPy's test fixtures still write ``devices() + [None]``)."""
-        return (CPU,)
+        says (a list before it), that also concatenates with a list, as SciPy's test
+        fixtures do (``devices() + [None]``)."""
+        return _Devices((CPU,))
 
     def default_dtypes(self, *, device=None) -> dict:
         """The default dtypes: float64, complex128, int64 (also for indexing)."""
@@ -71,3 +72,15 @@ def __array_namespace_info__() -> Info:
     """The inspection namespace: ``capabilities()``, ``default_device()``,
     ``default_dtypes()``, ``devices()`` and ``dtypes()``."""
     return _INFO
+
+
+class _Devices(tuple):
+    """``devices()``'s tuple; ``+ list`` gives a list (what code written for the 2024.12
+    standard's list does), ``+ tuple`` a tuple."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        if isinstance(other, list):
+            return list(self) + other
+        return tuple.__add__(self, other)

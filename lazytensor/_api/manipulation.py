@@ -129,16 +129,19 @@ def broadcast_to(x, /, shape) -> Tensor:
 
 
 def broadcast_arrays(*arrays) -> tuple:
-    """The tensors broadcast against one another, as a tuple (views, no copies)."""
+    """The tensors broadcast against one another, as a tuple (read-only views, no copies;
+    NumPy's: when no tensor needs broadcasting, the tensors themselves)."""
     for i, x in enumerate(arrays):
         if not isinstance(x, Tensor):
             raise TypeError(f"broadcast_arrays: argument {i} is a {type(x).__name__}, not "
                             f"a Tensor")
     shape = broadcast_shapes_cached(tuple(x.shape for x in arrays))
-    if shape is None:
-        raise ValueError(f"broadcast_arrays: shapes "
-                         f"{' and '.join(str(x.shape) for x in arrays)} do not broadcast "
-                         f"together")
+    if shape is None:   # NumPy's words, which callers match, then the shapes
+        raise ValueError(f"broadcast_arrays: shape mismatch: objects cannot be broadcast to "
+                         f"a single shape (shapes "
+                         f"{' and '.join(str(x.shape) for x in arrays)})")
+    if all(x.shape == shape for x in arrays):
+        return tuple(arrays)
     for x in arrays:
         check_size(shape, "broadcast_arrays", x.dtype)
     return tuple(broadcast_to(x, shape) for x in arrays)

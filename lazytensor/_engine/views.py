@@ -261,7 +261,10 @@ def handed_out(t) -> np.ndarray:
     settle(t)
     if is_read_only(t) or is_read_only_source(t):
         return t._value()
-    return own(t)
+    mem = own(t)
+    # writes through the array are not seen here: pending work that reads it gets a copy now
+    protect_pending_readers(mem)
+    return mem
 
 
 def fresh(t):
