@@ -90,6 +90,12 @@ def is_read_only_source(t) -> bool:
     return node.op == "leaf" and node.attrs == READ_ONLY_SOURCE
 
 
+def _reads_only(t) -> bool:
+    """Whether ``t``'s memory may be read but not written through it (a read-only view, or
+    a caller's read-only array)."""
+    return is_read_only(t) or is_read_only_source(t)
+
+
 def own(t) -> np.ndarray:
     """Make ``t`` memory-backed (evaluating it) and return its writable memory: its value
     taken over when nothing else holds it, else a copy of it."""
@@ -121,7 +127,7 @@ def view(t, make, read_only: bool = False, push: bool = True):
         if out is not None:
             return out
     settle(t)
-    if is_read_only(t) or is_read_only_source(t):
+    if _reads_only(t):
         read_only = True
         mem = t._value()
     else:
@@ -150,7 +156,8 @@ def view(t, make, read_only: bool = False, push: bool = True):
 # C's __array__ never takes such a value over without Python (a reference more).
 PUSH_MAX_NODES = 64        # a larger pending graph is computed once and viewed instead
 _lazy_views: dict = {}     # id(base) -> [weakref(base), base's node, [(weakref(view), make)]]
-_lazy_base: dict = {}      # id(view) -> (weakref(view), view's node, id(base))
+# id(view) -> (weakref(view), view's node, id(base), make, base's shape and dtype)
+_lazy_base: dict = {}
 
 
 def _pushed(t, make):
@@ -159,6 +166,8 @@ def _pushed(t, make):
     not done: a reduction below (a different shape), or more than PUSH_MAX_NODES pending
     nodes (a chain of views of views, as a stencil's steps, would recompute its work many
     times over; it is computed once instead)."""
+    if _orphan(t):
+        return None
     root = t._node
     order = _graph.pending_topo_order([root])
     if len(order) > PUSH_MAX_NODES or any(n.op == "reduce" for n in order):
@@ -221,8 +230,9 @@ def _remember_lazy_view(base, v, make):
         views[:] = [e for e in views if e[0]() is not None]
     views.append((weakref.ref(v), make))
     key = id(v)
+    root_node = root_entry[1]
     _lazy_base[key] = (weakref.ref(v, lambda r, k=key: _drop(_lazy_base, k, r)), v._node,
-                       root_key)
+                       root_key, make, root_node.shape, root_node.dtype)
 
 
 def _drop(table, key, ref):
@@ -231,10 +241,31 @@ def _drop(table, key, ref):
         del table[key]
 
 
+def _orphan(t) -> bool:
+    """If ``t`` is a view of a pending tensor that is gone, make it memory of its own with
+    the strides NumPy's view of that tensor has (it decides whether a later reshape is a
+    view), and say so.  The memory is laid out as the base was, so it spans the base's
+    size; only the view's elements are written."""
+    entry = _lazy_base.get(id(t))
+    if entry is None or entry[0]() is not t:
+        return False
+    root_entry = _lazy_views.get(entry[2])
+    if root_entry is not None and root_entry[0]() is not None:
+        return False
+    del _lazy_base[id(t)]
+    value = t._value()
+    arr = entry[3](np.empty(entry[4], entry[5]))
+    arr[...] = value
+    t._node = _leaf_tensor(arr)._node
+    return True
+
+
 def settle(t) -> None:
     """Before ``t`` is written, handed out or asked about its memory: if it is a view of a
     pending tensor, or a pending tensor with such views, the base becomes memory and each
     of its views a view of that memory (NumPy's aliasing from then on)."""
+    if _orphan(t):
+        return
     key = id(t)
     entry = _lazy_base.get(key)
     if entry is not None and entry[0]() is t:
@@ -242,8 +273,6 @@ def settle(t) -> None:
     root_entry = _lazy_views.get(key)
     base = root_entry[0]() if root_entry is not None else None
     if base is None:
-        if entry is not None and entry[0]() is t:   # its base is gone: a tensor of its own
-            del _lazy_base[id(t)]
         return
     del _lazy_views[key]
     mem = own(base)
@@ -259,7 +288,7 @@ def handed_out(t) -> np.ndarray:
     """The array ``np.asarray(t)`` gives: ``t``'s memory (a read-only view or source: its
     read-only value)."""
     settle(t)
-    if is_read_only(t) or is_read_only_source(t):
+    if _reads_only(t):
         return t._value()
     mem = own(t)
     # writes through the array are not seen here: pending work that reads it gets a copy now
@@ -269,9 +298,7 @@ def handed_out(t) -> np.ndarray:
 
 def fresh(t):
     """A new tensor with ``t``'s values that shares no memory with it (NumPy's copy)."""
-    mem = memory(t)
-    if mem is None and (is_read_only(t) or is_read_only_source(t)):
-        mem = t._node.value           # memory others may write: copied too
+    mem = _shared(t)                  # (memory others may write: copied too)
     if mem is not None:
         copy = np.array(mem, order="C")
         copy.setflags(write=False)
@@ -345,7 +372,10 @@ def shared_memory(t) -> np.ndarray | None:
     source's too), or None: ``np.shares_memory`` is False for a tensor that is not
     memory-backed.  A view of a pending tensor and its base become memory first."""
     settle(t)
+    return _shared(t)
+
+
+def _shared(t) -> np.ndarray | None:
+    """``t``'s memory, a read-only view's or source's included, or None."""
     mem = memory(t)
-    if mem is None and (is_read_only(t) or is_read_only_source(t)):
-        return t._node.value
-    return mem
+    return t._node.value if mem is None and _reads_only(t) else mem
