@@ -105,11 +105,16 @@ def test_result_type_with_python_scalars(name):
     assert lt.result_type(lt.int8, 1.0) == np.result_type(np.int8, 1.0)   # NumPy: float64
 
 
+@pytest.mark.parametrize("scalars", [(1,), (True,), (1.0,), (1j,), (1, 1.0), (True, 1),
+                                     (True, 1j), (2.5, 1j, 3)])
+def test_result_type_of_scalars_alone_is_numpys(scalars):
+    # the standard leaves it unspecified; NumPy gives its default dtypes
+    assert lt.result_type(*scalars) == np.result_type(*scalars)
+
+
 def test_result_type_errors():
-    with pytest.raises(ValueError, match="at least one tensor or dtype"):
+    with pytest.raises(ValueError, match="at least one tensor, dtype or scalar"):
         lt.result_type()
-    with pytest.raises(ValueError, match="at least one tensor or dtype"):
-        lt.result_type(1, 2.0)
     with pytest.raises(TypeError, match="result_type"):
         lt.result_type(lt.int8, "a string")
 

@@ -45,9 +45,21 @@ def test_dtype_an_op_does_not_take(call, op, dtype):
         call()
 
 
-def test_where_condition_must_be_bool():
-    with pytest.raises(TypeError, match="condition must be a bool"):
-        lt.where(f32(2), 1.0, 2.0)
+@pytest.mark.parametrize("cond", [
+    np.array([0.0, np.nan, -0.0, 2.5, np.inf], np.float32),
+    np.array([0, 1, -3, 0, 7], np.int16),
+    np.array([0, 255, 0, 1, 2], np.uint8),
+    np.array([0, 1j, -0.0, 1 + 0j, np.nan], np.complex64),
+    np.float64(0.0), 1, 0,
+])
+def test_where_condition_of_any_dtype_is_numpys(cond):
+    # the standard says the condition "should" be bool: NumPy's rule, nonzero is true
+    a, b = np.arange(5, dtype=np.float32), -np.arange(5, dtype=np.float32)
+    cond_t = lt.asarray(cond) if isinstance(cond, np.ndarray) else cond
+    for got in (lt.where(cond_t, lt.asarray(a), lt.asarray(b)),
+                np.where(cond_t, lt.asarray(a), b)):
+        assert isinstance(got, lt.Tensor)
+        np.testing.assert_array_equal(np.asarray(got), np.where(cond, a, b))
 
 
 @pytest.mark.parametrize("spec,word", [("bfloat16", "bfloat16"), ("float8_e4m3fn", "float8")])

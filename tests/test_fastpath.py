@@ -307,8 +307,7 @@ def test_c_where_hands_the_rest_to_python():
         got = np.asarray(make())
         assert got.dtype == expected.dtype
         np.testing.assert_array_equal(got, expected)
-    with pytest.raises(TypeError, match="where: condition must be a bool tensor, got float32"):
-        lt.where(x, x, x)
+    np.testing.assert_array_equal(np.asarray(lt.where(x, x, 2 * x)), np.where(f32, f32, 2 * f32))
     with pytest.raises(ValueError, match="broadcast"):
         lt.where(cond, x, lt.asarray(np.ones((2, 2), np.float32)))
 

@@ -363,7 +363,7 @@ def test_writes_are_numpys(label, f):
 
 @pytest.mark.parametrize("label, f", [
     ("resize((2, 2))", lambda x: x.resize((2, 2))),
-    ("flags['W'] = False", lambda x: x.flags.__setitem__("W", False)),
+    ("flags['A'] = False", lambda x: x.flags.__setitem__("A", False)),
 ], ids=["resize", "flags"])
 def test_unsupported_writes_raise(label, f):
     x = lt.asarray(DATA["f64"])
@@ -559,6 +559,47 @@ def test_strides_and_flags_are_numpy_c_layout():
             assert t.flags["F_CONTIGUOUS"] == a.flags["F_CONTIGUOUS"], shape
             assert t.flags.c_contiguous and t.nbytes == a.nbytes and t.itemsize == a.itemsize
     assert lt.asarray(DATA["f64"])[::2].base is None     # views come with the views issue
+
+
+def _writeable_program(xp, a):
+    """Reads and writes around x.flags.writeable; each step's outcome: a value, or the
+    kind of error (NumPy's: ValueError)."""
+    x = xp.asarray(a) * 1 if xp is lt else a * 1
+    out = []
+
+    def step(f):
+        try:
+            r = f()
+            out.append(None if r is None else np.array(r).tolist())
+        except ValueError:
+            out.append("ValueError")
+
+    step(lambda: x.flags.writeable)
+    x.flags.writeable = False
+    v = x[1:]
+    step(lambda: (x.flags["W"], v.flags.writeable, xp.broadcast_to(x, (2, 5)).flags.writeable))
+    step(lambda: x.__setitem__(0, 7))
+    step(lambda: v.__setitem__(0, 7))
+    step(lambda: np.asarray(x).flags.writeable)
+    step(lambda: setattr(v.flags, "writeable", True))          # a view of a read-only base
+    step(lambda: (x * 2 + x).tolist())                          # reads still work
+    x.flags.writeable = True
+    step(lambda: x.__setitem__(0, 7))
+    step(lambda: x.tolist())
+    step(lambda: (v.flags.writeable, v.tolist()))               # v stays read-only, sees x
+    b = xp.broadcast_to(x, (2, 5))
+    step(lambda: setattr(b[1].flags, "writeable", True))       # NumPy allows it
+    step(lambda: setattr(b.flags, "writeable", True))
+    step(lambda: b.__setitem__((1, 2), -5))                    # writes x[2]
+    step(lambda: (x.tolist(), b.tolist()))
+    x.flags.writeable = False
+    step(lambda: setattr(xp.broadcast_to(x, (2, 5)).flags, "writeable", True))
+    return out
+
+
+def test_writeable_flag_as_numpys():
+    a = np.array([3.0, 2.0, 5.0, 1.0, 4.0])
+    assert _writeable_program(lt, a) == _writeable_program(np, a)
 
 
 # ---- the three programs of the issue, as far as methods go ---------------------------------

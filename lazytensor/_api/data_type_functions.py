@@ -86,8 +86,9 @@ def result_type(*arrays_and_dtypes) -> np.dtype:
     Parameters
     ----------
     *arrays_and_dtypes : Tensor, dtype, bool, int, float or complex
-        At least one tensor or dtype.  Python scalars are weak: ``result_type(int8, 1)`` is
-        ``int8`` and ``result_type(float32, 1.0)`` is ``float32``.
+        Python scalars are weak: ``result_type(int8, 1)`` is ``int8`` and
+        ``result_type(float32, 1.0)`` is ``float32``; scalars alone give NumPy's default
+        dtypes (``result_type(1, 1.0)`` is ``float64``).
 
     Returns
     -------
@@ -100,9 +101,11 @@ def result_type(*arrays_and_dtypes) -> np.dtype:
             scalar_types.append(scalar)
         else:
             dtypes.append(_dtype_of(arg, "result_type"))
+    if not arrays_and_dtypes:
+        raise ValueError("result_type: at least one tensor, dtype or scalar is required")
     if not dtypes:
-        raise ValueError("result_type: at least one tensor or dtype is required (got "
-                         f"{len(scalar_types)} Python scalar(s) only)")
+        # the standard leaves scalars alone unspecified: NumPy's answer, the default dtypes
+        return np.result_type(*arrays_and_dtypes)
     return _dtypes.result_type_of(dtypes, scalar_types)
 
 

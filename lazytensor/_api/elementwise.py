@@ -164,9 +164,13 @@ def _python_where(condition, x1, x2, /):
         condition = _as_tensor(condition, "where")
     except TypeError as error:     # a dask array: by its handler, block by block
         return foreign_call(where, args, error)
-    if not isinstance(condition, Tensor) or condition.dtype != _dtypes.bool_:
-        got = condition.dtype.name if isinstance(condition, Tensor) else type(condition).__name__
-        raise TypeError(f"where: condition must be a bool tensor, got {got}")
+    if not isinstance(condition, Tensor):
+        from .creation import asarray
+
+        condition = asarray(condition)
+    if condition.dtype != _dtypes.bool_:
+        # the standard only says "should be bool": NumPy's rule, nonzero (NaN too) is true
+        condition = cast(condition, _dtypes.bool_)
     try:
         x1, x2 = _as_tensor(x1, "where"), _as_tensor(x2, "where")
     except TypeError as error:

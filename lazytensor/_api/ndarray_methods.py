@@ -289,21 +289,26 @@ def _strides(self) -> tuple:
 
 
 class Flags:
-    """NumPy's ``x.flags`` of a tensor, read-only: C-contiguous (as ``strides`` says),
-    owning its data, writeable (``x[key] = v`` gives ``x`` a new value) and aligned."""
+    """NumPy's ``x.flags`` of a tensor: C-contiguous (as ``strides`` says), owning its
+    data, aligned, and writeable unless a read-only view (``broadcast_to``, ``diagonal``)
+    or cleared by ``x.flags.writeable = False``, the one flag that may be set."""
 
     _SHORT = {"C": "C_CONTIGUOUS", "F": "F_CONTIGUOUS", "O": "OWNDATA", "W": "WRITEABLE",
               "A": "ALIGNED", "X": "WRITEBACKIFCOPY", "CONTIGUOUS": "C_CONTIGUOUS",
               "FORTRAN": "F_CONTIGUOUS"}
-    __slots__ = ("_flags",)
+    __slots__ = ("_flags", "_tensor")
 
-    def __init__(self, shape):
+    def __init__(self, tensor):
+        shape = tensor.shape
         f_contiguous = 0 in shape or sum(n > 1 for n in shape) <= 1
         flags = {"C_CONTIGUOUS": True, "F_CONTIGUOUS": f_contiguous, "OWNDATA": True,
-                 "WRITEABLE": True, "ALIGNED": True, "WRITEBACKIFCOPY": False}
+                 "WRITEABLE": not _views.is_read_only(tensor), "ALIGNED": True,
+                 "WRITEBACKIFCOPY": False}
         flags.update(FNC=flags["F_CONTIGUOUS"] and not flags["C_CONTIGUOUS"],
-                     FORC=True, BEHAVED=True, CARRAY=True, FARRAY=False)
+                     FORC=True, BEHAVED=flags["WRITEABLE"], CARRAY=flags["WRITEABLE"],
+                     FARRAY=False)
         object.__setattr__(self, "_flags", flags)
+        object.__setattr__(self, "_tensor", tensor)
 
     def __getitem__(self, key):
         key = str(key).upper()
@@ -319,8 +324,14 @@ class Flags:
             raise AttributeError(f"flags has no attribute {name!r}") from None
 
     def __setitem__(self, key, value):
-        raise Unsupported("the flags of a tensor are read-only (x.flags describes the "
-                          "layout np.array(x) has)")
+        name = self._SHORT.get(str(key).upper(), str(key).upper())
+        if name != "WRITEABLE":
+            raise Unsupported(f"x.flags.{str(key).lower()} cannot be set on a tensor (only "
+                              "writeable can; the others describe the layout np.array(x) "
+                              "has)")
+        _views.set_writeable(self._tensor, bool(value))
+        writeable = not _views.is_read_only(self._tensor)
+        self._flags.update(WRITEABLE=writeable, BEHAVED=writeable, CARRAY=writeable)
 
     __setattr__ = __setitem__
 
@@ -376,7 +387,7 @@ _PROPERTIES = {
     "itemsize": lambda self: self.dtype.itemsize,
     "nbytes": lambda self: self.size * self.dtype.itemsize,
     "strides": _strides,
-    "flags": lambda self: Flags(self.shape),
+    "flags": lambda self: Flags(self),
     # a view does not keep the tensor it was taken from (its memory is kept by NumPy)
     "base": lambda self: None,
     "flat": FlatIter,

@@ -38,16 +38,44 @@ READ_ONLY_SOURCE = ("read-only source",)
 # write raises.  On the node, so that C's __array__ sees it (a leaf's attrs are otherwise
 # empty).
 READ_ONLY_VIEW = ("read-only view",)
+# ... of a view of a read-only tensor (its writeable flag cannot be set again, as in NumPy)
+READ_ONLY_OF_BASE = ("view of a read-only tensor",)
+# ... of a tensor whose writeable flag the caller cleared: read-only until set again
+READ_ONLY_SET = ("read-only by its flags",)
+_READ_ONLY = (READ_ONLY_VIEW, READ_ONLY_OF_BASE, READ_ONLY_SET)
 
 
 def is_read_only(t) -> bool:
-    """Whether ``t`` is a read-only view."""
+    """Whether writes through ``t`` raise (a read-only view, or writeable cleared)."""
     node = t._node
-    return node.op == "leaf" and node.attrs == READ_ONLY_VIEW
+    return node.op == "leaf" and node.attrs in _READ_ONLY
 
 
-def _mark_read_only(t) -> None:
-    t._node.attrs = READ_ONLY_VIEW
+def set_writeable(t, flag: bool) -> None:
+    """NumPy's ``x.flags.writeable = flag``: False makes ``t`` a read-only view of its own
+    memory (views of it are read-only too); True undoes that, and raises NumPy's error on a
+    view that is read-only because of what it views."""
+    settle(t)
+    node = t._node
+    if flag:
+        if node.op == "leaf" and node.attrs in (READ_ONLY_SET, READ_ONLY_VIEW):
+            # a view of writable memory (broadcast_to's too: NumPy lets it be written)
+            node.value.setflags(write=True)
+            node.attrs = ()
+        elif is_read_only(t):
+            raise ValueError("cannot set WRITEABLE flag to True of this array (a view of "
+                             "a read-only tensor)")
+        return
+    if not is_read_only(t):
+        # a leaf of t's own over its memory: another tensor on the same node stays writable
+        arr = own(t).view()
+        arr.setflags(write=False)
+        t._node = _leaf_tensor(arr)._node
+        t._node.attrs = READ_ONLY_SET
+
+
+def _mark_read_only(t, of_base: bool) -> None:
+    t._node.attrs = READ_ONLY_OF_BASE if of_base else READ_ONLY_VIEW
 
 
 def memory(t) -> np.ndarray | None:
@@ -127,6 +155,7 @@ def view(t, make, read_only: bool = False, push: bool = True):
         if out is not None:
             return out
     settle(t)
+    of_base = _reads_only(t) and t._node.attrs != READ_ONLY_VIEW
     if _reads_only(t):
         read_only = True
         mem = t._value()
@@ -142,7 +171,7 @@ def view(t, make, read_only: bool = False, push: bool = True):
         arr = arr.view()
         arr.setflags(write=False)
         out = _leaf_tensor(arr)
-        _mark_read_only(out)
+        _mark_read_only(out, of_base)
         return out
     return _leaf_tensor(arr)
 
@@ -310,9 +339,11 @@ def check_writable(t, what: str) -> None:
     """ValueError, with NumPy's words, if ``t`` is a read-only view."""
     settle(t)
     if is_read_only(t):
+        why = {READ_ONLY_SET: "its writeable flag is False",
+               READ_ONLY_OF_BASE: "a view of a read-only tensor"}.get(
+                   t._node.attrs, "a read-only view, as broadcast_to and diagonal give in NumPy")
         raise ValueError(f"{what}: assignment destination is read-only (a "
-                         f"{'x'.join(map(str, t.shape)) or '0-d'} read-only view, as "
-                         f"broadcast_to and diagonal give in NumPy)")
+                         f"{'x'.join(map(str, t.shape)) or '0-d'} tensor: {why})")
 
 
 def writable(t, what: str) -> np.ndarray:
