@@ -194,6 +194,7 @@ def test_a_small_kernel_recomputes_the_cast_of_a_row_sum(monkeypatch, shape, axi
 
     folded_kernels, folded = run()
     monkeypatch.setattr(_fuse, "RECOMPUTE_MAX", 0)
+    monkeypatch.setattr(_fuse, "FOLD_NS", 0.0)
     separate_kernels, separate = run()
     assert (folded_kernels, separate_kernels) == (3, 4)
     assert folded.tobytes() == separate.tobytes()
@@ -210,6 +211,53 @@ def test_which_casts_are_recomputed():
     assert len(lt.explain(x + c, c).kernels) == 2              # requested: its own kernel
     assert len(lt.explain((x + c) * (x - c)).kernels) == 2     # two consumers: once
     big = lt.asarray(np.ones((3, _fuse.RECOMPUTE_MAX + 1), np.float32))
-    assert len(lt.explain(big + c).kernels) == 2               # large: computed once
-    assert len(lt.explain(x + lt.exp(b)).kernels) == 2         # not a cast
+    assert len(lt.explain(big + c).kernels) == 1               # large: a cast is cheap
+    assert len(lt.explain(x + lt.exp(b)).kernels) == 2         # exp is not: computed once
     np.testing.assert_array_equal((x + c).numpy(), np.ones((3, 1000)) + np.arange(3)[:, None])
+    np.testing.assert_array_equal((big + c).numpy(),
+                                  np.ones(big.shape) + np.arange(3)[:, None])
+
+
+def _outer_programs():
+    """Smaller-shape work read by a larger kernel: (lazytensor program, NumPy's, kernels
+    when cheap work is recomputed in the larger kernel, kernels when it is not)."""
+    rng = np.random.default_rng(5)
+    xa, ya = rng.standard_normal(300).astype(np.float32), rng.standard_normal(7).astype(np.float32)
+    ma = rng.standard_normal((300, 7)).astype(np.float32)
+    x, y, m = lt.asarray(xa), lt.asarray(ya), lt.asarray(ma)
+    return [
+        (lambda: (x * 2)[:, None] - (y + 1)[None, :],
+         lambda: (xa * 2)[:, None] - (ya + 1)[None, :], 1, 3),
+        (lambda: m * (y - 0.5) + (x * x)[:, None],
+         lambda: ma * (ya - np.float32(0.5)) + (xa * xa)[:, None], 1, 3),
+        (lambda: lt.abs(x)[:, None] * lt.astype(y, lt.float64)[None, :],
+         lambda: np.abs(xa)[:, None] * ya.astype(np.float64)[None, :], 1, 3),
+        # exp is costly: computed once at (300, 1) and broadcast
+        (lambda: lt.exp(x)[:, None] - (y * 3)[None, :],
+         lambda: np.exp(xa)[:, None] - (ya * 3)[None, :], 2, 3),
+        # one node read by two consumers: computed once, not per consumer
+        (lambda: (lambda t: (t - m, t + m))((x * 2)[:, None]),
+         lambda: ((xa * 2)[:, None] - ma, (xa * 2)[:, None] + ma), 3, 3),
+    ]
+
+
+@pytest.mark.parametrize("k", range(5))
+def test_cheap_smaller_work_is_recomputed_in_the_larger_kernel(monkeypatch, k):
+    """The outer difference of two pending vectors is one kernel; the bits are those of
+    the kernels that compute the vectors apart, the values NumPy's."""
+    make, numpy, fused, apart = _outer_programs()[k]
+
+    def run():
+        out = make()
+        outs = out if isinstance(out, tuple) else (out,)
+        return len(lt.explain(*outs).kernels), [o.numpy() for o in outs]
+
+    n_fused, got = run()
+    monkeypatch.setattr(_fuse, "FOLD_NS", 0.0)
+    monkeypatch.setattr(_fuse, "RECOMPUTE_MAX", 0)
+    n_apart, got_apart = run()
+    assert (n_fused, n_apart) == (fused, apart)
+    want = numpy()
+    for g, a, w in zip(got, got_apart, want if isinstance(want, tuple) else (want,)):
+        assert g.tobytes() == a.tobytes() and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-5)   # (NumPy's exp: 1 ulp)

@@ -6,9 +6,9 @@ group becomes one kernel that reads its inputs once and writes its outputs once.
 A node shared by several consumers inside a group is one register, computed once; a node
 needed by another group becomes an extra output of its own group (a multi-output kernel).
 A node of a smaller shape that feeds a larger one is computed in its own group at its own
-shape and broadcast, rather than recomputed per output element; the exception is a cast of
-a reduction's result (or of a value) feeding a small kernel, which that kernel recomputes
-(``_folded_casts``).  Groups are capped in
+shape and broadcast, rather than recomputed per output element; the exceptions are cheap
+work (``x[:, None] - y[None, :]`` over pending ``x``, ``y``) and a cast feeding a small
+kernel, which the larger kernel recomputes (``_folded``).  Groups are capped in
 size; a cut is a boundary like any other, and every boundary records why it is there.
 
 Reductions (``reduce`` nodes) are not members: each is a *sink* of the group that
@@ -24,10 +24,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from .ops import OPS, SIMPLE
+
 MAX_GROUP_NODES = 1024   # instructions stay well within one program
 MAX_GROUP_INPUTS = 48    # distinct buffers one kernel reads
 MAX_GROUP_SINKS = 8      # reductions one kernel computes (the C side's limit)
-RECOMPUTE_MAX = 1 << 14  # a kernel this small recomputes a broadcast cast (_folded_casts)
+RECOMPUTE_MAX = 1 << 14  # a kernel this small recomputes a broadcast cast (_folded)
+FOLD_NS = 0.15           # cheap smaller-shape work a larger kernel recomputes (_folded)
 
 
 @dataclass
@@ -94,18 +97,25 @@ def partition(roots, order) -> list:
                     lv = level[j] + (order[j].op == "reduce")
                     if lv > level[i]:
                         level[i] = lv
-    folded = _folded_casts(roots, order, index, level)
-    folds_of = {}                     # consumer -> the casts recomputed in its kernel
-    for j, i in folded.items():
+    folded = _folded(roots, order, index, level)
+    folds_of = {}                     # consumer -> the nodes recomputed in its kernel
+    for j, i in sorted(folded.items()):           # (topological within each consumer)
         folds_of.setdefault(i, []).append(j)
     for i, node in enumerate(order):
         if node.op == "reduce":
             continue
+        fi = folded.get(i)
         for inp in node.inputs:
             j = index.get(id(inp))
-            if j is not None and (folded.get(j) == i or (
-                    inp.shape == node.shape and order[j].op != "reduce"
-                    and level[j] == level[i])):
+            if j is None:
+                continue
+            fj = folded.get(j)
+            if fj is not None:            # inside a folded chain, or into its consumer
+                join = fj == i or fj == fi
+            else:                         # a folded node's other inputs are computed apart
+                join = fi is None and (inp.shape == node.shape and order[j].op != "reduce"
+                                       and level[j] == level[i])
+            if join:
                 a, b = _find(parent, i), _find(parent, j)
                 if a != b:
                     parent[max(a, b)] = min(a, b)
@@ -150,30 +160,44 @@ def partition(roots, order) -> list:
     return _topological(groups, index, group_of)
 
 
-def _folded_casts(roots, order, index, level) -> dict:
-    """``{j: i}``: casts ``order[j]`` computed per element of their one consumer
-    ``order[i]``, a node of a larger shape, inside its kernel, instead of in a kernel of
-    their own whose result is broadcast.  Only a cast whose inputs are values or reduction
-    results, not requested, and only when the consumer has at most RECOMPUTE_MAX elements:
-    there a kernel launch costs more than recomputing the cast (the float32 rounding of a
-    float64 row sum that softmax divides by is the case in point).  A cast is exact and
-    elementwise, so each element gets the same bits either way."""
+def _recompute_cost(node) -> float:
+    """ns per element of recomputing ``node`` in exact mode (a cast: one instruction)."""
+    op = OPS.get(node.op)
+    return op.cost[1] if op is not None and op.cost else SIMPLE[1]
+
+
+def _folded(roots, order, index, level) -> dict:
+    """``{j: i}``: smaller-shape nodes ``order[j]`` computed per element of the larger
+    node ``order[i]`` that reads them (directly or through other folded nodes), inside its
+    kernel, instead of in a kernel of their own whose result is broadcast.  Only nodes with
+    one reader, not requested, on the reader's level, and only while that recomputation is
+    cheap: in all, at most FOLD_NS per element of the consumer (``x[:, None] - y[None, :]``
+    over ``x * 2`` and ``y + 1``: one kernel), which a kernel bound by memory hides; or any
+    cast when the consumer has at most RECOMPUTE_MAX elements, where a kernel launch costs
+    more than recomputing it (the float32 rounding of a float64 row sum that softmax divides
+    by).  Elementwise ops give each element the same bits in whichever kernel they run."""
     requested = {id(r) for r in roots}
     users = [[] for _ in order]
     for i, node in enumerate(order):
         for j in {index[id(x)] for x in node.inputs if id(x) in index}:
             users[j].append(i)
-    folded = {}
-    for j, c in enumerate(order):
-        if c.op != "cast" or id(c) in requested or len(users[j]) != 1:
+    folded, spent = {}, {}
+    for j in range(len(order) - 1, -1, -1):      # readers first: chains fold link by link
+        c = order[j]
+        if c.op == "reduce" or id(c) in requested or len(users[j]) != 1:
             continue
         i = users[j][0]
-        n = order[i]
-        if (n.op == "reduce" or c.shape == n.shape or level[i] != level[j]
-                or math.prod(n.shape) > RECOMPUTE_MAX):
+        target = folded.get(i, i)
+        n = order[target]
+        if (n.op == "reduce" or level[i] != level[j] or level[target] != level[j]
+                or c.shape == n.shape):
             continue
-        if all(id(x) not in index or order[index[id(x)]].op == "reduce" for x in c.inputs):
-            folded[j] = i
+        cost = spent.get(target, 0.0) + _recompute_cost(c)
+        small_cast = (c.op == "cast" and math.prod(n.shape) <= RECOMPUTE_MAX and all(
+            id(x) not in index or order[index[id(x)]].op == "reduce" for x in c.inputs))
+        if cost <= FOLD_NS or small_cast:
+            folded[j] = target
+            spent[target] = cost
     return folded
 
 
