@@ -416,3 +416,61 @@ def test_lazy_inputs_are_evaluated():
     y = lt.asarray(np.arange(6.0)) * 3.0 + 1.0
     same(lt.reshape(y, (2, 3)), (np.arange(6.0) * 3.0 + 1.0).reshape(2, 3))
     same(lt.concat([y, y]), np.tile(np.arange(6.0) * 3.0 + 1.0, 2))
+
+
+# ---- concat and stack of pending parts: each kernel writes its block of the result ---------
+def _join_cases():
+    rng = np.random.default_rng(11)
+    A = rng.standard_normal((6, 5)).astype(np.float32)
+    B = rng.standard_normal((3, 5)).astype(np.float32)
+    a, b = lt.asarray(A), lt.asarray(B)
+    return [
+        (lambda: lt.concat([a * 2, b + 1, a[:2]]),
+         lambda: np.concatenate([A * 2, B + 1, A[:2]])),
+        (lambda: lt.concat([a * 2, lt.astype(b, lt.float64) - 1]),        # promoted
+         lambda: np.concatenate([A * 2, B.astype(np.float64) - 1])),
+        (lambda: lt.concat([lt.exp(a), a * 2 + 1], axis=1),               # not one block
+         lambda: np.concatenate([np.exp(A), A * 2 + 1], axis=1)),
+        (lambda: lt.concat([a * 2, (b * 3)[0]], axis=None),
+         lambda: np.concatenate([(A * 2).ravel(), (B * 3)[0]])),
+        (lambda: lt.stack([a * 2, a - 1, a]), lambda: np.stack([A * 2, A - 1, A])),
+        (lambda: lt.stack([a * 2, a - 1], axis=2), lambda: np.stack([A * 2, A - 1], axis=2)),
+        (lambda: lt.concat([lt.sum(a * 2, axis=0), b[0] + 1]),            # a reduction's
+         lambda: np.concatenate([np.sum(A * 2, axis=0, dtype=np.float64).astype(np.float32),
+                                 B[0] + 1])),
+        (lambda: (lambda x: lt.concat([x, x * 3, x]))(a - 1),               # shared work
+         lambda: np.concatenate([A - 1, (A - 1) * 3, A - 1])),
+    ]
+
+
+@pytest.mark.parametrize("k", range(8))
+@pytest.mark.parametrize("into_min", [0, 1 << 40])
+def test_concat_and_stack_of_pending_parts_are_numpys(monkeypatch, k, into_min):
+    from lazytensor._api import manipulation as _manipulation
+    monkeypatch.setattr(_manipulation, "INTO_MIN_BYTES", into_min)
+    make, numpy = _join_cases()[k]
+    got, want = make(), numpy()
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+
+
+def test_pending_parts_are_computed_in_their_block_of_the_result(monkeypatch):
+    from lazytensor._api import manipulation as _manipulation
+    monkeypatch.setattr(_manipulation, "INTO_MIN_BYTES", 0)
+    A = np.arange(20, dtype=np.float32).reshape(4, 5)
+    a = lt.asarray(A)
+    x, y = a * 2, a + 1
+    c = lt.concat([x, y])
+    # the parts' values are the result's memory: no part was computed apart and copied
+    assert np.shares_memory(x._node.value, c._node.value)
+    assert np.shares_memory(y._node.value, c._node.value)
+    # ... which NumPy's semantics never show: the result shares nothing with its parts
+    assert not np.shares_memory(c, x) and not np.may_share_memory(c, y)
+    c[0, 0] = 50
+    x += 1
+    h = np.asarray(y)
+    h[0, 0] = -7
+    np.testing.assert_array_equal(c.numpy(), np.concatenate([A * 2, A + 1]) +
+                                  np.where(np.arange(40).reshape(8, 5) == 0, 50, 0))
+    np.testing.assert_array_equal(x.numpy(), A * 2 + 1)
+    assert float(c[4, 0]) == 1.0

@@ -20,12 +20,15 @@ import numpy as np
 
 from .._engine import dtypes as _dtypes
 from .._engine import graph as _graph
+from .._engine import evaluate as _eval
+from .._engine import memory as _memory
 from .._engine import views as _views
 from .._engine.shapes import broadcast_shapes_cached
 from .._engine.shapes import check_size
 from .args import integer_arg, normalize_axis, tensor_value
+from .elementwise import cast as _cast
 from .ndarray_args import operand, zero_d_axis
-from .._engine.tensor import Tensor
+from .._engine.tensor import Tensor, note_reads
 
 __all__ = ['broadcast_arrays', 'broadcast_shapes', 'broadcast_to', 'concat', 'diagonal',
            'expand_dims', 'flip', 'matrix_transpose', 'moveaxis', 'permute_dims',
@@ -76,7 +79,7 @@ def _shape(shape, what) -> tuple:
 
 
 def _joined(arrays, what):
-    """The values of ``arrays`` (a non-empty sequence of tensors) and their promoted dtype."""
+    """``arrays`` (a non-empty sequence of tensors, checked) and their promoted dtype."""
     if isinstance(arrays, Tensor) or not isinstance(arrays, (list, tuple)):
         raise TypeError(f"{what}: expected a list or tuple of Tensors, got "
                         f"{type(arrays).__name__}")
@@ -85,8 +88,40 @@ def _joined(arrays, what):
     for i, x in enumerate(arrays):
         if not isinstance(x, Tensor):
             raise TypeError(f"{what}: element {i} is a {type(x).__name__}, not a Tensor")
-    dtype = _dtypes.result_type_of([x.dtype for x in arrays])
-    return [x._value() for x in arrays], dtype
+    return list(arrays), _dtypes.result_type_of([x.dtype for x in arrays])
+
+
+# Below this, planning on Python's path costs more than the copy it saves (both measured in
+# docs/memory-model.md): smaller results are joined by NumPy from values C computed.
+INTO_MIN_BYTES = 1 << 18
+
+
+def _join(parts, dtype, shape, axis, stacked):
+    """The tensor of ``shape`` joining ``parts`` along ``axis`` (``stacked``: a new axis).
+
+    Where each part is one block of the result in row-major order (every axis before
+    ``axis`` has length 1: the common ``axis=0``) and the result is large, the parts are
+    evaluated together, each kernel writing its block of the result; otherwise their values
+    are evaluated together and NumPy joins them."""
+    parts = [_cast(p, dtype) for p in parts]
+    nodes = [p._node for p in parts]
+    note_reads(nodes)                       # during a jit trace: the function read values
+    with _eval.lock:
+        if (math.prod(shape[:axis]) == 1 and any(n.value is None for n in nodes)
+                and math.prod(shape) * dtype.itemsize >= INTO_MIN_BYTES):
+            out = _memory.empty(shape, dtype)
+            flat, at, blocks = out.reshape(-1), 0, []
+            for p in parts:
+                blocks.append(flat[at:at + p.size].reshape(p.shape))
+                at += p.size
+            _eval.evaluate_into(nodes, blocks)
+            out.setflags(write=False)       # the parts' values are views of it
+        else:
+            _eval.evaluate([n for n in nodes if n.value is None])
+            values = [n.value for n in nodes]
+            out = (np.stack(values, axis=axis) if stacked else
+                   np.concatenate(values, axis=axis))
+    return Tensor._from_array(out)
 
 
 # ---- broadcasting ----------------------------------------------------------------------
@@ -408,9 +443,9 @@ def concat(arrays, /, *, axis=0) -> Tensor:
     """
     values, dtype = _joined(arrays, "concat")
     if axis is None:
-        check_size((sum(v.size for v in values),), "concat", dtype)
-        return Tensor._from_array(np.concatenate([v.reshape(-1) for v in values],
-                                                 dtype=dtype))
+        size = sum(v.size for v in values)
+        check_size((size,), "concat", dtype)
+        return _join([reshape(v, (-1,)) for v in values], dtype, (size,), 0, False)
     shapes = [v.shape for v in values]
     ndim = len(shapes[0])
     if ndim == 0 or any(len(s) != ndim for s in shapes):
@@ -422,8 +457,9 @@ def concat(arrays, /, *, axis=0) -> Tensor:
         raise ValueError(f"concat: the shapes {', '.join(map(str, shapes))} differ in an axis "
                          f"other than the concatenation axis {a}")
     first = shapes[0]
-    check_size(first[:a] + (sum(s[a] for s in shapes),) + first[a + 1:], "concat", dtype)
-    return Tensor._from_array(np.concatenate(values, axis=a, dtype=dtype))
+    shape = first[:a] + (sum(s[a] for s in shapes),) + first[a + 1:]
+    check_size(shape, "concat", dtype)
+    return _join(values, dtype, shape, a, False)
 
 
 def stack(arrays, /, axis=0) -> Tensor:
@@ -438,8 +474,9 @@ def stack(arrays, /, axis=0) -> Tensor:
                          f"{', '.join(str(v.shape) for v in values)}")
     a = normalize_axis(axis, values[0].ndim + 1, "stack")
     shape = values[0].shape
-    check_size(shape[:a] + (len(values),) + shape[a:], "stack", dtype)
-    return Tensor._from_array(np.stack(values, axis=a, dtype=dtype))
+    out_shape = shape[:a] + (len(values),) + shape[a:]
+    check_size(out_shape, "stack", dtype)
+    return _join(values, dtype, out_shape, a, True)
 
 
 def repeat(x, repeats, /, axis=None) -> Tensor:

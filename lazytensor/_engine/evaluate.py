@@ -85,7 +85,32 @@ def evaluate_one(root, quick=True) -> None:
 CAST_INLINE_MAX = 16384
 
 
-def evaluate(nodes) -> None:
+# id(node) -> the array its kernel writes instead of a buffer of its own (evaluate_into)
+_destinations: dict = {}
+
+
+def evaluate_into(nodes, arrays) -> None:
+    """Give each node of ``nodes`` its value computed in the matching array of ``arrays``
+    (C-contiguous, of its shape and dtype: a block of a larger result such as concat's,
+    so that no part is computed into a buffer of its own and then copied).  Evaluated
+    together, so work they share runs once, on the Python path (C's kept plans allocate
+    their own outputs); a node whose kernel cannot write there (a reduction's result, a
+    plan by rows, a value already computed) has its value copied in.  Caller holds
+    ``lock``."""
+    pending = [(n, a) for n, a in zip(nodes, arrays) if n.value is None]
+    for n, a in pending:
+        _destinations[id(n)] = a
+    try:
+        evaluate([n for n, _ in pending], kept_in_c=False)
+    finally:
+        for n, _ in pending:
+            _destinations.pop(id(n), None)
+    for n, a in zip(nodes, arrays):
+        if n.value is not a:
+            np.copyto(a, n.value)
+
+
+def evaluate(nodes, kept_in_c=True) -> None:
     """Give every node in ``nodes`` a value, running each needed kernel group once.
 
     The evaluation's plan — its groups as positions in the pending DAG and their compiled
@@ -97,7 +122,7 @@ def evaluate(nodes) -> None:
     10^6 float32 elements.)
     """
     nodes = list(nodes)
-    if _plan_eval(nodes):
+    if kept_in_c and _plan_eval(nodes):
         return                        # a kept plan, run in C
     key, order, leaves = _fastpath.structure_key(nodes)
     if not order:
@@ -139,7 +164,9 @@ def run_steps(steps, at, n_threads: int) -> None:
         if step.sinks:
             _reduce_into(step.kernel, in_ptrs, outputs, [at[i] for i in step.sinks], n_threads)
             continue
-        out_arrays = [_memory.empty(n.shape, n.dtype) for n in outputs]
+        out_arrays = [_destinations.get(id(n)) if _destinations else None for n in outputs]
+        out_arrays = [_memory.empty(n.shape, n.dtype) if a is None else a
+                      for n, a in zip(outputs, out_arrays)]
         step.kernel.run_pointers(in_ptrs, [_kernel.address_of(a) for a in out_arrays], n_threads)
         counters["kernels"] += 1
         for node, array in zip(outputs, out_arrays):
