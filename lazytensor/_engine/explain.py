@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .fuse import partition
-from .graph import computed_by_numpy, pending_topo_order
+from .graph import computed_by_numpy, pending_topo_order, viewed_after_computing
 from .kernel import CHUNK, contiguous_strides, get_kernel
 from .ops import OPS
 from .rows import block_rows
@@ -119,6 +119,9 @@ def explain(*tensors) -> Explanation:
 
 
 def _source(node, reason: str) -> str:
+    why = viewed_after_computing.get(node)
+    if why is not None:
+        reason = f"{reason}: a view of a tensor computed when the view was taken ({why})"
     what = computed_by_numpy.get(node)
     if what is None:
         return reason

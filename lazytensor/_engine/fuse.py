@@ -160,7 +160,7 @@ def partition(roots, order) -> list:
     return _topological(groups, index, group_of)
 
 
-def _recompute_cost(node) -> float:
+def recompute_cost(node) -> float:
     """ns per element of recomputing ``node`` in exact mode (a cast: one instruction)."""
     op = OPS.get(node.op)
     return op.cost[1] if op is not None and op.cost else SIMPLE[1]
@@ -192,7 +192,7 @@ def _folded(roots, order, index, level) -> dict:
         if (n.op == "reduce" or level[i] != level[j] or level[target] != level[j]
                 or c.shape == n.shape):
             continue
-        cost = spent.get(target, 0.0) + _recompute_cost(c)
+        cost = spent.get(target, 0.0) + recompute_cost(c)
         small_cast = (c.op == "cast" and math.prod(n.shape) <= RECOMPUTE_MAX and all(
             id(x) not in index or order[index[id(x)]].op == "reduce" for x in c.inputs))
         if cost <= FOLD_NS or small_cast:

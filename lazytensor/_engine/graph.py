@@ -145,6 +145,10 @@ class FloatAttr(float):
 # lt.explain says so where they are read.
 computed_by_numpy = weakref.WeakKeyDictionary()
 
+# Views of pending tensors that were not kept pending (views.py): the view's leaf -> why its
+# base was computed first, which lt.explain gives where the view is read.
+viewed_after_computing = weakref.WeakKeyDictionary()
+
 
 # Nodes without a value that the roots depend on, inputs before consumers: an iterative
 # depth-first post-order in C (kernels_c/ext/keys.c), the walk the kept-plan keys use.

@@ -27,6 +27,7 @@ import numpy as np
 
 from . import config as _config
 from . import graph as _graph
+from .fuse import FOLD_NS, recompute_cost
 from .native import fastpath
 
 _leaf_tensor = fastpath.leaf_tensor
@@ -150,10 +151,18 @@ def view(t, make, read_only: bool = False, push: bool = True):
     is a tensor of its own, as in NumPy.  ``read_only``: writes through it raise.  A view of
     a pending tensor stays pending where it can (``_pushed``; ``push=False``: never; not a
     read-only view, whose zero strides NumPy's later reshapes depend on)."""
-    if push and not read_only and t._node.value is None:
+    why = None
+    if t._node.value is not None:
+        pass
+    elif not push:
+        why = "a reshape: NumPy's layout decides whether it is a view"
+    elif read_only:
+        why = "a read-only view: its zero strides decide NumPy's later reshapes"
+    else:
         out = _pushed(t, make)
-        if out is not None:
+        if not isinstance(out, str):
             return out
+        why = out
     settle(t)
     of_base = _reads_only(t) and t._node.attrs != READ_ONLY_VIEW
     if _reads_only(t):
@@ -172,8 +181,11 @@ def view(t, make, read_only: bool = False, push: bool = True):
         arr.setflags(write=False)
         out = _leaf_tensor(arr)
         _mark_read_only(out, of_base)
-        return out
-    return _leaf_tensor(arr)
+    else:
+        out = _leaf_tensor(arr)
+    if why is not None:
+        _graph.viewed_after_computing[out._node] = why
+    return out
 
 
 # ---- views of pending tensors ------------------------------------------------------------
@@ -191,16 +203,22 @@ _lazy_base: dict = {}
 
 def _pushed(t, make):
     """``make`` applied to the pending tensor ``t`` as a pending tensor over the arrays its
-    pending nodes read (each broadcast to ``t``'s shape, then viewed), or None where that is
-    not done: a reduction below (a different shape), or more than PUSH_MAX_NODES pending
+    pending nodes read (each broadcast to ``t``'s shape, then viewed), or why that is not
+    done: a reduction below (a different shape), or more than PUSH_MAX_NODES pending
     nodes (a chain of views of views, as a stencil's steps, would recompute its work many
     times over; it is computed once instead)."""
     if _orphan(t):
-        return None
+        return "the tensor it views is gone"
     root = t._node
     order = _graph.pending_topo_order([root])
-    if len(order) > PUSH_MAX_NODES or any(n.op == "reduce" for n in order):
-        return None
+    if len(order) > PUSH_MAX_NODES:
+        return (f"more than {PUSH_MAX_NODES} pending ops below it: computed once rather "
+                f"than recomputed in every view")
+    if any(n.op == "reduce" for n in order):
+        return "a reduction below it"
+    if _has_lazy_views(t) and sum(recompute_cost(n) for n in order) > FOLD_NS:
+        return ("another view of it is pending and its work is costly: computed once "
+                "rather than in every view")
     shape = root.shape
     made = {}
     mode = _config._mode
@@ -209,8 +227,8 @@ def _pushed(t, make):
         for x in n.inputs:
             m = made.get(id(x))
             if m is None:
-                if x.value is None:
-                    return None                 # (a pending input outside the order)
+                if x.value is None:               # (a pending input outside the order)
+                    return "pending work outside its own"
                 if x.op == "const":
                     m = x
                 else:
@@ -232,6 +250,12 @@ def _pushed(t, make):
     out = type(t)._from_node(made[id(root)])
     _remember_lazy_view(t, out, make)
     return out
+
+
+def _has_lazy_views(t) -> bool:
+    entry = _lazy_views.get(id(t))
+    return (entry is not None and entry[0]() is t
+            and any(ref() is not None for ref, _ in entry[2]))
 
 
 def _remember_lazy_view(base, v, make):
