@@ -269,10 +269,8 @@ def clip(x, /, min=None, max=None, out=None, *, a_min=NoValue, a_max=NoValue):
         out = binary("maximum", out, lo)
     if hi is not None:
         out = binary("minimum", out, hi)
-    if out.shape != shape:
-        from .manipulation import broadcast_to
-
-        out = broadcast_to(out, shape)
+    if out.shape != shape:          # (shapes checked above): broadcast_to's read-only view
+        out = _views.view(out, lambda m: np.broadcast_to(m, shape), read_only=True)
     return _views.fresh(x) if out is x else out   # no bound: a new tensor
 
 
