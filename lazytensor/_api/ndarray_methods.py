@@ -389,7 +389,7 @@ _PROPERTIES = {
     "strides": _strides,
     "flags": lambda self: Flags(self),
     # a view does not keep the tensor it was taken from (its memory is kept by NumPy)
-    "base": lambda self: None,
+    "base": _views.base_of,
     "flat": FlatIter,
     "data": _data,
 }
@@ -397,7 +397,8 @@ _PROPERTY_DOCS = {
     "real": "The real part: a view sharing the tensor's memory (NumPy's ``a.real``).",
     "imag": "The imaginary part: a view of a complex tensor's memory; zeros for a real one.",
     "itemsize": "Bytes per element.", "nbytes": "Bytes of all elements (size * itemsize).",
-    "flags": Flags.__doc__, "base": "None: a view does not keep the tensor it was taken from.",
+    "flags": Flags.__doc__, "base": "The tensor a view was taken from (the first of a chain of views, as NumPy's), "
+            "else None.",
     "flat": FlatIter.__doc__,
 }
 

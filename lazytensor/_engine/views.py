@@ -143,6 +143,24 @@ def own(t) -> np.ndarray:
     return mem
 
 
+# id(view) -> (weak reference to the view, the tensor whose memory it views): NumPy's
+# ``base``, which keeps that tensor alive as NumPy's does
+_bases: dict = {}
+
+
+def base_of(t):
+    """The tensor ``t`` is a view of (the first one of a chain of views), or None."""
+    entry = _bases.get(id(t))
+    return entry[1] if entry is not None and entry[0]() is t else None
+
+
+def _set_base(v, t) -> None:
+    base = base_of(t)
+    key = id(v)
+    _bases[key] = (weakref.ref(v, lambda r, k=key: _drop(_bases, k, r)),
+                   t if base is None else base)
+
+
 def view(t, make, read_only: bool = False, push: bool = True):
     """A tensor over ``make(memory of t)``, a NumPy view of it (``t`` becomes memory-backed;
     a view of a caller's read-only array is a read-only view of that array).
@@ -161,6 +179,7 @@ def view(t, make, read_only: bool = False, push: bool = True):
     else:
         out = _pushed(t, make)
         if not isinstance(out, str):
+            _set_base(out, t)
             return out
         why = out
     settle(t)
@@ -185,6 +204,7 @@ def view(t, make, read_only: bool = False, push: bool = True):
         out = _leaf_tensor(arr)
     if why is not None:
         _graph.viewed_after_computing[out._node] = why
+    _set_base(out, t)
     return out
 
 
