@@ -1511,8 +1511,10 @@ def test_where(dtname):
     assert e.shape == (0, 3) and _val(e).dtype == np.dtype(dtname)
     z = lt.where(lt.asarray(np.array(True)), lt.asarray(x2[0]), lt.asarray(x2[1]))
     assert bits_of(_val(z).reshape(1)).tolist() == bits_of(x2[:1]).tolist()
-    with pytest.raises(TypeError):
-        lt.where(lt.asarray(np.ones(3, np.int8)), lt.asarray(x2[:3]), lt.asarray(x2[:3]))
+    # a non-bool condition: NumPy's truth (the standard only says it should be bool)
+    ci = np.array([0, 3, -1], np.int8)
+    out = lt.where(lt.asarray(ci), lt.asarray(x2[:3]), lt.asarray(x2[3:6]))
+    np.testing.assert_array_equal(bits_of(_val(out)), bits_of(np.where(ci, x2[:3], x2[3:6])))
 
 
 def test_where_promotes_like_the_operators():
