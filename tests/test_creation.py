@@ -409,3 +409,33 @@ def test_asarray_without_a_copy_reads_the_callers_array():
     assert np.shares_memory(t.numpy(), a) and a.flags.writeable
     a[0] = 5.0                      # documented: the tensor reads the source
     assert t.numpy()[0] == 5.0
+
+
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("copy", [True, False])
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_meshgrid_memory_is_numpys(indexing, sparse, copy, n):
+    """Values, and what a write into a grid reaches, as NumPy's: copies are grids of their
+    own; copy=False gives views of the inputs (sparse: writes reach the input; the broadcast
+    views are read-only here, where NumPy warns and writes)."""
+    import warnings
+    base = [np.arange(3.0), np.arange(2.0) + 10, np.arange(4.0) + 100][:n]
+    na, la = [a.copy() for a in base], [lt.asarray(a.copy()) for a in base]
+    grids = np.meshgrid(*na, indexing=indexing, sparse=sparse, copy=copy)
+    tensors = lt.meshgrid(*la, indexing=indexing, sparse=sparse, copy=copy)
+    for g, t in zip(grids, tensors):
+        assert g.shape == t.shape and g.dtype == t.dtype
+        np.testing.assert_array_equal(t.numpy(), g)
+    for g, t in zip(grids, tensors):
+        if not copy and not sparse:
+            with pytest.raises(ValueError, match="read-only"):
+                t[(0,) * t.ndim] = -1
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            g[(0,) * g.ndim] = -1
+        t[(0,) * t.ndim] = -1
+        np.testing.assert_array_equal(t.numpy(), g)
+    for a, t in zip(na, la):
+        np.testing.assert_array_equal(t.numpy(), a)

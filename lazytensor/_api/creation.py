@@ -588,12 +588,14 @@ def meshgrid(*arrays, indexing="xy", sparse=False, copy=True) -> tuple:
     sparse : bool
         NumPy's: grids of shape 1 along all axes but their own (broadcastable).
     copy : bool
-        Accepted for NumPy's signature; grids are read-only views either way.
+        True (the default): grids of their own, as NumPy's copies.  False: views of the
+        inputs, as NumPy's: reshaped views when ``sparse`` (writes reach the input), else
+        broadcast views, read-only (NumPy's warn on a write).
 
     Returns
     -------
     tuple of Tensor
-        One grid per input, with its dtype; each is a broadcast view (no copy).
+        One grid per input, with its dtype.
     """
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
@@ -607,9 +609,23 @@ def meshgrid(*arrays, indexing="xy", sparse=False, copy=True) -> tuple:
         shape[:2] = shape[1], shape[0]
     for x in arrays:
         check_size(tuple(shape), "meshgrid", x.dtype)
-    grids = np.meshgrid(*(x._value() for x in arrays), indexing=indexing, copy=False,
-                        sparse=bool(sparse))
-    return tuple(Tensor._from_array(g) for g in grids)
+    if copy:                                  # grids of their own, as NumPy's copies
+        grids = np.meshgrid(*(x._value() for x in arrays), indexing=indexing, copy=True,
+                            sparse=bool(sparse))
+        return tuple(Tensor._from_array(g) for g in grids)
+    # NumPy's views of the inputs: sparse, reshaped views (writes reach the input); else
+    # broadcast views, read-only here (NumPy's warn on a write, and will refuse it)
+    out = []
+    for k, x in enumerate(arrays):
+        axis = (1 - k if k < 2 else k) if indexing == "xy" and len(arrays) > 1 else k
+        grid = [1] * len(arrays)
+        grid[axis] = x.shape[0]
+
+        def make(m, grid=tuple(grid)):
+            g = m.reshape(grid)
+            return g if sparse else np.broadcast_to(g, tuple(shape))
+        out.append(_views.view(x, make, read_only=not sparse))
+    return tuple(out)
 
 
 def _triangle(name, np_fn, keep):
