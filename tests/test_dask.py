@@ -171,6 +171,58 @@ def test_elementwise_bits_do_not_depend_on_the_chunking_reductions_bits_may():
     assert any(not np.array_equal(s, sums[0]) for s in sums[1:])
 
 
+# ---- fused per block ----------------------------------------------------------------------
+def _kernels():
+    return lt.stats()["kernels"]
+
+
+CHAIN_OPS = ["exp", "multiply", "subtract", "gelu", "add"]
+
+
+def _chain(d):
+    return lt.nn.gelu(np.exp(d) * 2 - 1) + d
+
+
+def _chain_numpy(a):
+    m = np.exp(a.astype(np.float64)) * 2 - 1
+    return m * 0.5 * (1 + _erf(m / np.sqrt(2))) + a
+
+
+def test_threaded_scheduler_runs_one_kernel_per_block(dt):
+    # each block dask returns is one pending Tensor of the whole chain: one kernel of its 5 ops
+    blocks = _blocks(_chain(dt), scheduler="threads")
+    assert len(blocks) == 8
+    for b in blocks:
+        assert not b.is_evaluated
+        plan = lt.explain(b)
+        assert len(plan) == 1 and plan.kernels[0]["ops"] == CHAIN_OPS, str(plan)
+    before = _kernels()
+    value = np.block([[np.asarray(b) for b in blocks[i:i + 2]] for i in range(0, 8, 2)])
+    assert _kernels() - before == 8            # per op it would be 8 * 5
+    np.testing.assert_allclose(value, _chain_numpy(A), rtol=2e-6, atol=2e-6)
+    # without dask's blockwise fusion too: each task records onto its input's pending block
+    unfused = _chain(dt).to_delayed(optimize_graph=False).ravel()
+    before = _kernels()
+    [np.asarray(b) for b in dask.compute(*unfused, scheduler="threads")]
+    assert _kernels() - before == 8
+
+
+def _threaded_kernels(x):
+    before = _kernels()
+    value = np.asarray(x.compute(scheduler="threads"))
+    return _kernels() - before, value
+
+
+def test_threaded_scheduler_fuses_the_reduction_into_the_blocks_kernel(dt):
+    # dask's chunk step (np.sum of a block) records onto the block's pending chain: the sum
+    # is a sink of the chain's kernel, so the chain adds no kernel to the reduction's own
+    for reduce in (lambda d: d.sum(axis=0), lambda d: lt.sum(d), lambda d: d.max(axis=1)):
+        alone, _ = _threaded_kernels(reduce(dt))
+        fused, value = _threaded_kernels(reduce(_chain(dt)))
+        assert fused == alone, (fused, alone)
+        np.testing.assert_allclose(value, reduce(_chain_numpy(A)), rtol=1e-5, atol=1e-5)
+
+
 # ---- dask's dispatch tables -------------------------------------------------------------
 def test_dispatch_tables_have_tensor_entries():
     import dask.array.dispatch as dispatch
@@ -385,3 +437,33 @@ def test_cluster_error_in_a_task_reaches_the_caller_named(client):
     bad = da.from_delayed(dask.delayed(np.array)(["a", "b"]), shape=(2,), dtype=np.float64)
     with pytest.raises(TypeError, match="exp"):
         client.compute(lt.exp(bad)).result()
+
+
+def _worker_kernels():
+    import lazytensor
+
+    return lazytensor.stats()["kernels"]
+
+
+def _cluster_kernels(client, x, **kwargs):
+    """Kernels the workers ran to compute ``x``, and its value."""
+    before = sum(client.run(_worker_kernels).values())
+    value = np.asarray(client.compute(x, **kwargs).result())
+    return sum(client.run(_worker_kernels).values()) - before, value
+
+
+def test_cluster_runs_one_kernel_per_block_reduction_fused(client, dt):
+    d = dt
+    kernels, value = _cluster_kernels(client, _chain(d))
+    assert kernels == 8
+    np.testing.assert_allclose(value, _chain_numpy(A), rtol=2e-6, atol=2e-6)
+    alone, _ = _cluster_kernels(client, lt.sum(d, axis=0))
+    fused, value = _cluster_kernels(client, lt.sum(_chain(d), axis=0))
+    assert fused == alone
+    np.testing.assert_allclose(value, _chain_numpy(A).sum(axis=0), rtol=1e-5, atol=1e-4)
+    # the count does see per-op evaluation: without dask's graph optimization each op is a
+    # task of its own, whose result the worker evaluates when the task ends (sizeof)
+    kernels, _ = _cluster_kernels(client, _chain(d), optimize_graph=False)
+    assert kernels == 8 * len(CHAIN_OPS)
+    unfused, _ = _cluster_kernels(client, lt.sum(_chain(d), axis=0), optimize_graph=False)
+    assert unfused == alone + 8 * len(CHAIN_OPS)
