@@ -281,6 +281,45 @@ def test_percentile_of_tensor_blocks():
                                   _value(da.percentile(da.from_array(A.ravel(), chunks=150), q)))
 
 
+# ---- map_overlap ----------------------------------------------------------------------------
+def _laplacian(b):
+    """A 5-point stencil keeping the block's shape (its edge rows and columns are what
+    map_overlap trims away)."""
+    inner = b[:-2, 1:-1] + b[2:, 1:-1] + b[1:-1, :-2] + b[1:-1, 2:] - 4 * b[1:-1, 1:-1]
+    rows = np.concatenate([b[:1, 1:-1], inner, b[-1:, 1:-1]], axis=0)
+    return np.concatenate([b[:, :1], rows, b[:, -1:]], axis=1)
+
+
+# dask's boundary modes as np.pad's: dask's "reflect" repeats the edge (np.pad's "symmetric")
+PAD = {"reflect": {"mode": "symmetric"}, "periodic": {"mode": "wrap"},
+       "nearest": {"mode": "edge"}, 0.5: {"mode": "constant", "constant_values": 0.5}}
+
+
+@pytest.mark.parametrize("boundary", ["reflect", "periodic", "nearest", 0.5, "none"])
+def test_map_overlap_gives_tensor_blocks_and_numpys_values(dt, boundary):
+    out = dt.map_overlap(_laplacian, depth=1, boundary=boundary, dtype=A.dtype)
+    assert isinstance(out._meta, Tensor)
+    assert _block_types(out) == {Tensor}
+    value = _value(out)
+    if boundary == "none":       # no padding at the array's edges: as dask does NumPy blocks
+        expected = da.from_array(A, chunks=CHUNKS).map_overlap(
+            _laplacian, depth=1, boundary="none", dtype=A.dtype).compute(scheduler="sync")
+    else:
+        expected = _laplacian(np.pad(A, 1, **PAD[boundary]))[1:-1, 1:-1]
+    np.testing.assert_array_equal(value, expected)
+
+
+def test_map_overlap_per_axis_and_lazytensor_functions(dn):
+    out = dn.map_overlap(lambda b: lt.exp(b) + b[::-1], depth={0: 2, 1: 1},
+                         boundary={0: "periodic", 1: "nearest"})
+    assert _block_types(out) == {Tensor}
+    padded = np.pad(np.pad(B, ((2, 2), (0, 0)), mode="wrap"), ((0, 0), (1, 1)), mode="edge")
+    blocks = [[np.exp(padded[i:i + 14, j:j + 17]) + padded[i:i + 14, j:j + 17][::-1]
+               for j in (0, 15)] for i in (0, 10, 20, 30)]
+    expected = np.block([[b[2:-2, 1:-1] for b in row] for row in blocks])
+    np.testing.assert_allclose(_value(out), expected, rtol=2e-6, atol=2e-6)
+
+
 # ---- lazytensor's functions on dask arrays --------------------------------------------------
 def _erf(x):
     import math
