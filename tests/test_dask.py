@@ -2,6 +2,7 @@
 dask cluster (docs/dask.md).  Values are compared with NumPy on the same data."""
 
 import os
+import pickle
 import subprocess
 import sys
 
@@ -65,6 +66,18 @@ def test_registration_in_either_import_order_and_no_dask_at_lazytensor_import():
     assert first_lt == ["False", "True", "8000"]
     first_dask = _run("import dask.array; import lazytensor as lt; " + check)
     assert first_dask == ["True", "8000"]
+    # a cluster's worker may meet lazytensor first in a task: unpickling the "lazytensor"
+    # backend's bit generator imports the backend module, which imports dask.array
+    first_task = _run("import pickle, sys; pickle.loads(" + repr(pickle.dumps(_bitgen())) +
+                      "); import lazytensor as lt; import dask; " + check +
+                      "; print(dask.array.backends.array_creation_dispatch.dispatch("
+                      "'lazytensor').RandomState.__module__)")
+    assert first_task == ["True", "8000", "lazytensor.random"]
+
+
+def _bitgen():
+    with dask.config.set({"array.backend": "lazytensor"}):
+        return da.random.default_rng(0)._bit_generator
 
 
 def test_sizeof_counts_the_values_bytes_pending_or_not():
@@ -320,6 +333,82 @@ def test_map_overlap_per_axis_and_lazytensor_functions(dn):
     np.testing.assert_allclose(_value(out), expected, rtol=2e-6, atol=2e-6)
 
 
+# ---- the "lazytensor" array backend ---------------------------------------------------------
+CREATION = {
+    "ones": (lambda: da.ones((10, 6), chunks=(5, 3)), lambda: np.ones((10, 6))),
+    "zeros float32": (lambda: da.zeros((10, 6), chunks=(5, 3), dtype="float32"),
+                      lambda: np.zeros((10, 6), dtype=np.float32)),
+    "empty": (lambda: da.empty((10, 6), chunks=(5, 3), dtype="int32"),
+              lambda: np.empty((10, 6), dtype=np.int32)),
+    "full": (lambda: da.full((10, 6), 2.5, chunks=(5, 3)), lambda: np.full((10, 6), 2.5)),
+    "arange": (lambda: da.arange(0, 20, 3, chunks=4), lambda: np.arange(0, 20, 3)),
+    "arange float32": (lambda: da.arange(0.5, 5, 0.25, chunks=4, dtype="float32"),
+                       lambda: np.arange(0.5, 5, 0.25, dtype=np.float32)),
+    "ones_like": (lambda: da.ones_like(da.zeros((7,), chunks=3)), lambda: np.ones(7)),
+    "standard_normal": (
+        lambda: da.random.default_rng(42).standard_normal((10, 6), chunks=(5, 3),
+                                                          dtype="float32"), None),
+    "random": (lambda: da.random.default_rng(7).random((13,), chunks=5), None),
+    "integers": (lambda: da.random.default_rng(7).integers(0, 10, (13,), chunks=5), None),
+    "RandomState normal": (lambda: da.random.RandomState(3).normal(2, 3, (13,), chunks=5), None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CREATION))
+def test_array_backend_lazytensor_builds_tensor_blocks(case):
+    make, on_numpy = CREATION[case]
+    with dask.config.set({"array.backend": "lazytensor"}):
+        out = make()
+    assert isinstance(out._meta, Tensor)
+    assert _block_types(out) == {Tensor}
+    # NumPy's values; for random draws the "numpy" backend's from the same seed (the same
+    # bit generator streams)
+    with dask.config.set({"array.backend": "numpy"}):
+        expected = make().compute(scheduler="sync") if on_numpy is None else on_numpy()
+    value = _value(out)
+    assert value.dtype == expected.dtype and value.shape == expected.shape
+    if case != "empty":
+        np.testing.assert_array_equal(value, expected)
+
+
+def test_array_backend_module_functions_and_to_backend():
+    with dask.config.set({"array.backend": "lazytensor"}):
+        assert _block_types(da.random.random((9,), chunks=4)) == {Tensor}
+        assert _block_types(da.random.normal(size=(9,), chunks=4)) == {Tensor}
+    n = da.from_array(A, chunks=CHUNKS)
+    t = n.to_backend("lazytensor")
+    assert isinstance(t._meta, Tensor) and _block_types(t) == {Tensor}
+    back = t.to_backend("numpy")
+    assert _block_types(back) == {np.ndarray}
+    np.testing.assert_array_equal(back.compute(scheduler="sync"), A)
+
+
+def test_array_backend_entry_point_as_pyproject_declares_it(monkeypatch):
+    # what pip installs as metadata is pyproject.toml's text: dask's own entry-point route
+    # (detect_entrypoints, then load()()) finds the backend by it
+    import importlib.metadata
+    import tomllib
+
+    import dask.backends
+    from dask.array.backends import ArrayBackendEntrypoint, array_creation_dispatch
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(lt.__file__)))
+    with open(os.path.join(root, "pyproject.toml"), "rb") as f:
+        declared = tomllib.load(f)["project"]["entry-points"]["dask.array.backends"]
+    assert set(declared) == {"lazytensor"}
+    ep = importlib.metadata.EntryPoint("lazytensor", declared["lazytensor"],
+                                       "dask.array.backends")
+    assert issubclass(ep.load(), ArrayBackendEntrypoint)
+    monkeypatch.delitem(array_creation_dispatch._lookup, "lazytensor")
+    monkeypatch.setattr(dask.backends, "detect_entrypoints",
+                        lambda group: {"lazytensor": ep} if group == "dask.array.backends"
+                        else {})
+    with dask.config.set({"array.backend": "lazytensor"}):
+        out = da.ones((4,), chunks=2)
+    assert isinstance(array_creation_dispatch._lookup["lazytensor"], ep.load())
+    assert _block_types(out) == {Tensor}
+
+
 # ---- lazytensor's functions on dask arrays --------------------------------------------------
 def _erf(x):
     import math
@@ -506,3 +595,21 @@ def test_cluster_runs_one_kernel_per_block_reduction_fused(client, dt):
     assert kernels == 8 * len(CHAIN_OPS)
     unfused, _ = _cluster_kernels(client, lt.sum(_chain(d), axis=0), optimize_graph=False)
     assert unfused == alone + 8 * len(CHAIN_OPS)
+
+
+def test_cluster_array_backend_draws_tensor_blocks_on_the_workers(client):
+    def gelu_sum():
+        x = da.random.default_rng(11).standard_normal((40, 30), chunks=CHUNKS, dtype="float32")
+        return x, lt.sum(lt.nn.gelu(x), axis=0)
+
+    with dask.config.set({"array.backend": "lazytensor"}):
+        x, s = gelu_sum()
+    blocks = client.gather(client.compute(list(x.to_delayed().ravel())))
+    assert {type(b) for b in blocks} == {Tensor}
+    with dask.config.set({"array.backend": "numpy"}):
+        x_np, _ = gelu_sum()
+    a = x_np.compute(scheduler="sync")       # the same seed: the same draws, as NumPy blocks
+    np.testing.assert_array_equal(np.asarray(client.compute(x).result()), a)
+    expected = (a * 0.5 * (1 + _erf(a / np.sqrt(2)))).sum(axis=0)
+    np.testing.assert_allclose(np.asarray(client.compute(s).result()), expected,
+                               rtol=1e-5, atol=1e-4)

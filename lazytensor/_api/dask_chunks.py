@@ -67,6 +67,8 @@ def _register_dispatch():
 def _register_array():
     _register_chunk_type()
     _register_dispatch()
+    # "array.backend": "lazytensor" (also a dask entry point): the module registers it
+    from . import dask_backend  # noqa: F401
 
 
 _REGISTER = {"dask.sizeof": _register_sizeof, "dask.array": _register_array}
