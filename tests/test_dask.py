@@ -236,6 +236,40 @@ def test_threaded_scheduler_fuses_the_reduction_into_the_blocks_kernel(dt):
         np.testing.assert_allclose(value, reduce(_chain_numpy(A)), rtol=1e-5, atol=1e-5)
 
 
+# ---- threads --------------------------------------------------------------------------------
+class _FakeWorker:
+    """What lazytensor reads of a distributed worker: its status and its thread count."""
+
+    def __init__(self, nthreads, status="running"):
+        self.state = type("State", (), {"nthreads": nthreads})()
+        self.status = type("Status", (), {"name": status})()
+
+
+@pytest.mark.parametrize("env", ["", "3"])
+def test_kernel_threads_fit_the_workers_of_the_process_before_sizeof_evaluates(
+        monkeypatch, env):
+    # a worker process that imported lazytensor before its worker started (spawn imports the
+    # parent's main module) fits its kernel threads when it first sizes a task's result
+    from lazytensor._api import dask_threads
+
+    module = type(sys)("distributed.worker")
+    module.Worker = type("Worker", (), {"_instances": [_FakeWorker(2), _FakeWorker(1),
+                                                       _FakeWorker(8, "closed")]})
+    monkeypatch.setitem(sys.modules, "distributed.worker", module)
+    monkeypatch.setattr(dask_threads, "fitted", False)
+    monkeypatch.setenv("LAZYTENSOR_NUM_THREADS", env)
+    seen = []
+    monkeypatch.setattr(Tensor, "numpy", lambda self: seen.append(lt.get_num_threads()))
+    with lt.config(num_threads=16):
+        sizeof(lt.exp(lt.asarray(A)))
+        # 3 running threads among the workers; the environment variable has the last word
+        assert seen == [16 if env else 3]
+        assert dask_threads.fitted
+        lt.set_num_threads(16)
+        sizeof(lt.exp(lt.asarray(B)))        # fitted once: a later setting stands
+        assert lt.get_num_threads() == 16
+
+
 # ---- dask's dispatch tables -------------------------------------------------------------
 def test_dispatch_tables_have_tensor_entries():
     import dask.array.dispatch as dispatch
@@ -613,3 +647,10 @@ def test_cluster_array_backend_draws_tensor_blocks_on_the_workers(client):
     expected = (a * 0.5 * (1 + _erf(a / np.sqrt(2)))).sum(axis=0)
     np.testing.assert_allclose(np.asarray(client.compute(s).result()), expected,
                                rtol=1e-5, atol=1e-4)
+
+
+def test_cluster_workers_use_their_share_of_the_cores(client):
+    # lazytensor in a worker process: as many kernel threads as the worker runs tasks
+    threads = client.run(lambda: __import__("lazytensor").get_num_threads())
+    expected = min(1, len(os.sched_getaffinity(0)))     # threads_per_worker=1
+    assert set(threads.values()) == {expected}

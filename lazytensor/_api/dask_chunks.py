@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 
 from .._engine.tensor import Tensor
+from . import dask_threads as _dask_threads
 
 
 def _tensor_bytes(t) -> int:
@@ -27,6 +28,8 @@ def _tensor_bytes(t) -> int:
     never changes a value (laziness never changes a result).  If evaluating raises, the tensor
     stays pending and the size is still its result's: the same error is raised where the
     value is read, as it was before (distributed's own ``safe_sizeof`` would log and guess)."""
+    if not _dask_threads.fitted:
+        _dask_threads.fit_to_workers()    # a worker's share of the cores, before evaluating
     if not t.is_evaluated:
         try:
             t.numpy()
