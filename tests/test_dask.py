@@ -654,3 +654,45 @@ def test_cluster_workers_use_their_share_of_the_cores(client):
     threads = client.run(lambda: __import__("lazytensor").get_num_threads())
     expected = min(1, len(os.sched_getaffinity(0)))     # threads_per_worker=1
     assert set(threads.values()) == {expected}
+
+
+def _worker_state():
+    """On a worker: its pid, whether lazytensor is imported, and if so whether it is a chunk
+    type there, the sizeof of a 1000-float64 Tensor and the kernel threads."""
+    import os
+    import sys
+
+    if "lazytensor" not in sys.modules:
+        return os.getpid(), False, None, None, None
+    import lazytensor
+    from dask.array.chunk_types import is_valid_chunk_type
+    from dask.sizeof import sizeof as size
+
+    return (os.getpid(), True, is_valid_chunk_type(lazytensor.Tensor),
+            size(lazytensor.ones(1000)), lazytensor.get_num_threads())
+
+
+def test_cluster_worker_restart_registers_again_and_gives_the_same_values(client):
+    # the last cluster test: it restarts the module's workers
+    with dask.config.set({"array.backend": "lazytensor"}):
+        x = da.random.default_rng(5).standard_normal((40, 30), chunks=CHUNKS, dtype="float32")
+    result = lt.sum(_chain(x), axis=0) + lt.max(x, axis=1).sum()
+    before = np.asarray(client.compute(result).result())
+    pids = {w: s[0] for w, s in client.run(_worker_state).items()}
+    client.restart()
+    # new processes, lazytensor not yet imported (a lambda: pickled by value, so running it
+    # does not import this module, which imports lazytensor)
+    fresh = client.run(lambda: (__import__("os").getpid(),
+                                "lazytensor" in __import__("sys").modules))
+    assert not {pid for pid, _ in fresh.values()} & set(pids.values())
+    assert not any(imported for _, imported in fresh.values())
+    after = client.compute(result).result()
+    assert isinstance(after, Tensor)
+    np.testing.assert_array_equal(np.asarray(after), before)
+    blocks = client.gather(client.compute(list(_chain(x).to_delayed().ravel())))
+    assert {type(b) for b in blocks} == {Tensor}
+    # imported again by the tasks, and registered again: chunk type, sizeof, threads
+    assert {s[1:] for s in client.run(_worker_state).values()} == {(True, True, 8000, 1)}
+    a = x.compute(scheduler="sync")
+    np.testing.assert_allclose(before, _chain_numpy(np.asarray(a)).sum(axis=0)
+                               + np.asarray(a).max(axis=1).sum(), rtol=1e-5, atol=1e-4)
