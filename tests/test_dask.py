@@ -443,6 +443,46 @@ def test_array_backend_entry_point_as_pyproject_declares_it(monkeypatch):
     assert _block_types(out) == {Tensor}
 
 
+# ---- xarray -----------------------------------------------------------------------------------
+XARRAY_CASES = {
+    "arithmetic": lambda v: v * 2 + 1,
+    "np.exp": lambda v: np.exp(v),
+    "lt.exp through apply_ufunc": lambda v: __import__("xarray").apply_ufunc(
+        lt.exp, v, dask="allowed"),
+    "sum over y": lambda v: v.sum("y"),
+    "mean": lambda v: v.mean(),
+    "groupby mean": lambda v: v.groupby("x").mean(),
+    "where": lambda v: v.where(v > 0),
+    "isel": lambda v: v.isel(x=slice(3, 9)),
+}
+
+
+@pytest.mark.parametrize("over", ["Tensor", "dask array of Tensor blocks"])
+@pytest.mark.parametrize("case", sorted(XARRAY_CASES))
+def test_xarray_dataarray_keeps_tensors(dt, over, case):
+    # xarray is an optional consumer (the test extra has it)
+    xr = pytest.importorskip("xarray")
+    coords = {"x": np.arange(40) % 4}
+    data = lt.asarray(A) if over == "Tensor" else dt
+    out = XARRAY_CASES[case](xr.DataArray(data, dims=("x", "y"), coords=coords))
+    if over == "Tensor":
+        assert isinstance(out.data, Tensor), type(out.data)
+    else:
+        assert isinstance(out.data, da.Array) and _block_types(out.data) == {Tensor}
+    expected = XARRAY_CASES[case](xr.DataArray(A, dims=("x", "y"), coords=coords))
+    assert out.dims == expected.dims and out.shape == expected.shape
+    value = np.asarray(out.data.compute(scheduler="sync") if over != "Tensor" else out.data)
+    # reductions may add in another order than NumPy's (within rounding)
+    np.testing.assert_allclose(value, expected.values, rtol=2e-6, atol=5e-7)
+
+
+def test_xarray_chunk_of_a_tensor_dataarray_gives_tensor_blocks():
+    xr = pytest.importorskip("xarray")
+    out = xr.DataArray(lt.asarray(A), dims=("x", "y")).chunk({"x": 10})
+    assert _block_types(out.data) == {Tensor}
+    np.testing.assert_array_equal(np.asarray(out.compute().data), A)
+
+
 # ---- lazytensor's functions on dask arrays --------------------------------------------------
 def _erf(x):
     import math
