@@ -99,7 +99,6 @@ def one_process(n, repeats, names):
     for name, run in workloads("lazytensor", None).items():
         if name in names:
             results[name] = time_calls(lambda: run(data).numpy(), repeats)
-    del data
     return results, peak_rss_mib(), base
 
 
@@ -121,7 +120,6 @@ def on_cluster(client, impl, n, chunk, repeats, names, scipy_erf):
     peaks = client.run(peak_rss_mib)
     threads = client.run(lambda: __import__("lazytensor").get_num_threads()
                          if "lazytensor" in __import__("sys").modules else None)
-    del data
     return results, peaks, sorted(set(threads.values()), key=str)
 
 
