@@ -27,8 +27,10 @@ from ._engine import tensor as _tensor_module
 from ._api import tensor_methods as _tensor_methods  # noqa: F401  (the Tensor surface)
 from ._api import dask_arrays as _dask_arrays  # noqa: F401  (lt's functions on dask arrays)
 from ._api import dask_chunks as _dask_chunks
+from ._api import dask_threads as _dask_threads
 
 _dask_chunks.install()      # a Tensor is a dask chunk type once dask is imported (docs/dask.md)
+_dask_threads.fit_to_workers()   # in a dask worker process: its share of the cores
 # Array API chapters: each module lists its public names in __all__
 from ._api.indexing import *  # noqa: F401,F403
 from ._api.searching import *  # noqa: F401,F403

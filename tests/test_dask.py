@@ -2,6 +2,7 @@
 dask cluster (docs/dask.md).  Values are compared with NumPy on the same data."""
 
 import os
+import pickle
 import subprocess
 import sys
 
@@ -65,6 +66,18 @@ def test_registration_in_either_import_order_and_no_dask_at_lazytensor_import():
     assert first_lt == ["False", "True", "8000"]
     first_dask = _run("import dask.array; import lazytensor as lt; " + check)
     assert first_dask == ["True", "8000"]
+    # a cluster's worker may meet lazytensor first in a task: unpickling the "lazytensor"
+    # backend's bit generator imports the backend module, which imports dask.array
+    first_task = _run("import pickle, sys; pickle.loads(" + repr(pickle.dumps(_bitgen())) +
+                      "); import lazytensor as lt; import dask; " + check +
+                      "; print(dask.array.backends.array_creation_dispatch.dispatch("
+                      "'lazytensor').RandomState.__module__)")
+    assert first_task == ["True", "8000", "lazytensor.random"]
+
+
+def _bitgen():
+    with dask.config.set({"array.backend": "lazytensor"}):
+        return da.random.default_rng(0)._bit_generator
 
 
 def test_sizeof_counts_the_values_bytes_pending_or_not():
@@ -171,6 +184,92 @@ def test_elementwise_bits_do_not_depend_on_the_chunking_reductions_bits_may():
     assert any(not np.array_equal(s, sums[0]) for s in sums[1:])
 
 
+# ---- fused per block ----------------------------------------------------------------------
+def _kernels():
+    return lt.stats()["kernels"]
+
+
+CHAIN_OPS = ["exp", "multiply", "subtract", "gelu", "add"]
+
+
+def _chain(d):
+    return lt.nn.gelu(np.exp(d) * 2 - 1) + d
+
+
+def _chain_numpy(a):
+    m = np.exp(a.astype(np.float64)) * 2 - 1
+    return m * 0.5 * (1 + _erf(m / np.sqrt(2))) + a
+
+
+def test_threaded_scheduler_runs_one_kernel_per_block(dt):
+    # each block dask returns is one pending Tensor of the whole chain: one kernel of its 5 ops
+    blocks = _blocks(_chain(dt), scheduler="threads")
+    assert len(blocks) == 8
+    for b in blocks:
+        assert not b.is_evaluated
+        plan = lt.explain(b)
+        assert len(plan) == 1 and plan.kernels[0]["ops"] == CHAIN_OPS, str(plan)
+    before = _kernels()
+    value = np.block([[np.asarray(b) for b in blocks[i:i + 2]] for i in range(0, 8, 2)])
+    assert _kernels() - before == 8            # per op it would be 8 * 5
+    np.testing.assert_allclose(value, _chain_numpy(A), rtol=2e-6, atol=2e-6)
+    # without dask's blockwise fusion too: each task records onto its input's pending block
+    unfused = _chain(dt).to_delayed(optimize_graph=False).ravel()
+    before = _kernels()
+    [np.asarray(b) for b in dask.compute(*unfused, scheduler="threads")]
+    assert _kernels() - before == 8
+
+
+def _threaded_kernels(x):
+    before = _kernels()
+    value = np.asarray(x.compute(scheduler="threads"))
+    return _kernels() - before, value
+
+
+def test_threaded_scheduler_fuses_the_reduction_into_the_blocks_kernel(dt):
+    # dask's chunk step (np.sum of a block) records onto the block's pending chain: the sum
+    # is a sink of the chain's kernel, so the chain adds no kernel to the reduction's own
+    for reduce in (lambda d: d.sum(axis=0), lambda d: lt.sum(d), lambda d: d.max(axis=1)):
+        alone, _ = _threaded_kernels(reduce(dt))
+        fused, value = _threaded_kernels(reduce(_chain(dt)))
+        assert fused == alone, (fused, alone)
+        np.testing.assert_allclose(value, reduce(_chain_numpy(A)), rtol=1e-5, atol=1e-5)
+
+
+# ---- threads --------------------------------------------------------------------------------
+class _FakeWorker:
+    """What lazytensor reads of a distributed worker: its status and its thread count."""
+
+    def __init__(self, nthreads, status="running"):
+        self.state = type("State", (), {"nthreads": nthreads})()
+        self.status = type("Status", (), {"name": status})()
+
+
+@pytest.mark.parametrize("env", ["", "3"])
+def test_kernel_threads_fit_the_workers_of_the_process_before_sizeof_evaluates(
+        monkeypatch, env):
+    # a worker process that imported lazytensor before its worker started (spawn imports the
+    # parent's main module) fits its kernel threads when it first sizes a task's result
+    from lazytensor._api import dask_threads
+
+    module = type(sys)("distributed.worker")
+    module.Worker = type("Worker", (), {"_instances": [_FakeWorker(2), _FakeWorker(1),
+                                                       _FakeWorker(8, "closed")]})
+    monkeypatch.setitem(sys.modules, "distributed.worker", module)
+    monkeypatch.setattr(dask_threads, "fitted", False)
+    monkeypatch.setenv("LAZYTENSOR_NUM_THREADS", env)
+    seen = []
+    monkeypatch.setattr(Tensor, "numpy", lambda self: seen.append(lt.get_num_threads()))
+    with lt.config(num_threads=16):
+        sizeof(lt.exp(lt.asarray(A)))
+        # 3 running threads among the workers; the environment variable has the last word
+        assert seen == [16 if env else 3]
+        assert dask_threads.fitted
+        lt.set_num_threads(16)
+        sizeof(lt.exp(lt.asarray(B)))        # fitted once: a later setting stands
+        assert lt.get_num_threads() == 16
+
+
 # ---- dask's dispatch tables -------------------------------------------------------------
 def test_dispatch_tables_have_tensor_entries():
     import dask.array.dispatch as dispatch
@@ -227,6 +326,161 @@ def test_percentile_of_tensor_blocks():
     many = da.from_array(lt.asarray(A.ravel()), chunks=150)
     np.testing.assert_array_equal(_value(da.percentile(many, q)),
                                   _value(da.percentile(da.from_array(A.ravel(), chunks=150), q)))
+
+
+# ---- map_overlap ----------------------------------------------------------------------------
+def _laplacian(b):
+    """A 5-point stencil keeping the block's shape (its edge rows and columns are what
+    map_overlap trims away)."""
+    inner = b[:-2, 1:-1] + b[2:, 1:-1] + b[1:-1, :-2] + b[1:-1, 2:] - 4 * b[1:-1, 1:-1]
+    rows = np.concatenate([b[:1, 1:-1], inner, b[-1:, 1:-1]], axis=0)
+    return np.concatenate([b[:, :1], rows, b[:, -1:]], axis=1)
+
+
+# dask's boundary modes as np.pad's: dask's "reflect" repeats the edge (np.pad's "symmetric")
+PAD = {"reflect": {"mode": "symmetric"}, "periodic": {"mode": "wrap"},
+       "nearest": {"mode": "edge"}, 0.5: {"mode": "constant", "constant_values": 0.5}}
+
+
+@pytest.mark.parametrize("boundary", ["reflect", "periodic", "nearest", 0.5, "none"])
+def test_map_overlap_gives_tensor_blocks_and_numpys_values(dt, boundary):
+    out = dt.map_overlap(_laplacian, depth=1, boundary=boundary, dtype=A.dtype)
+    assert isinstance(out._meta, Tensor)
+    assert _block_types(out) == {Tensor}
+    value = _value(out)
+    if boundary == "none":       # no padding at the array's edges: as dask does NumPy blocks
+        expected = da.from_array(A, chunks=CHUNKS).map_overlap(
+            _laplacian, depth=1, boundary="none", dtype=A.dtype).compute(scheduler="sync")
+    else:
+        expected = _laplacian(np.pad(A, 1, **PAD[boundary]))[1:-1, 1:-1]
+    np.testing.assert_array_equal(value, expected)
+
+
+def test_map_overlap_per_axis_and_lazytensor_functions(dn):
+    out = dn.map_overlap(lambda b: lt.exp(b) + b[::-1], depth={0: 2, 1: 1},
+                         boundary={0: "periodic", 1: "nearest"})
+    assert _block_types(out) == {Tensor}
+    padded = np.pad(np.pad(B, ((2, 2), (0, 0)), mode="wrap"), ((0, 0), (1, 1)), mode="edge")
+    blocks = [[np.exp(padded[i:i + 14, j:j + 17]) + padded[i:i + 14, j:j + 17][::-1]
+               for j in (0, 15)] for i in (0, 10, 20, 30)]
+    expected = np.block([[b[2:-2, 1:-1] for b in row] for row in blocks])
+    np.testing.assert_allclose(_value(out), expected, rtol=2e-6, atol=2e-6)
+
+
+# ---- the "lazytensor" array backend ---------------------------------------------------------
+CREATION = {
+    "ones": (lambda: da.ones((10, 6), chunks=(5, 3)), lambda: np.ones((10, 6))),
+    "zeros float32": (lambda: da.zeros((10, 6), chunks=(5, 3), dtype="float32"),
+                      lambda: np.zeros((10, 6), dtype=np.float32)),
+    "empty": (lambda: da.empty((10, 6), chunks=(5, 3), dtype="int32"),
+              lambda: np.empty((10, 6), dtype=np.int32)),
+    "full": (lambda: da.full((10, 6), 2.5, chunks=(5, 3)), lambda: np.full((10, 6), 2.5)),
+    "arange": (lambda: da.arange(0, 20, 3, chunks=4), lambda: np.arange(0, 20, 3)),
+    "arange float32": (lambda: da.arange(0.5, 5, 0.25, chunks=4, dtype="float32"),
+                       lambda: np.arange(0.5, 5, 0.25, dtype=np.float32)),
+    "ones_like": (lambda: da.ones_like(da.zeros((7,), chunks=3)), lambda: np.ones(7)),
+    "standard_normal": (
+        lambda: da.random.default_rng(42).standard_normal((10, 6), chunks=(5, 3),
+                                                          dtype="float32"), None),
+    "random": (lambda: da.random.default_rng(7).random((13,), chunks=5), None),
+    "integers": (lambda: da.random.default_rng(7).integers(0, 10, (13,), chunks=5), None),
+    "RandomState normal": (lambda: da.random.RandomState(3).normal(2, 3, (13,), chunks=5), None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CREATION))
+def test_array_backend_lazytensor_builds_tensor_blocks(case):
+    make, on_numpy = CREATION[case]
+    with dask.config.set({"array.backend": "lazytensor"}):
+        out = make()
+    assert isinstance(out._meta, Tensor)
+    assert _block_types(out) == {Tensor}
+    # NumPy's values; for random draws the "numpy" backend's from the same seed (the same
+    # bit generator streams)
+    with dask.config.set({"array.backend": "numpy"}):
+        expected = make().compute(scheduler="sync") if on_numpy is None else on_numpy()
+    value = _value(out)
+    assert value.dtype == expected.dtype and value.shape == expected.shape
+    if case != "empty":
+        np.testing.assert_array_equal(value, expected)
+
+
+def test_array_backend_module_functions_and_to_backend():
+    with dask.config.set({"array.backend": "lazytensor"}):
+        assert _block_types(da.random.random((9,), chunks=4)) == {Tensor}
+        assert _block_types(da.random.normal(size=(9,), chunks=4)) == {Tensor}
+    n = da.from_array(A, chunks=CHUNKS)
+    t = n.to_backend("lazytensor")
+    assert isinstance(t._meta, Tensor) and _block_types(t) == {Tensor}
+    back = t.to_backend("numpy")
+    assert _block_types(back) == {np.ndarray}
+    np.testing.assert_array_equal(back.compute(scheduler="sync"), A)
+
+
+def test_array_backend_entry_point_as_pyproject_declares_it(monkeypatch):
+    # what pip installs as metadata is pyproject.toml's text: dask's own entry-point route
+    # (detect_entrypoints, then load()()) finds the backend by it
+    import importlib.metadata
+    import tomllib
+
+    import dask.backends
+    from dask.array.backends import ArrayBackendEntrypoint, array_creation_dispatch
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(lt.__file__)))
+    with open(os.path.join(root, "pyproject.toml"), "rb") as f:
+        declared = tomllib.load(f)["project"]["entry-points"]["dask.array.backends"]
+    assert set(declared) == {"lazytensor"}
+    ep = importlib.metadata.EntryPoint("lazytensor", declared["lazytensor"],
+                                       "dask.array.backends")
+    assert issubclass(ep.load(), ArrayBackendEntrypoint)
+    monkeypatch.delitem(array_creation_dispatch._lookup, "lazytensor")
+    monkeypatch.setattr(dask.backends, "detect_entrypoints",
+                        lambda group: {"lazytensor": ep} if group == "dask.array.backends"
+                        else {})
+    with dask.config.set({"array.backend": "lazytensor"}):
+        out = da.ones((4,), chunks=2)
+    assert isinstance(array_creation_dispatch._lookup["lazytensor"], ep.load())
+    assert _block_types(out) == {Tensor}
+
+
+# ---- xarray -----------------------------------------------------------------------------------
+XARRAY_CASES = {
+    "arithmetic": lambda v: v * 2 + 1,
+    "np.exp": lambda v: np.exp(v),
+    "lt.exp through apply_ufunc": lambda v: __import__("xarray").apply_ufunc(
+        lt.exp, v, dask="allowed"),
+    "sum over y": lambda v: v.sum("y"),
+    "mean": lambda v: v.mean(),
+    "groupby mean": lambda v: v.groupby("x").mean(),
+    "where": lambda v: v.where(v > 0),
+    "isel": lambda v: v.isel(x=slice(3, 9)),
+}
+
+
+@pytest.mark.parametrize("over", ["Tensor", "dask array of Tensor blocks"])
+@pytest.mark.parametrize("case", sorted(XARRAY_CASES))
+def test_xarray_dataarray_keeps_tensors(dt, over, case):
+    # xarray is an optional consumer (the test extra has it)
+    xr = pytest.importorskip("xarray")
+    coords = {"x": np.arange(40) % 4}
+    data = lt.asarray(A) if over == "Tensor" else dt
+    out = XARRAY_CASES[case](xr.DataArray(data, dims=("x", "y"), coords=coords))
+    if over == "Tensor":
+        assert isinstance(out.data, Tensor), type(out.data)
+    else:
+        assert isinstance(out.data, da.Array) and _block_types(out.data) == {Tensor}
+    expected = XARRAY_CASES[case](xr.DataArray(A, dims=("x", "y"), coords=coords))
+    assert out.dims == expected.dims and out.shape == expected.shape
+    value = np.asarray(out.data.compute(scheduler="sync") if over != "Tensor" else out.data)
+    # reductions may add in another order than NumPy's (within rounding)
+    np.testing.assert_allclose(value, expected.values, rtol=2e-6, atol=5e-7)
+
+
+def test_xarray_chunk_of_a_tensor_dataarray_gives_tensor_blocks():
+    xr = pytest.importorskip("xarray")
+    out = xr.DataArray(lt.asarray(A), dims=("x", "y")).chunk({"x": 10})
+    assert _block_types(out.data) == {Tensor}
+    np.testing.assert_array_equal(np.asarray(out.compute().data), A)
 
 
 # ---- lazytensor's functions on dask arrays --------------------------------------------------
@@ -385,3 +639,100 @@ def test_cluster_error_in_a_task_reaches_the_caller_named(client):
     bad = da.from_delayed(dask.delayed(np.array)(["a", "b"]), shape=(2,), dtype=np.float64)
     with pytest.raises(TypeError, match="exp"):
         client.compute(lt.exp(bad)).result()
+
+
+def _worker_kernels():
+    import lazytensor
+
+    return lazytensor.stats()["kernels"]
+
+
+def _cluster_kernels(client, x, **kwargs):
+    """Kernels the workers ran to compute ``x``, and its value."""
+    before = sum(client.run(_worker_kernels).values())
+    value = np.asarray(client.compute(x, **kwargs).result())
+    return sum(client.run(_worker_kernels).values()) - before, value
+
+
+def test_cluster_runs_one_kernel_per_block_reduction_fused(client, dt):
+    d = dt
+    kernels, value = _cluster_kernels(client, _chain(d))
+    assert kernels == 8
+    np.testing.assert_allclose(value, _chain_numpy(A), rtol=2e-6, atol=2e-6)
+    alone, _ = _cluster_kernels(client, lt.sum(d, axis=0))
+    fused, value = _cluster_kernels(client, lt.sum(_chain(d), axis=0))
+    assert fused == alone
+    np.testing.assert_allclose(value, _chain_numpy(A).sum(axis=0), rtol=1e-5, atol=1e-4)
+    # the count does see per-op evaluation: without dask's graph optimization each op is a
+    # task of its own, whose result the worker evaluates when the task ends (sizeof)
+    kernels, _ = _cluster_kernels(client, _chain(d), optimize_graph=False)
+    assert kernels == 8 * len(CHAIN_OPS)
+    unfused, _ = _cluster_kernels(client, lt.sum(_chain(d), axis=0), optimize_graph=False)
+    assert unfused == alone + 8 * len(CHAIN_OPS)
+
+
+def test_cluster_array_backend_draws_tensor_blocks_on_the_workers(client):
+    def gelu_sum():
+        x = da.random.default_rng(11).standard_normal((40, 30), chunks=CHUNKS, dtype="float32")
+        return x, lt.sum(lt.nn.gelu(x), axis=0)
+
+    with dask.config.set({"array.backend": "lazytensor"}):
+        x, s = gelu_sum()
+    blocks = client.gather(client.compute(list(x.to_delayed().ravel())))
+    assert {type(b) for b in blocks} == {Tensor}
+    with dask.config.set({"array.backend": "numpy"}):
+        x_np, _ = gelu_sum()
+    a = x_np.compute(scheduler="sync")       # the same seed: the same draws, as NumPy blocks
+    np.testing.assert_array_equal(np.asarray(client.compute(x).result()), a)
+    expected = (a * 0.5 * (1 + _erf(a / np.sqrt(2)))).sum(axis=0)
+    np.testing.assert_allclose(np.asarray(client.compute(s).result()), expected,
+                               rtol=1e-5, atol=1e-4)
+
+
+def test_cluster_workers_use_their_share_of_the_cores(client):
+    # lazytensor in a worker process: as many kernel threads as the worker runs tasks
+    threads = client.run(lambda: __import__("lazytensor").get_num_threads())
+    expected = min(1, len(os.sched_getaffinity(0)))     # threads_per_worker=1
+    assert set(threads.values()) == {expected}
+
+
+def _worker_state():
+    """On a worker: its pid, whether lazytensor is imported, and if so whether it is a chunk
+    type there, the sizeof of a 1000-float64 Tensor and the kernel threads."""
+    import os
+    import sys
+
+    if "lazytensor" not in sys.modules:
+        return os.getpid(), False, None, None, None
+    import lazytensor
+    from dask.array.chunk_types import is_valid_chunk_type
+    from dask.sizeof import sizeof as size
+
+    return (os.getpid(), True, is_valid_chunk_type(lazytensor.Tensor),
+            size(lazytensor.ones(1000)), lazytensor.get_num_threads())
+
+
+def test_cluster_worker_restart_registers_again_and_gives_the_same_values(client):
+    # the last cluster test: it restarts the module's workers
+    with dask.config.set({"array.backend": "lazytensor"}):
+        x = da.random.default_rng(5).standard_normal((40, 30), chunks=CHUNKS, dtype="float32")
+    result = lt.sum(_chain(x), axis=0) + lt.max(x, axis=1).sum()
+    before = np.asarray(client.compute(result).result())
+    pids = {w: s[0] for w, s in client.run(_worker_state).items()}
+    client.restart()
+    # new processes, lazytensor not yet imported (a lambda: pickled by value, so running it
+    # does not import this module, which imports lazytensor)
+    fresh = client.run(lambda: (__import__("os").getpid(),
+                                "lazytensor" in __import__("sys").modules))
+    assert not {pid for pid, _ in fresh.values()} & set(pids.values())
+    assert not any(imported for _, imported in fresh.values())
+    after = client.compute(result).result()
+    assert isinstance(after, Tensor)
+    np.testing.assert_array_equal(np.asarray(after), before)
+    blocks = client.gather(client.compute(list(_chain(x).to_delayed().ravel())))
+    assert {type(b) for b in blocks} == {Tensor}
+    # imported again by the tasks, and registered again: chunk type, sizeof, threads
+    assert {s[1:] for s in client.run(_worker_state).values()} == {(True, True, 8000, 1)}
+    a = x.compute(scheduler="sync")
+    np.testing.assert_allclose(before, _chain_numpy(np.asarray(a)).sum(axis=0)
+                               + np.asarray(a).max(axis=1).sum(), rtol=1e-5, atol=1e-4)

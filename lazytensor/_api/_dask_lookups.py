@@ -66,6 +66,11 @@ def percentile(a, q, method="linear"):
     return _percentile(np.asarray(a), q, method)
 
 
+def to_numpy(data, **kwargs):
+    # d.to_backend("numpy")
+    return np.asarray(data)
+
+
 LOOKUPS = {
     "concatenate_lookup": concatenate,
     "tensordot_lookup": tensordot,
@@ -75,4 +80,5 @@ LOOKUPS = {
     "numel_lookup": numel,
     "nannumel_lookup": nannumel,
     "percentile_lookup": percentile,
+    "to_numpy_dispatch": to_numpy,
 }

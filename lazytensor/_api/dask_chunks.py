@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 
 from .._engine.tensor import Tensor
+from . import dask_threads as _dask_threads
 
 
 def _tensor_bytes(t) -> int:
@@ -27,6 +28,8 @@ def _tensor_bytes(t) -> int:
     never changes a value (laziness never changes a result).  If evaluating raises, the tensor
     stays pending and the size is still its result's: the same error is raised where the
     value is read, as it was before (distributed's own ``safe_sizeof`` would log and guess)."""
+    if not _dask_threads.fitted:
+        _dask_threads.fit_to_workers()    # a worker's share of the cores, before evaluating
     if not t.is_evaluated:
         try:
             t.numpy()
@@ -67,6 +70,8 @@ def _register_dispatch():
 def _register_array():
     _register_chunk_type()
     _register_dispatch()
+    # "array.backend": "lazytensor" (also a dask entry point): the module registers it
+    from . import dask_backend  # noqa: F401
 
 
 _REGISTER = {"dask.sizeof": _register_sizeof, "dask.array": _register_array}
