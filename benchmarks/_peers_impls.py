@@ -327,6 +327,7 @@ def jax_worker_main(threads, seed):
     try:
         import jax
         import jax.numpy
+        import jax.scipy.special  # noqa: F401  (the written-out erf GELU)
         L.jax, L.jnp = jax, jax.numpy
         try:
             from importlib.metadata import version as _dist_version

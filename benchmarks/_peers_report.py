@@ -14,6 +14,12 @@ from _peers_workloads import WORKLOADS
 
 FAMILY_ORDER = ["numpy", "lt-exact", "lt-fast", "lt-jit", "numexpr", "onnxruntime", "torch",
                 "torch.compile", "jax"]
+FAMILY_NAME = {"numpy": "NumPy", "lt-exact": "lt exact", "lt-fast": "lt fast",
+               "lt-jit": "lt fast jit", "numexpr": "numexpr", "onnxruntime": "ONNX Runtime",
+               "torch": "PyTorch eager", "torch.compile": "torch.compile", "jax": "jax.jit"}
+# "best peer": the fastest of these (NumPy included) whose result passed the check
+PEER_FAMILIES = [f for f in FAMILY_ORDER if not f.startswith("lt-")]
+EXACT_FAST_GOAL = 1.3           # issue 41: exact mode within 1.3x of fast mode
 
 
 def ordered_labels(rows):
@@ -24,6 +30,95 @@ def ordered_labels(rows):
             fam = FAMILY_ORDER.index(r["family"]) if r["family"] in FAMILY_ORDER else 99
             seen[r["label"]] = (fam, i)
     return sorted(seen, key=seen.get)
+
+
+def primary(rows, family):
+    """The row of ``family``'s first variant among ``rows`` (one workload, size and thread
+    count), or None: the one the summaries show."""
+    return next((r for r in rows if r["family"] == family), None)
+
+
+def time_ratio(a, b):
+    """Median time of row ``a`` over that of row ``b`` (NaN if either is missing)."""
+    return a["median"] / b["median"] if a and b else float("nan")
+
+
+def fmt_ratio(x):
+    return "–" if x != x else f"{x:.2f}"
+
+
+def written_out_summary(results, t):
+    """The summary of the user-written workloads (``Workload.user_form``) at ``t`` threads:
+    a table of lt fast against the best peer and lt exact against lt fast at the largest and
+    the smallest size, lt fast against NumPy and PyTorch eager at the smallest, and a few
+    lines counting where lazytensor is ahead."""
+    rows = [r for r in results if r["threads"] == t]
+    wls = [w for w in WORKLOADS if w.user_form and any(r["workload"] == w.name for r in rows)]
+    if not wls:
+        return []
+    sizes = sorted({r["n"] for r in rows if r["workload"] == wls[0].name})
+    groups = [("large", sizes[-1])] + ([("small", sizes[0])] if len(sizes) > 1 else [])
+    table, tally = [], {}
+    for wl in wls:
+        rs = [r for r in rows if r["workload"] == wl.name]
+        cells = []
+        for g, _ in groups:
+            n = (max if g == "large" else min)(r["n"] for r in rs)
+            at = [r for r in rs if r["n"] == n]
+            fast = primary(at, "lt-fast")
+            peers = [r for r in at if r["family"] in PEER_FAMILIES and r["ok"]]
+            best = min(peers, key=lambda r: r["median"]) if peers else None
+            ratios = {"peer": time_ratio(fast, best),
+                      "exact": time_ratio(primary(at, "lt-exact"), fast)}
+            if g == "small":
+                ratios["numpy"] = time_ratio(fast, primary(at, "numpy"))
+                ratios["torch"] = time_ratio(fast, primary(at, "torch"))
+            for k, x in ratios.items():
+                tally.setdefault((g, k), []).append((wl.name, x))
+            cells += ["–" if best is None else f"{FAMILY_NAME[best['family']]} "
+                      f"{fmt_time(best['median'])}",
+                      "–" if fast is None else
+                      f"{fmt_time(fast['median'])}{'' if fast['ok'] else ' ✗'}"]
+            cells += [fmt_ratio(x) for x in ratios.values()]
+        table.append(f"| {wl.name} | " + " | ".join(cells) + " |")
+    head, align = "| workload |", "|---|"
+    for g, n in groups:
+        head += (f" best peer, {fmt_n(n)} | lt fast | fast/peer | exact/fast |"
+                 + (" fast/NumPy | fast/PyTorch eager |" if g == "small" else ""))
+        align += "---:|" * (4 + 2 * (g == "small"))
+    lines = [f"## Written out, {t} thread{'s' if t > 1 else ''}", "",
+             "The workloads as a user writes them: the `*_expr` forms and those with only one "
+             "form, each library in its own spelling. Time per call (median) at the largest "
+             "and the smallest size; best peer = the fastest of NumPy and the peers whose "
+             "result passed the check; fast/peer = lt fast time / best peer time (< 1: "
+             "lazytensor ahead), likewise fast/NumPy and fast/PyTorch eager; exact/fast = "
+             "lt exact time / lt fast time.", "", head, align] + table + [""]
+
+    def ahead(key):
+        got = [(w, x) for w, x in tally[key] if x == x]
+        if not got:
+            return "not run"
+        behind = ", ".join(f"{w} {x:.2f}" for w, x in got if x >= 1)
+        return (f"lt fast ahead on {sum(x < 1 for _, x in got)} of {len(got)}"
+                + (f" (behind: {behind})" if behind else ""))
+
+    def exact_fast(key):
+        got = [(w, x) for w, x in tally[key] if x == x]
+        if not got:
+            return "exact/fast: not run"
+        over = ", ".join(f"{w} {x:.2f}" for w, x in got if x > EXACT_FAST_GOAL)
+        return (f"exact/fast {min(x for _, x in got):.2f}-{max(x for _, x in got):.2f}"
+                + (f", above {EXACT_FAST_GOAL} on {over}" if over
+                   else f", all within {EXACT_FAST_GOAL}"))
+
+    for g, n in groups:
+        against = [f"against the best peer, {ahead((g, 'peer'))}"]
+        if g == "small":
+            against += [f"against NumPy, {ahead((g, 'numpy'))}",
+                        f"against PyTorch eager, {ahead((g, 'torch'))}"]
+        lines.append(f"- At {fmt_n(n)}: " + "; ".join(against + [exact_fast((g, "exact"))])
+                     + ".")
+    return lines + [""]
 
 
 def fmt_ns(s):
@@ -151,10 +246,6 @@ def write_report(args, argv, impls, notes, bw, results, skipped, out, img_dir, e
     fams = ordered_labels(results)
     # summary columns: one per family, the workload's first (primary) variant
     fam_keys = [f for f in FAMILY_ORDER if any(r["family"] == f for r in results)]
-    fam_name = {"numpy": "NumPy", "lt-exact": "lt exact", "lt-fast": "lt fast",
-                "lt-jit": "lt fast jit",
-                "numexpr": "numexpr", "onnxruntime": "ONNX Runtime", "torch": "PyTorch eager",
-                "torch.compile": "torch.compile", "jax": "jax.jit"}
     for t in args.threads:
         big = [r for r in results if r["threads"] == t]
         if not big:
@@ -162,13 +253,18 @@ def write_report(args, argv, impls, notes, bw, results, skipped, out, img_dir, e
         lines += [f"## Summary at the largest size, {t} thread{'s' if t > 1 else ''}", "",
                   "ns per element (median); in brackets the speed-up over NumPy (> 1: faster "
                   "than NumPy). ✗ = result failed the check; n/a = not run (see the "
-                  "workload's section). For gelu_erf, silu, logsumexp_rows and softmax_rows "
-                  "the lazytensor columns are `lt.nn.gelu`, `lt.nn.silu`, `lt.nn.logsumexp` "
-                  "and `lt.nn.softmax`; the expression forms are in their sections. "
-                  "Floor = memory-bandwidth floor.", ""]
+                  "workload's section). A workload `<name>_expr` is `<name>` written out as a "
+                  "user writes it (`0.5 * x * (1 + lt.erf(x / sqrt(2)))` for `lt.nn.gelu`), "
+                  "each library in its own spelling. For silu, logsumexp_rows and "
+                  "softmax_rows the lazytensor columns are `lt.nn.silu`, `lt.nn.logsumexp` "
+                  "and `lt.nn.softmax`; their other forms are in their sections. "
+                  "Floor = memory-bandwidth floor; exact/fast = lt exact time / lt fast "
+                  "time.", ""]
         cols = [f for f in fam_keys if any(r["family"] == f for r in big)]
-        lines += ["| workload | N | floor | " + " | ".join(fam_name[f] for f in cols) + " |",
-                  "|---|---:|---:|" + "---:|" * len(cols)]
+        both = "lt-exact" in cols and "lt-fast" in cols
+        lines += ["| workload | N | floor | " + " | ".join(FAMILY_NAME[f] for f in cols)
+                  + (" | exact/fast" if both else "") + " |",
+                  "|---|---:|---:|" + "---:|" * (len(cols) + both)]
         for wl in WORKLOADS:
             rs = [r for r in big if r["workload"] == wl.name]
             if not rs:
@@ -179,11 +275,15 @@ def write_report(args, argv, impls, notes, bw, results, skipped, out, img_dir, e
             floor = fmt_ns(bpe / bw[("add", t)] * 1e-9) if ("add", t) in bw else "–"
             cells = []
             for f in cols:
-                r = next((r for r in rs if r["family"] == f), None)
+                r = primary(rs, f)
                 cells.append("n/a" if r is None else
                              f"{fmt_ns(r['per_elem'])} ({r['vs_numpy']:.2f}){'' if r['ok'] else ' ✗'}")
+            if both:
+                cells.append(fmt_ratio(time_ratio(primary(rs, "lt-exact"),
+                                                  primary(rs, "lt-fast"))))
             lines.append(f"| {wl.name} | {fmt_n(n_top)} | {floor} | " + " | ".join(cells) + " |")
         lines.append("")
+        lines += written_out_summary(results, t)
 
     if scaling:
         lines += ["## Two threads against one (lazytensor, interleaved)", "",

@@ -8,6 +8,9 @@ The lambdas read the peers' modules from ``_peers_libs`` at call time.
 
 from __future__ import annotations
 
+import copy
+import math
+
 import numpy as np
 
 import _peers_libs as L
@@ -18,6 +21,10 @@ SQRT2 = F32(2 ** 0.5)
 K_TANH = F32((2 / np.pi) ** 0.5)
 C_TANH = F32(0.044715)
 QSCALE = F32(0.05)
+# The written-out forms take their constants as Python floats, as a user writes them (each
+# library keeps float32 with them).
+R_SQRT2 = math.sqrt(2)
+R_TANH = math.sqrt(2 / math.pi)
 
 
 def _vec(names, scale=3.0):
@@ -85,24 +92,38 @@ NE_CONST = {"h": F32(0.5), "one": F32(1), "zero": F32(0), "six": F32(6), "k": K_
 
 
 class Workload:
+    """One workload.  ``user_form``: it is spelled as a user writes it out (operators and
+    elementwise functions, no ``nn.*`` call), each library in its own spelling: the ten of
+    docs/benchmarks-peers.md in that form get the report's own summary."""
+
     def __init__(self, name, formula, make, ref, numpy, lt_variants, numexpr=None,
                  torch=None, jax=None, onnx=None, out_dtype="float32", integer=False,
-                 note=""):
+                 note="", user_form=False):
         self.name, self.formula, self.make, self.ref = name, formula, make, ref
         self.numpy, self.lt_variants, self.numexpr = numpy, lt_variants, numexpr
         self.torch, self.jax, self.onnx = torch, jax, onnx
         self.out_dtype, self.integer, self.note = np.dtype(out_dtype), integer, note
+        self.user_form = user_form
+
+    def written_out(self, formula, lt, torch, jax, onnx=None):
+        """This workload as a user writes it out, named ``<name>_expr``: the same inputs,
+        reference, NumPy and numexpr spellings (already written out), and the given
+        lazytensor, PyTorch, jax and (where it differs) ONNX ones."""
+        w = copy.copy(self)
+        w.name, w.formula, w.user_form = f"{self.name}_expr", formula, True
+        w.lt_variants, w.torch, w.jax = [("expr", lt)], torch, jax
+        w.onnx = onnx or self.onnx
+        return w
 
 
 # ONNX graphs are written with a tiny builder `g`: g.op("Mul", a, b), g.c(0.5) a float32
 # constant, g.i64([1]) an int64 constant.
-WORKLOADS = [
+_AS_CALLED = [
     Workload(
         "gelu_erf", "0.5*x*(1+erf(x/sqrt(2)))", _vec("x"),
         ref=_gelu64,
         numpy=lambda x: F32(0.5) * x * (1 + L.erf(x / SQRT2)),
-        lt_variants=[("nn.gelu", lambda x: L.lt.nn.gelu(x)),
-                     ("expr", lambda x: 0.5 * x * (1 + L.lt.erf(x / SQRT2)))],
+        lt_variants=[("nn.gelu", lambda x: L.lt.nn.gelu(x))],
         numexpr=None,
         torch=lambda x: L.F.gelu(x),
         jax=lambda x: L.jax.nn.gelu(x, approximate=False),
@@ -151,7 +172,7 @@ WORKLOADS = [
         torch=lambda a, b, c: a * b + c,
         jax=lambda a, b, c: a * b + c,
         onnx=lambda g, a, b, c: g.op("Add", g.op("Mul", a, b), c),
-    ),
+        user_form=True),
     Workload(
         "bias_relu", "relu(X + b), X (N/1024, 1024), b (N/1024, 1) one bias per row", _bias_make,
         ref=lambda X, b: np.maximum(X + b, 0),
@@ -172,7 +193,7 @@ WORKLOADS = [
         jax=lambda x, y: L.jnp.where(x < y, 2 * x, y - 1),
         onnx=lambda g, x, y: g.op("Where", g.op("Less", x, y), g.op("Mul", x, g.c(2.0)),
                                   g.op("Sub", y, g.c(1.0))),
-    ),
+        user_form=True),
     Workload(
         "quantize", "uint8(clip(round(x/0.05)+128, 0, 255)), round half to even", _vec("x", 2.0),
         # the float32 quotient, as every implementation computes it, then exact rounding
@@ -187,7 +208,7 @@ WORKLOADS = [
         jax=lambda x: L.jnp.clip(L.jnp.round(x / 0.05) + 128, 0, 255).astype(L.jnp.uint8),
         onnx=lambda g, x: g.op("Cast", g.op("Clip", g.op("Add", g.op("Round", g.op(
             "Div", x, g.c(QSCALE))), g.c(128.0)), g.c(0.0), g.c(255.0)), to=2),  # 2 = UINT8
-        out_dtype="uint8", integer=True,
+        out_dtype="uint8", integer=True, user_form=True,
         note="numexpr's round() is float64 only: its result is cast to uint8 afterwards"),
     Workload(
         "transpose_add", "X.T + Y, X and Y square (sqrt(N), sqrt(N))", _square_make,
@@ -198,7 +219,7 @@ WORKLOADS = [
         torch=lambda X, Y: X.T + Y,
         jax=lambda X, Y: X.T + Y,
         onnx=lambda g, X, Y: g.op("Add", g.op("Transpose", X, perm=[1, 0]), Y),
-    ),
+        user_form=True),
     Workload(
         "exp_log1p", "exp(-x*x)*log1p(|x|)", _vec("x", 1.0),
         ref=lambda x: np.exp(-x * x) * np.log1p(np.abs(x)),
@@ -209,7 +230,7 @@ WORKLOADS = [
         jax=lambda x: L.jnp.exp(-x * x) * L.jnp.log1p(L.jnp.abs(x)),
         onnx=lambda g, x: g.op("Mul", g.op("Exp", g.op("Neg", g.op("Mul", x, x))),
                                g.op("Log", g.op("Add", g.op("Abs", x), g.c(1.0)))),
-        note="ONNX has no Log1p: the graph uses Log(1+|x|)"),
+        user_form=True, note="ONNX has no Log1p: the graph uses Log(1+|x|)"),
     Workload(
         "logsumexp_rows", "logsumexp over rows of X (N/1024, 1024), max-shifted", _rows_make,
         ref=_np_logsumexp,
@@ -244,6 +265,44 @@ WORKLOADS = [
             "Add", g.c(1.0), g.op("Erf", g.op("Div", x, g.c(SQRT2))))), keepdims=0),
         note="numexpr has no erf"),
 ]
+
+# The workloads above that call a library function (lt.nn.gelu, F.silu, ONNX HardSwish...),
+# written out as a user writes them, each library in its own spelling; each runs right after
+# its called form.
+_WRITTEN_OUT = {
+    "gelu_erf": dict(
+        formula="0.5 * x * (1 + erf(x / sqrt(2))), written out",
+        lt=lambda x: 0.5 * x * (1 + L.lt.erf(x / R_SQRT2)),
+        torch=lambda x: 0.5 * x * (1 + L.torch.erf(x / R_SQRT2)),
+        jax=lambda x: 0.5 * x * (1 + L.jax.scipy.special.erf(x / R_SQRT2))),
+    "gelu_tanh": dict(
+        formula="0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715*x*x*x))), written out",
+        lt=lambda x: 0.5 * x * (1 + L.lt.tanh(R_TANH * (x + 0.044715 * x * x * x))),
+        torch=lambda x: 0.5 * x * (1 + L.torch.tanh(R_TANH * (x + 0.044715 * x * x * x))),
+        jax=lambda x: 0.5 * x * (1 + L.jnp.tanh(R_TANH * (x + 0.044715 * x * x * x)))),
+    "hardswish": dict(
+        formula="x * clip(x / 6 + 0.5, 0, 1), written out",
+        lt=lambda x: x * L.lt.clip(x / 6 + 0.5, 0, 1),
+        torch=lambda x: x * L.torch.clamp(x / 6 + 0.5, 0, 1),
+        jax=lambda x: x * L.jnp.clip(x / 6 + 0.5, 0, 1),
+        onnx=lambda g, x: g.op("Mul", x, g.op("Clip", g.op("Add", g.op("Div", x, g.c(6.0)),
+                                                           g.c(0.5)), g.c(0.0), g.c(1.0)))),
+    "silu": dict(
+        formula="x / (1 + exp(-x)), written out",
+        lt=lambda x: x / (1 + L.lt.exp(-x)),
+        torch=lambda x: x / (1 + L.torch.exp(-x)),
+        jax=lambda x: x / (1 + L.jnp.exp(-x)),
+        onnx=lambda g, x: g.op("Div", x, g.op("Add", g.c(1.0), g.op("Exp", g.op("Neg", x))))),
+    "bias_relu": dict(
+        formula="maximum(X + b, 0), X (N/1024, 1024), b (N/1024, 1), written out",
+        lt=lambda X, b: L.lt.maximum(X + b, 0),
+        torch=lambda X, b: L.torch.clamp(X + b, min=0),
+        jax=lambda X, b: L.jnp.maximum(X + b, 0),
+        onnx=lambda g, X, b: g.op("Max", g.op("Add", X, b), g.c(0.0))),
+}
+WORKLOADS = [form for w in _AS_CALLED
+             for form in ([w, w.written_out(**_WRITTEN_OUT[w.name])] if w.name in _WRITTEN_OUT
+                          else [w])]
 WL = {w.name: w for w in WORKLOADS}
 
 

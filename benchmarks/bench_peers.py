@@ -38,7 +38,7 @@ from _benchutil import fmt_n, fmt_time, parse_int_list, parse_sizes  # noqa: E40
 import _peers_libs as L  # noqa: E402
 from _peers_impls import ALL_IMPLS, JaxImpl, jax_worker_main, load_peers, set_threads  # noqa: E402
 from _peers_measure import default_repeat, measure, measure_scaling, stream_bandwidth  # noqa: E402
-from _peers_report import fmt_err, fmt_ns, write_report  # noqa: E402
+from _peers_report import fmt_err, fmt_ns, write_report, written_out_summary  # noqa: E402
 from _peers_workloads import WL  # noqa: E402
 
 DEFAULT_SIZES = "1e3,1e5,1e6,1e7"
@@ -155,6 +155,10 @@ def main(argv=None):
                   default=str)
     write_report(args, argv, impls, notes, bw, results, skipped, args.out, img_dir, elapsed,
                  scaling)
+    for t in args.threads:          # the report's summary lines of the written-out workloads
+        for line in written_out_summary(results, t):
+            if line.startswith("- At "):
+                log(f"T={t}, written out: {line[2:]}")
     log(f"wrote {args.out}, plots in {img_dir}, raw results {json_path} "
         f"({elapsed / 60:.1f} min)")
     bad = [r for r in results if not r["ok"]]
