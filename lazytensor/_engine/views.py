@@ -195,7 +195,7 @@ def view(t, make, read_only: bool = False, push: bool = True):
             and not np.may_share_memory(arr, mem):
         arr.setflags(write=False)       # a copy: an ordinary read-only value
         return _leaf_tensor(arr)
-    if read_only:
+    if read_only or not arr.flags.writeable:   # (or NumPy's own read-only view: diag's)
         arr = arr.view()
         arr.setflags(write=False)
         out = _leaf_tensor(arr)
@@ -240,6 +240,12 @@ def _pushed(t, make):
         return ("another view of it is pending and its work is costly: computed once "
                 "rather than in every view")
     shape = root.shape
+    try:            # x.view(dtype) reads the bytes of t's value, not of its inputs'
+        same = make(np.broadcast_to(np.empty((), root.dtype), shape)).dtype == root.dtype
+    except ValueError:
+        same = False
+    if not same:
+        return "a view as another dtype"
     made = {}
     mode = _config._mode
     for n in order:
