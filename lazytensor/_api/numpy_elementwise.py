@@ -142,10 +142,11 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 def angle(z, deg=False):
     """The angle of complex ``z`` (``arctan2(z.imag, z.real)``), in degrees if ``deg``;
     for real ``z`` 0 or pi, recorded lazily."""
-    (z,), dt = _operands("angle", "angle", z)
-    if z.dtype.kind == "c":
-        out = _np("angle", z)
+    z = asarray(z) if isinstance(z, (list, tuple)) else _as_tensor(z, "angle")
+    if isinstance(z, Tensor) and z.dtype.kind == "c":
+        out = _np("angle", z)     # (not through _operands: its cast would drop z.imag)
     else:
+        (z,), dt = _operands("angle", "angle", z)
         if z.dtype != dt:
             z = astype(z, dt)
         out = binary("atan2", 0.0, z)
