@@ -12,6 +12,7 @@ Results computed this way are NumPy's, so they are outside exact mode's bit-for-
 from __future__ import annotations
 
 import inspect
+import warnings
 
 import numpy as np
 
@@ -62,7 +63,7 @@ def call_numpy(name: str, np_fn, *args, **kwargs):
     """``np_fn`` on the values of ``args``/``kwargs``, quietly; errors name ``name``."""
     out = kwargs.pop("out", None)
     targs, tkwargs = args, kwargs
-    tensors = _tensors_in((args, kwargs), [])
+    tensors = tensors_in((args, kwargs))
     values = [t._value() for t in tensors]
     args, kwargs = to_numpy(args), {k: to_numpy(v) for k, v in kwargs.items()}
     if out is not None:
@@ -76,35 +77,42 @@ def call_numpy(name: str, np_fn, *args, **kwargs):
         raise renamed(exc, name) from None
     if out is not None:     # NumPy's answer with out=: the out itself (a Tensor or an array)
         return out[0] if type(out) is tuple and type(result) is not tuple else out
-    views = _viewed(result, tensors, values, lambda m, t: np_fn(
-        *_values_with(targs, t, m), **{k: _values_with(v, t, m) for k, v in tkwargs.items()}))
+    views = viewed(result, tensors, lambda m, t: np_fn(
+        *values_with(targs, t, m), **{k: values_with(v, t, m) for k, v in tkwargs.items()}),
+        values)
     return to_tensors(result, f"numpy.{name}", views)
 
 
-def _tensors_in(obj, found: list) -> list:
+def tensors_in(obj, found=None) -> list:
+    """The tensors in ``obj``, also inside tuples, lists and dicts."""
+    found = [] if found is None else found
     if isinstance(obj, Tensor):
         found.append(obj)
     elif isinstance(obj, (tuple, list, dict)):
         for o in obj.values() if isinstance(obj, dict) else obj:
-            _tensors_in(o, found)
+            tensors_in(o, found)
     return found
 
 
-def _values_with(obj, t, m):
+def values_with(obj, t, m):
     """``to_numpy(obj)`` with ``m`` as the value of the tensor ``t``."""
     if obj is t:
         return m
     if isinstance(obj, (tuple, list)) and any(isinstance(o, (Tensor, tuple, list)) for o in obj):
-        return type(obj)(_values_with(o, t, m) for o in obj)
+        return type(obj)(values_with(o, t, m) for o in obj)
     return to_numpy(obj)
 
 
-def _viewed(result, tensors, values, rerun) -> dict:
+def viewed(result, tensors, rerun, values=None) -> dict:
     """id(array) -> Tensor for NumPy's results that are views of an input tensor's value
     (``split``, ``diag``, ``trim_zeros`` ...): views of its memory, as NumPy's are views of
     its array (a write through either reaches the other).  Wrapped as values they would be
     read-only copies that still read memory a write may change: a silent wrong value.
-    ``rerun(m, t)`` is NumPy's call with ``m`` as ``t``'s value."""
+    ``rerun(m, t)`` is NumPy's call with ``m`` as ``t``'s value; ``values``: the tensors'
+    values it was given."""
+    if not tensors:
+        return {}
+    values = [t._value() for t in tensors] if values is None else values
     leaves = []
     _arrays_in(result, (), leaves)
     found = {}
@@ -118,9 +126,22 @@ def _viewed(result, tensors, values, rerun) -> dict:
                     for k in path:
                         out = out[k]
                     return out
-                found[id(arr)] = _views.view(t, make, push=False)
+                probe = arr if v.flags.writeable else make(np.empty_like(v))
+                found[id(arr)] = _views.view(t, make, push=False,
+                                             read_only=_read_only(probe))
                 break
     return found
+
+
+def _read_only(arr) -> bool:
+    """Whether NumPy's view of writable memory is read-only (diag's), or warns on a write
+    (broadcast_arrays', which NumPy deprecates: read-only here, as broadcast_to's)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            return not arr.flags.writeable
+        except (FutureWarning, DeprecationWarning):
+            return True
 
 
 def _arrays_in(obj, path, found):

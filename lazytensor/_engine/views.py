@@ -195,7 +195,7 @@ def view(t, make, read_only: bool = False, push: bool = True):
             and not np.may_share_memory(arr, mem):
         arr.setflags(write=False)       # a copy: an ordinary read-only value
         return _leaf_tensor(arr)
-    if read_only or not arr.flags.writeable:   # (or NumPy's own read-only view: diag's)
+    if read_only:
         arr = arr.view()
         arr.setflags(write=False)
         out = _leaf_tensor(arr)
