@@ -43,8 +43,8 @@ def _component(name, np_fn):
         x = operand(x, name) if isinstance(x, (list, tuple)) else _as_tensor(x, name)
         if not isinstance(x, Tensor):
             raise TypeError(f"{name}: expected a Tensor")
-        if x.dtype.kind == "c":
-            return _complex_now(np_fn, [x], x.dtype, np.dtype(x.dtype.char.lower()))
+        if x.dtype.kind == "c":          # NumPy's view of the memory (x.real, x.imag)
+            return _views.view(x, lambda m: np_fn(m))
         if _dtypes.kind(x.dtype) not in "iuf":
             raise TypeError(f"{name} does not take {x.dtype.name}: it takes numeric tensors")
         if name == "real":
