@@ -258,7 +258,12 @@ def _pushed(t, make):
                 if x.op == "const":
                     m = x
                 else:
-                    arr = make(np.broadcast_to(x.value, shape))
+                    try:
+                        arr = make(np.broadcast_to(x.value, shape))
+                    except ValueError:            # (a dtype view of another itemsize)
+                        arr = None
+                    if arr is None or arr.dtype != x.value.dtype:
+                        return "a view as another dtype"     # (of an input's dtype)
                     if not arr.flags.writeable:
                         arr = arr.view()
                     arr.setflags(write=False)
