@@ -126,7 +126,8 @@ def viewed(result, tensors, rerun, values=None) -> dict:
                     for k in path:
                         out = out[k]
                     return out
-                probe = arr if v.flags.writeable else make(np.empty_like(v))
+                # NumPy's flags on writable memory (v, or a writable copy of its values)
+                probe = arr if v.flags.writeable else make(np.array(v))
                 found[id(arr)] = _views.view(t, make, push=False,
                                              read_only=_read_only(probe))
                 break
