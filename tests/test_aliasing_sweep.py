@@ -30,13 +30,15 @@ F, I, C = "float64", "int32", "complex128"
 
 def _data(kind, dtype):
     """The input's values: 'm' a 3 x 4 matrix, 'v' a vector, 'sq' a square well-conditioned
-    matrix, 'spd' a symmetric positive definite one, 'c' a 2 x 3 x 4 block."""
+    matrix, 'spd' a symmetric positive definite one, 'c' a 2 x 3 x 4 block, '0d' a 0-d."""
     if kind == "m":
         a = np.arange(12.0).reshape(3, 4) * 0.5 - 2.0
     elif kind == "v":
         a = np.array([3.0, -1.0, 0.0, 2.5, 3.0, -4.0])
     elif kind == "c":
         a = np.arange(24.0).reshape(2, 3, 4) - 7.0
+    elif kind == "0d":
+        a = np.array(2.5)
     else:
         a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 5.0]])
         if kind == "sq":
@@ -126,6 +128,15 @@ row("ascontiguousarray", lambda xp, x: xp.ascontiguousarray(x))
 row("ascontiguousarray_T", lambda xp, x: xp.ascontiguousarray(x.T))
 row("asfortranarray", lambda xp, x: xp.asfortranarray(x))
 row("asarray_chkfinite", lambda xp, x: xp.asarray_chkfinite(x))
+# (0-d: NumPy's a * 1 is a scalar, so no pending input)
+_0D = dict(data="0d", kinds=("memory", "view", "read-only"))
+row("ascontiguousarray_0d", lambda xp, x: xp.ascontiguousarray(x), **_0D)
+row("asfortranarray_0d", lambda xp, x: xp.asfortranarray(x), **_0D)
+row("atleast_1d_0d", lambda xp, x: xp.atleast_1d(x), **_0D)
+row("atleast_3d_0d", lambda xp, x: xp.atleast_3d(x), **_0D)
+row("x[()]", lambda xp, x: x[()], **_0D)
+row("x[None]_0d", lambda xp, x: x[None], **_0D)
+row("reshape_0d", lambda xp, x: xp.reshape(x, (1, 1)), **_0D)
 for _name in ["empty_like", "zeros_like", "ones_like"]:
     row(_name, lambda xp, x, n=_name: getattr(xp, n)(x) * 0 if n == "empty_like"
         else getattr(xp, n)(x))

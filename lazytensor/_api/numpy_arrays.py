@@ -167,6 +167,8 @@ def asfortranarray(a, dtype=None, *, like=None):
 
 
 def _in_layout(t, flag: str):
+    if t.ndim == 0:             # NumPy's ndmin=1: a view of the element
+        return reshape(t, (1,))
     mem = _views.shared_memory(t)
     if mem is None:             # pending: NumPy's twin is a new row-major array
         laid_out = flag == "C_CONTIGUOUS" or sum(n > 1 for n in t.shape) <= 1
