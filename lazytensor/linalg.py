@@ -459,6 +459,8 @@ def matrix_power(x, n, /):
         raise TypeError(f"linalg.matrix_power: the exponent must be an integer, got "
                         f"{type(n).__name__}") from None
     x = as_tensor(x, "linalg.matrix_power")
+    if n == 1 and x.ndim >= 2 and x.shape[-1] == x.shape[-2] and x.dtype.kind in "biufc":
+        return x            # NumPy's a itself
     if x.dtype.kind in "biu" and n >= 0:
         v = _numeric(x, "matrix_power") if x.dtype.kind != "b" else x._value()
         if v.ndim < 2 or v.shape[-1] != v.shape[-2]:
@@ -610,7 +612,9 @@ def diagonal(x, /, *, offset=0):
     if v.ndim < 2:
         raise ValueError(f"linalg.diagonal needs a matrix or a stack of matrices, got shape "
                          f"{x.shape}")
-    return Tensor._from_array(np.diagonal(v, offset=operator.index(offset), axis1=-2, axis2=-1))
+    from ._api.manipulation import diagonal as _diagonal
+
+    return _diagonal(x, offset=operator.index(offset), axis1=-2, axis2=-1)   # a read-only view
 
 
 def trace(x, /, *, offset=0, dtype=None):

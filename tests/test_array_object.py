@@ -50,15 +50,17 @@ def test_basic_indexing_matches_numpy_and_is_a_view(key):
     expected = np.asarray(A3[key])
     check_same(out, expected)
     if expected.size:
-        # basic indexing reads x's value in place: no copy
-        assert np.shares_memory(out.numpy(), x.numpy())
+        # basic indexing is a view of x's memory, but an integer for every axis gives
+        # NumPy's scalar, a copy
+        assert np.shares_memory(out.numpy(), x.numpy()) == np.shares_memory(A3[key], A3)
 
 
-def test_single_element_is_a_0d_view():
+def test_single_element_is_a_copy_as_numpys_scalar():
     x = t3()
     out = x[1, 2, 3]
     assert out.shape == () and out.ndim == 0
-    assert np.shares_memory(out.numpy(), x.numpy())
+    assert not np.shares_memory(out, x)
+    x[1, 2, 3] = -1.0               # NumPy's scalar keeps its value
     assert float(out) == 23.0
 
 

@@ -291,8 +291,10 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
         raise
     dtype = _dtypes.canonical_dtype(arr.dtype, where="from_dlpack")
     if arr.dtype != dtype:
-        arr = arr.astype(dtype)
-    return Tensor._from_array(arr)
+        return Tensor._from_array(arr.astype(dtype))
+    # the exporter's memory, as asarray's of a caller's array: writable memory, or a
+    # read-only source (not a plain value that still reads memory a write may change)
+    return _source_tensor(arr)
 
 
 # ---- fills -----------------------------------------------------------------------------

@@ -43,19 +43,20 @@ def _component(name, np_fn):
         x = operand(x, name) if isinstance(x, (list, tuple)) else _as_tensor(x, name)
         if not isinstance(x, Tensor):
             raise TypeError(f"{name}: expected a Tensor")
-        if x.dtype.kind == "c":
-            return _complex_now(np_fn, [x], x.dtype, np.dtype(x.dtype.char.lower()))
+        if x.dtype.kind == "c":          # NumPy's view of the memory (x.real, x.imag)
+            return _views.view(x, lambda m: np_fn(m))
         if _dtypes.kind(x.dtype) not in "iuf":
             raise TypeError(f"{name} does not take {x.dtype.name}: it takes numeric tensors")
         if name == "real":
             return x
         from .creation import zeros_like
 
-        return zeros_like(x)
+        # NumPy's read-only zeros: a write raises rather than going nowhere
+        return _views.view(zeros_like(x), lambda m: m, read_only=True)
     fn.__name__ = name
     fn.__doc__ = (f"The {name} part of a complex tensor (a tensor of the matching real "
                   f"dtype); a real tensor's {name} part is " + ("itself." if name == "real"
-                                                                 else "zero."))
+                                                                 else "zero (read-only)."))
     return fn
 
 
@@ -72,6 +73,9 @@ def astype(x, dtype, /, *, copy=True, device=None):
     """
     if type(x) is Tensor and x._node.op == "clip":
         x = _unclipped_for_cast(x, dtype)
+    elif not copy and device is None and type(x) is Tensor and x.dtype == dtype and \
+            x.dtype == _dtypes.canonical_dtype(dtype, where="astype"):
+        return x        # NumPy's x itself (the memo would give a new tensor of its node)
     return _astype(x, dtype, copy=copy, device=device)
 
 
@@ -279,7 +283,7 @@ def positive(x, /):
     x = _as_tensor(x, "positive")
     if not isinstance(x, Tensor) or _dtypes.kind(x.dtype) not in "iufc":
         raise TypeError("positive takes a numeric tensor")
-    return x
+    return _views.fresh(x)   # NumPy's copy: a write into +x must not reach x
 
 
 def _integer_identity(name):

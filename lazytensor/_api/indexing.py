@@ -222,8 +222,8 @@ def getitem(x, key, /):
     except IndexError as exc:   # e.g. index arrays that do not broadcast together
         raise IndexError(f"cannot index a tensor of shape {x.shape} with {key!r}: "
                          f"{exc}") from None
-    # a view of a user's writable buffer (asarray without a copy) is handed out read-only
-    # too: out is a new view object, so this leaves the buffer itself alone
+    if out.ndim == 0 and np.may_share_memory(out, v):
+        out = out.copy()        # x[i, j]: NumPy's scalar, not a 0-d view of memory
     return wrap(out)
 
 

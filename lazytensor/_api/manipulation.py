@@ -164,8 +164,8 @@ def broadcast_to(x, /, shape) -> Tensor:
 
 
 def broadcast_arrays(*arrays) -> tuple:
-    """The tensors broadcast against one another, as a tuple (read-only views, no copies;
-    NumPy's: when no tensor needs broadcasting, the tensors themselves)."""
+    """The tensors broadcast against one another, as a tuple: read-only views (NumPy's warn
+    on a write), no copies; as NumPy's, a tensor that needs no broadcasting is itself."""
     for i, x in enumerate(arrays):
         if not isinstance(x, Tensor):
             raise TypeError(f"broadcast_arrays: argument {i} is a {type(x).__name__}, not "
@@ -179,7 +179,7 @@ def broadcast_arrays(*arrays) -> tuple:
         return tuple(arrays)
     for x in arrays:
         check_size(shape, "broadcast_arrays", x.dtype)
-    return tuple(broadcast_to(x, shape) for x in arrays)
+    return tuple(x if x.shape == shape else broadcast_to(x, shape) for x in arrays)
 
 
 # ---- shape-only operations (views) -------------------------------------------------------

@@ -86,6 +86,12 @@ def _calling(fn, name):
     return method
 
 
+def _conj(self) -> Tensor:
+    """NumPy's ``x.conj()``: the conjugate of a complex tensor; a real one is itself (the
+    function ``conj`` gives a copy)."""
+    return FUNCTIONS["conj"](self) if self.dtype.kind == "c" else self
+
+
 _CALLS = {
     "sum": statistical.sum, "prod": statistical.prod, "mean": statistical.mean,
     "std": statistical.std, "var": statistical.var, "max": statistical.max,
@@ -98,7 +104,6 @@ _CALLS = {
     "swapaxes": manipulation.swapaxes, "repeat": manipulation.repeat,
     "diagonal": manipulation.diagonal,
     "take": take, "clip": FUNCTIONS["clip"], "round": FUNCTIONS["round"],
-    "conj": FUNCTIONS["conj"], "conjugate": FUNCTIONS["conj"],
     "copy": copy, "dot": dot,
 }
 
@@ -360,7 +365,7 @@ class FlatIter:
         return self.base.size
 
     def __getitem__(self, key):
-        return self._flat()[key]
+        return _views.fresh(self._flat()[key])     # NumPy's x.flat[k] is a copy
 
     def __setitem__(self, key, value):
         value = values_of(value)
@@ -460,7 +465,7 @@ def methods() -> dict:
                item=_item, tobytes=_tobytes, view=_view, compress=_compress,
                argpartition=_argpartition, choose=_choose, tofile=_tofile,
                __format__=_format, __round__=_round, __contains__=_contains,
-               __divmod__=_divmod, __rdivmod__=_rdivmod)
+               __divmod__=_divmod, __rdivmod__=_rdivmod, conj=_conj, conjugate=_conj)
     for name, getter in _PROPERTIES.items():
         out[name] = property(getter, doc=_PROPERTY_DOCS.get(name, getter.__doc__))
     return out

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._engine import views as _views
 from .._engine.tensor import Tensor
 from .args import integer_arg, normalize_axis
 from .creation import asarray, eye
@@ -153,11 +154,27 @@ def asanyarray(a, dtype=None, order=None, *, like=None):
 
 
 def ascontiguousarray(a, dtype=None, *, like=None):
-    """``asarray``: a tensor's layout is lazytensor's to choose (values are the same)."""
-    return asarray(a, dtype=as_dtype(dtype))
+    """``asarray``, copied where NumPy's copies: a tensor over memory that is not row-major
+    (a transposed or strided view).  Otherwise the tensor itself, as NumPy's array."""
+    return _in_layout(asarray(a, dtype=as_dtype(dtype)), "C_CONTIGUOUS")
 
 
-asfortranarray = ascontiguousarray
+def asfortranarray(a, dtype=None, *, like=None):
+    """``asarray``, copied where NumPy's copies: a tensor with more than one axis longer
+    than 1, unless its memory is column-major (a transposed view).  The copy's layout is
+    lazytensor's (row-major; values are the same)."""
+    return _in_layout(asarray(a, dtype=as_dtype(dtype)), "F_CONTIGUOUS")
+
+
+def _in_layout(t, flag: str):
+    if t.ndim == 0:             # NumPy's ndmin=1: a view of the element
+        return reshape(t, (1,))
+    mem = _views.shared_memory(t)
+    if mem is None:             # pending: NumPy's twin is a new row-major array
+        laid_out = flag == "C_CONTIGUOUS" or sum(n > 1 for n in t.shape) <= 1
+    else:
+        laid_out = mem.flags[flag]
+    return t if laid_out else _views.fresh(t)
 
 
 def asarray_chkfinite(a, dtype=None, order=None):
@@ -191,10 +208,9 @@ c_ = _Concatenator(np.c_, "c_")
 
 FUNCTIONS = {f.__name__: f for f in (array, identity, fromfunction, fliplr, flipud, rot90,
                                      atleast_1d, atleast_2d, atleast_3d, indices, asanyarray,
-                                     ascontiguousarray, asarray_chkfinite)}
+                                     ascontiguousarray, asfortranarray, asarray_chkfinite)}
 # index expressions hold no arrays: NumPy's own objects
-FUNCTIONS.update(mgrid=mgrid, ogrid=ogrid, r_=r_, c_=c_, s_=np.s_, index_exp=np.index_exp,
-                 asfortranarray=asfortranarray)
+FUNCTIONS.update(mgrid=mgrid, ogrid=ogrid, r_=r_, c_=c_, s_=np.s_, index_exp=np.index_exp)
 # built by NumPy on the values
 _SUMMARIES = {
     "concatenate": "Join tensors along an existing axis (NumPy's ``concatenate``).",

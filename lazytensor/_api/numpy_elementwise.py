@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .._engine import views as _views
 from .._engine.record import _as_tensor, binary
 from .._engine.tensor import Tensor
 from .creation import asarray
@@ -131,7 +132,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     if x.dtype.kind == "c":
         return _np("nan_to_num", x, nan=nan, posinf=posinf, neginf=neginf)
     if x.dtype.kind != "f":
-        return x
+        return _views.fresh(x) if copy else x    # NumPy's copy, or x itself
     big = float(np.finfo(x.dtype).max)
     out = where(_F["isnan"](x), float(nan), x)
     out = where(x == math.inf, big if posinf is None else float(posinf), out)
@@ -141,10 +142,11 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 def angle(z, deg=False):
     """The angle of complex ``z`` (``arctan2(z.imag, z.real)``), in degrees if ``deg``;
     for real ``z`` 0 or pi, recorded lazily."""
-    (z,), dt = _operands("angle", "angle", z)
-    if z.dtype.kind == "c":
-        out = _np("angle", z)
+    z = asarray(z) if isinstance(z, (list, tuple)) else _as_tensor(z, "angle")
+    if isinstance(z, Tensor) and z.dtype.kind == "c":
+        out = _np("angle", z)     # (not through _operands: its cast would drop z.imag)
     else:
+        (z,), dt = _operands("angle", "angle", z)
         if z.dtype != dt:
             z = astype(z, dt)
         out = binary("atan2", 0.0, z)

@@ -42,6 +42,7 @@ from .._engine import views as _views
 from .._engine.ops import OPS_LIST
 from .._engine.record import binary, unary
 from .._engine.tensor import Tensor, leaf_of
+from . import numpy_values as _numpy_values
 from . import writes as _writes
 
 # NumPy ufuncs served by a lazytensor function that is not an op row: ufunc -> lt name
@@ -175,10 +176,14 @@ def _servable(dtype) -> bool:
     return dtype in _dtypes.ALL_DTYPES and dtype.isnative
 
 
-def _wrap(result, sources, what: str):
+def _wrap(result, sources, what: str, views=None):
     """NumPy's result with arrays (and NumPy scalars) as tensors, marked as computed by
-    NumPy's ``what``.  A result that shares memory with a writable array it was computed
-    from (a caller's array) is copied: tensors do not change under their users."""
+    NumPy's ``what``.  ``views``: id(array) -> the tensor for NumPy's views of a tensor's
+    value (``numpy_values.viewed``).  Another result that shares memory with a writable
+    array it was computed from (a caller's array) is copied: tensors do not change under
+    their users."""
+    if views and id(result) in views:
+        return views[id(result)]
     if isinstance(result, np.ndarray):
         if not _servable(result.dtype):
             return result
@@ -189,10 +194,10 @@ def _wrap(result, sources, what: str):
         return (Tensor._computed_by_numpy(np.asarray(result), what)
                 if _servable(result.dtype) else result)
     if isinstance(result, tuple):
-        items = [_wrap(r, sources, what) for r in result]
+        items = [_wrap(r, sources, what, views) for r in result]
         return type(result)(*items) if hasattr(result, "_fields") else type(result)(items)
     if isinstance(result, list):
-        return [_wrap(r, sources, what) for r in result]
+        return [_wrap(r, sources, what, views) for r in result]
     return result
 
 
@@ -588,6 +593,13 @@ def array_function(self, func, types, args, kwargs):
                 return fn(*targs, **tkwargs)
             finally:
                 active.discard(func)
+    tensors = _numpy_values.tensors_in((args, kwargs))
     (vargs, vkwargs), sources = _values((args, kwargs))
     result = func(*vargs, **vkwargs)
-    return result if out is not None else _wrap(result, sources, f"numpy.{name}")
+    if out is not None:
+        return result
+    # NumPy's views of a tensor's value (sliding_window_view ...): views of its memory
+    views = _numpy_values.viewed(result, tensors, lambda m, t: func(
+        *_numpy_values.values_with(args, t, m),
+        **{k: _numpy_values.values_with(v, t, m) for k, v in kwargs.items()}))
+    return _wrap(result, sources, f"numpy.{name}", views)

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._engine import views as _views
 from .._engine.tensor import Tensor
-from .numpy_values import on_values, to_numpy, to_tensors
+from .numpy_values import on_values, renamed, to_numpy, to_tensors
 
 
 # ---- memory: which tensors and arrays share it (views.py) -----------------------------
@@ -172,6 +172,21 @@ FUNCTIONS = {"shape": shape, "ndim": ndim, "size": size, "vectorize": vectorize,
              "seterrcall": seterrcall, "geterrcall": geterrcall, "ndenumerate": ndenumerate,
              "ndindex": np.ndindex, "iterable": np.iterable,
              "shares_memory": shares_memory, "may_share_memory": may_share_memory}
+def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
+    """A tensor over a buffer's bytes read as ``dtype`` (NumPy's ``frombuffer``): the
+    buffer's memory, without a copy, as ``lt.asarray`` of NumPy's array over it (a
+    writable buffer: writes through the tensor reach it; bytes: read-only)."""
+    from .creation import asarray
+
+    try:
+        arr = np.frombuffer(buffer, dtype=dtype, count=count, offset=offset)
+    except (ValueError, TypeError) as exc:
+        raise renamed(exc, "frombuffer") from None
+    return asarray(arr)
+
+
+FUNCTIONS["frombuffer"] = frombuffer
+
 # printing of values (strings out) and io of values: the tensors are evaluated and written,
 # files are read into tensors
 FUNCTIONS.update({name: on_values(name, getattr(np, name), summary) for name, summary in {
@@ -186,7 +201,6 @@ FUNCTIONS.update({name: on_values(name, getattr(np, name), summary) for name, su
     "genfromtxt": "A tensor from a text file, with missing values handled.",
     "fromregex": "A tensor from a text file, parsed with a regular expression.",
     "fromfile": "A tensor from a text or binary file.",
-    "frombuffer": "A tensor from a buffer (its bytes read as the dtype).",
     "fromiter": "A 1-d tensor from an iterable.",
     "fromstring": "A 1-d tensor from text.",
 }.items()})

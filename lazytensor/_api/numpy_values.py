@@ -12,6 +12,7 @@ Results computed this way are NumPy's, so they are outside exact mode's bit-for-
 from __future__ import annotations
 
 import inspect
+import warnings
 
 import numpy as np
 
@@ -34,15 +35,18 @@ def _out_memory(out, name: str):
     return out
 
 
-def to_tensors(obj, computed_by=None):
+def to_tensors(obj, computed_by=None, views=None):
     """NumPy's arrays and array scalars (also inside tuples and lists) as tensors;
-    ``computed_by``: the NumPy function whose arithmetic made them (see ``args.wrap``)."""
+    ``computed_by``: the NumPy function whose arithmetic made them (see ``args.wrap``);
+    ``views``: id(array) -> the tensor to give for an array that is a view."""
+    if views and id(obj) in views:
+        return views[id(obj)]
     if isinstance(obj, (np.ndarray, np.generic)) and obj.dtype.kind in "biufc":
         return wrap(obj, computed_by=computed_by)
     if isinstance(obj, tuple) and type(obj) is not tuple:    # a NamedTuple result
-        return type(obj)(*(to_tensors(o, computed_by) for o in obj))
+        return type(obj)(*(to_tensors(o, computed_by, views) for o in obj))
     if isinstance(obj, (tuple, list)):
-        return type(obj)(to_tensors(o, computed_by) for o in obj)
+        return type(obj)(to_tensors(o, computed_by, views) for o in obj)
     return obj
 
 
@@ -58,6 +62,9 @@ def renamed(exc: Exception, name: str) -> Exception:
 def call_numpy(name: str, np_fn, *args, **kwargs):
     """``np_fn`` on the values of ``args``/``kwargs``, quietly; errors name ``name``."""
     out = kwargs.pop("out", None)
+    targs, tkwargs = args, kwargs
+    tensors = tensors_in((args, kwargs))
+    values = [t._value() for t in tensors]
     args, kwargs = to_numpy(args), {k: to_numpy(v) for k, v in kwargs.items()}
     if out is not None:
         kwargs["out"] = _out_memory(out, name)
@@ -70,7 +77,80 @@ def call_numpy(name: str, np_fn, *args, **kwargs):
         raise renamed(exc, name) from None
     if out is not None:     # NumPy's answer with out=: the out itself (a Tensor or an array)
         return out[0] if type(out) is tuple and type(result) is not tuple else out
-    return to_tensors(out if out is not None else result, f"numpy.{name}")
+    views = viewed(result, tensors, lambda m, t: np_fn(
+        *values_with(targs, t, m), **{k: values_with(v, t, m) for k, v in tkwargs.items()}),
+        values)
+    return to_tensors(result, f"numpy.{name}", views)
+
+
+def tensors_in(obj, found=None) -> list:
+    """The tensors in ``obj``, also inside tuples, lists and dicts."""
+    found = [] if found is None else found
+    if isinstance(obj, Tensor):
+        found.append(obj)
+    elif isinstance(obj, (tuple, list, dict)):
+        for o in obj.values() if isinstance(obj, dict) else obj:
+            tensors_in(o, found)
+    return found
+
+
+def values_with(obj, t, m):
+    """``to_numpy(obj)`` with ``m`` as the value of the tensor ``t``."""
+    if obj is t:
+        return m
+    if isinstance(obj, (tuple, list)) and any(isinstance(o, (Tensor, tuple, list)) for o in obj):
+        return type(obj)(values_with(o, t, m) for o in obj)
+    return to_numpy(obj)
+
+
+def viewed(result, tensors, rerun, values=None) -> dict:
+    """id(array) -> Tensor for NumPy's results that are views of an input tensor's value
+    (``split``, ``diag``, ``trim_zeros`` ...): views of its memory, as NumPy's are views of
+    its array (a write through either reaches the other).  Wrapped as values they would be
+    read-only copies that still read memory a write may change: a silent wrong value.
+    ``rerun(m, t)`` is NumPy's call with ``m`` as ``t``'s value; ``values``: the tensors'
+    values it was given."""
+    if not tensors:
+        return {}
+    values = [t._value() for t in tensors] if values is None else values
+    leaves = []
+    _arrays_in(result, (), leaves)
+    found = {}
+    for path, arr in leaves:
+        for t, v in zip(tensors, values):
+            if isinstance(v, np.ndarray) and np.may_share_memory(arr, v):
+                def make(m, t=t, v=v, arr=arr, path=path, writable=v.flags.writeable):
+                    if m is v and writable:          # NumPy's view of this memory already
+                        return arr
+                    out = rerun(m, t)
+                    for k in path:
+                        out = out[k]
+                    return out
+                # NumPy's flags on writable memory (v, or a writable copy of its values)
+                probe = arr if v.flags.writeable else make(np.array(v))
+                found[id(arr)] = _views.view(t, make, push=False,
+                                             read_only=_read_only(probe))
+                break
+    return found
+
+
+def _read_only(arr) -> bool:
+    """Whether NumPy's view of writable memory is read-only (diag's), or warns on a write
+    (broadcast_arrays', which NumPy deprecates: read-only here, as broadcast_to's)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            return not arr.flags.writeable
+        except (FutureWarning, DeprecationWarning):
+            return True
+
+
+def _arrays_in(obj, path, found):
+    if isinstance(obj, np.ndarray):
+        found.append((path, obj))
+    elif isinstance(obj, (tuple, list)):
+        for k, o in enumerate(obj):
+            _arrays_in(o, path + (k,), found)
 
 
 def on_values(name: str, np_fn, summary: str):

@@ -147,6 +147,8 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     n = integer_arg(n, "diff", "n")
     if n < 0:
         raise ValueError(f"diff: n must be non-negative, got {n}")
+    if n == 0:
+        return x            # NumPy's a itself (prepend and append unused)
     parts = [v]
     if prepend is not None:
         parts.insert(0, _edge(prepend, x, ax, "prepend"))

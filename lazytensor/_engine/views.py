@@ -240,6 +240,12 @@ def _pushed(t, make):
         return ("another view of it is pending and its work is costly: computed once "
                 "rather than in every view")
     shape = root.shape
+    try:            # x.view(dtype) reads the bytes of t's value, not of its inputs'
+        same = make(np.broadcast_to(np.empty((), root.dtype), shape)).dtype == root.dtype
+    except ValueError:
+        same = False
+    if not same:
+        return "a view as another dtype"
     made = {}
     mode = _config._mode
     for n in order:
@@ -252,7 +258,12 @@ def _pushed(t, make):
                 if x.op == "const":
                     m = x
                 else:
-                    arr = make(np.broadcast_to(x.value, shape))
+                    try:
+                        arr = make(np.broadcast_to(x.value, shape))
+                    except ValueError:            # (a dtype view of another itemsize)
+                        arr = None
+                    if arr is None or arr.dtype != x.value.dtype:
+                        return "a view as another dtype"     # (of an input's dtype)
                     if not arr.flags.writeable:
                         arr = arr.view()
                     arr.setflags(write=False)
