@@ -306,3 +306,18 @@ def test_results_recorded_before_a_hand_out_keep_their_values(memory_backed):
     buf *= 2
     np.testing.assert_array_equal(e.numpy(), [[0, 2], [4, 6]])
     np.testing.assert_array_equal(a.numpy(), [[0, 2], [4, 6]])
+
+
+def test_a_read_view_of_a_dropped_temporary_keeps_its_values():
+    """Found by the state machine: x.base kept the pending temporary alive, so asking about
+    memory after a write through NumPy computed the temporary then, and the view, already
+    read, took the new values.  NumPy's view of the temporary keeps the old ones."""
+    a = np.arange(6.0) - 3
+    out = np.asarray(lt.asarray(a.copy()))
+    v = (lt.asarray(out) * 1)[1:]
+    nv = (a * 1)[1:]
+    np.testing.assert_array_equal(np.array(v), nv)
+    out += 2
+    a += 2
+    assert np.shares_memory(v, out) == np.shares_memory(nv, a)
+    np.testing.assert_array_equal(np.array(v), nv)

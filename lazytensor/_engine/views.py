@@ -143,22 +143,29 @@ def own(t) -> np.ndarray:
     return mem
 
 
-# id(view) -> (weak reference to the view, the tensor whose memory it views): NumPy's
-# ``base``, which keeps that tensor alive as NumPy's does
+# id(view) -> (weak reference to the view, the tensor whose memory it views, or a weak
+# reference to it): NumPy's ``base``.  A view of memory keeps its base alive, as NumPy's
+# does; a view of a pending tensor (``_pushed``) only refers to it, so that a temporary the
+# caller dropped is gone for ``_orphan`` (its view keeps the values it was computed with,
+# as NumPy's view of a temporary does), and ``base`` is None then.
 _bases: dict = {}
 
 
 def base_of(t):
     """The tensor ``t`` is a view of (the first one of a chain of views), or None."""
     entry = _bases.get(id(t))
-    return entry[1] if entry is not None and entry[0]() is t else None
+    if entry is None or entry[0]() is not t:
+        return None
+    base = entry[1]
+    return base() if type(base) is weakref.ref else base
 
 
-def _set_base(v, t) -> None:
+def _set_base(v, t, weak: bool = False) -> None:
     base = base_of(t)
+    base = t if base is None else base
     key = id(v)
     _bases[key] = (weakref.ref(v, lambda r, k=key: _drop(_bases, k, r)),
-                   t if base is None else base)
+                   weakref.ref(base) if weak else base)
 
 
 def view(t, make, read_only: bool = False, push: bool = True):
@@ -179,7 +186,7 @@ def view(t, make, read_only: bool = False, push: bool = True):
     else:
         out = _pushed(t, make)
         if not isinstance(out, str):
-            _set_base(out, t)
+            _set_base(out, t, weak=True)
             return out
         why = out
     settle(t)
