@@ -205,6 +205,19 @@ def _pushed(t, make):
     return out
 
 
+def dtype_view(t, make, record):
+    """``make(memory of t)`` for a view that changes the dtype (a complex tensor's ``.real``,
+    ``.imag``), which cannot be pushed to the values pending ``t`` reads: for pending ``t``,
+    ``record(t)`` (a pending tensor of the view's values over ``t``'s node, so it fuses)
+    remembered as a view of ``t`` like ``_pushed``'s (NumPy's aliasing once either is
+    written or handed out)."""
+    if t._node.value is None and not _orphan(t):
+        out = record(t)
+        _remember_lazy_view(t, out, make)
+        return out
+    return view(t, make, push=False)
+
+
 def _remember_lazy_view(base, v, make):
     entry = _lazy_base.get(id(base))
     root_entry = _lazy_views.get(entry[2]) if entry is not None and entry[0]() is base \
