@@ -7,7 +7,58 @@
  * NaN + NaN i.  Differences from NumPy: docs/complex.md.
  * Pasted into every kernel-path region by the build; names start with ltm_. */
 
+/* 2^k, |k| within the normal exponents; the exponent of a finite x (of a subnormal: the
+ * least normal one's); ltm_scale multiplies by 2^e in steps that neither overflow nor
+ * underflow on their own (exact unless the result is subnormal or overflows) */
+static inline double ltm_exp2i_f64(int k) { return lt_from_bits64((uint64_t)(k + 1023) << 52); }
+static inline float ltm_exp2i_f32(int k)
+{
+    const uint32_t u = (uint32_t)(k + 127) << 23;
+    float x;
+    memcpy(&x, &u, 4);
+    return x;
+}
+static inline int ltm_ilogb_f64(double x)
+{
+    const int e = (int)((lt_bits64(x) >> 52) & 0x7ff);
+    return e == 0 ? -1022 : e - 1023;
+}
+static inline int ltm_ilogb_f32(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    const int e = (int)((u >> 23) & 0xff);
+    return e == 0 ? -126 : e - 127;
+}
+static inline double ltm_scale_f64(double x, int e)
+{
+    for (; e > 1000; e -= 1000) x *= ltm_exp2i_f64(1000);
+    for (; e < -1000; e += 1000) x *= ltm_exp2i_f64(-1000);
+    return x * ltm_exp2i_f64(e);
+}
+static inline float ltm_scale_f32(float x, int e)
+{
+    for (; e > 120; e -= 120) x *= ltm_exp2i_f32(120);
+    for (; e < -120; e += 120) x *= ltm_exp2i_f32(-120);
+    return x * ltm_exp2i_f32(e);
+}
+
+/* Smith's quotient of operands whose larger parts lie within 2^-SAFE .. 2^SAFE neither
+ * overflows nor underflows needlessly; others are divided scaled (same bits where NumPy's
+ * Smith did not overflow or underflow) */
+#define LTM_SAFE_f32 32
+#define LTM_SAFE_f64 256
+#define LTM_EMAX_f32 127
+#define LTM_EMAX_f64 1023
+
 #define LTM_COMPLEX(C, T, R)                                                                  \
+static inline int ltm_finite##C(R x) { return x - x == 0; }                                  \
+/* the exponent of the larger part of a finite nonzero (a, b) */                             \
+static inline int ltm_cexp##C(R a, R b)                                                      \
+{                                                                                             \
+    const R m = __builtin_fabs(a) > __builtin_fabs(b) ? __builtin_fabs(a) : __builtin_fabs(b); \
+    return m == 0 ? 0 : ltm_ilogb##C(m);                                                      \
+}                                                                                             \
 static inline T ltm_canon##C(T z)                                                             \
 {                                                                                             \
     T o = { z.re != z.re ? (R)__builtin_nan("") : z.re, z.im != z.im ? (R)__builtin_nan("") : z.im }; \
@@ -40,22 +91,48 @@ static inline T ltm_cmul_recover##C(R a, R b, R c, R d, T z)                    
     return z;                                                                                 \
 }                                                                                             \
 /* (a + bi)(c + di): two products and a sum per part, as NumPy's loop writes it */            \
+/* finite operands whose products overflowed: the same products of the operands scaled by \
+ * powers of two (exact), scaled back once: inf only where the result itself overflows */    \
+static inline T ltm_cmul_scaled##C(T x, T y)                                                  \
+{                                                                                             \
+    const int ex = ltm_cexp##C(x.re, x.im), ey = ltm_cexp##C(y.re, y.im);                     \
+    const R a = ltm_scale##C(x.re, -ex), b = ltm_scale##C(x.im, -ex);                         \
+    const R c = ltm_scale##C(y.re, -ey), d = ltm_scale##C(y.im, -ey);                         \
+    const R ac = a * c, bd = b * d, ad = a * d, bc = b * c;                                   \
+    T z = { ltm_scale##C(ac - bd, ex + ey), ltm_scale##C(ad + bc, ex + ey) };                 \
+    return z;                                                                                 \
+}                                                                                             \
+/* an infinite operand: a product of finite factors that overflowed is finite in truth, so  \
+ * a sum of it and an infinite product is that infinity (the textbook sum gives inf - inf) */ \
+static inline R ltm_cterm##C(R x, R y, R u, R v, R sign)                                      \
+{                                                                                             \
+    const R p = x * y, q = u * v;                                                             \
+    const int p_inf = ltm_isinf##C(p) && (ltm_isinf##C(x) || ltm_isinf##C(y));                \
+    const int q_inf = ltm_isinf##C(q) && (ltm_isinf##C(u) || ltm_isinf##C(v));                \
+    if (p_inf && !q_inf && q == q) return p;                                                  \
+    if (q_inf && !p_inf && p == p) return sign * q;                                           \
+    return sign > 0 ? p + q : p - q;                                                          \
+}                                                                                             \
+static inline T ltm_cmul_inf##C(T x, T y)                                                     \
+{                                                                                             \
+    T z = { ltm_cterm##C(x.re, y.re, x.im, y.im, (R)-1), ltm_cterm##C(x.re, y.im, x.im, y.re, (R)1) }; \
+    return z;                                                                                 \
+}                                                                                             \
 static inline T ltm_cmul##C(T x, T y)                                                         \
 {                                                                                             \
     const R ac = x.re * y.re, bd = x.im * y.im, ad = x.re * y.im, bc = x.im * y.re;           \
     T z = { ac - bd, ad + bc };                                                               \
-    if (__builtin_expect(z.re != z.re && z.im != z.im, 0))                                    \
-        return ltm_cmul_recover##C(x.re, x.im, y.re, y.im, z);                                \
+    if (__builtin_expect(!(ltm_finite##C(z.re) && ltm_finite##C(z.im)), 0)) {                 \
+        if (ltm_finite##C(x.re) && ltm_finite##C(x.im) && ltm_finite##C(y.re) &&              \
+            ltm_finite##C(y.im))                                                              \
+            return ltm_cmul_scaled##C(x, y);                                                  \
+        z = ltm_cmul_inf##C(x, y);                                                            \
+        if (z.re != z.re && z.im != z.im)                                                     \
+            return ltm_cmul_recover##C(x.re, x.im, y.re, y.im, z);                            \
+    }                                                                                         \
     return z;                                                                                 \
 }                                                                                             \
-static inline T ltm_csquare##C(T x)                                                           \
-{                                                                                             \
-    const R aa = x.re * x.re, bb = x.im * x.im, ab = x.re * x.im, ba = x.im * x.re;           \
-    T z = { aa - bb, ab + ba };                                                               \
-    if (__builtin_expect(z.re != z.re && z.im != z.im, 0))                                    \
-        return ltm_cmul_recover##C(x.re, x.im, x.re, x.im, z);                                \
-    return z;                                                                                 \
-}                                                                                             \
+static inline T ltm_csquare##C(T x) { return ltm_cmul##C(x, x); }                                                                                             \
 /* Annex G (G.5.1, the _Cdivd example): x / 0 is infinite, inf / finite infinite, finite / \
  * inf zero; only when Smith's quotient gave NaN + NaN i */                                   \
 static inline T ltm_cdiv_recover##C(R a, R b, R c, R d, T z)                                 \
@@ -75,6 +152,8 @@ static inline T ltm_cdiv_recover##C(R a, R b, R c, R d, T z)                    
     }                                                                                         \
     if ((ltm_isinf##C(c) || ltm_isinf##C(d)) && a - a == 0 && b - b == 0) {                   \
         c = ltm_box##C(c); d = ltm_box##C(d);                                                 \
+        const int e = ltm_cexp##C(a, b);   /* the zeros' signs, without overflow */           \
+        a = ltm_scale##C(a, -e); b = ltm_scale##C(b, -e);                                     \
         const R ac = a * c, bd = b * d, bc = b * c, ad = a * d;                               \
         T o = { (R)0 * (ac + bd), (R)0 * (bc - ad) };                                         \
         return o;                                                                             \
@@ -82,9 +161,8 @@ static inline T ltm_cdiv_recover##C(R a, R b, R c, R d, T z)                    
     return z;                                                                                 \
 }                                                                                             \
 /* Smith's method exactly as NumPy's loop computes it (same operations, same order) */        \
-static inline T ltm_cdiv##C(T x, T y)                                                         \
+static inline T ltm_smith##C(R a, R b, R c, R d)                                              \
 {                                                                                             \
-    const R a = x.re, b = x.im, c = y.re, d = y.im;                                           \
     const R ac_ = __builtin_fabs(c), ad_ = __builtin_fabs(d);                                 \
     T z;                                                                                      \
     if (ac_ >= ad_) {                                                                         \
@@ -101,14 +179,39 @@ static inline T ltm_cdiv##C(T x, T y)                                           
         z.re = (a * rat + b) * scl;                                                           \
         z.im = (b * rat - a) * scl;                                                           \
     }                                                                                         \
-    if (__builtin_expect(z.re != z.re && z.im != z.im, 0))                                    \
-        return ltm_cdiv_recover##C(a, b, c, d, z);                                            \
     return z;                                                                                 \
 }                                                                                             \
-/* 1 / z as NumPy's loop computes it; Annex G's cases as 1 / z by ltm_cdiv */                 \
-static inline T ltm_creciprocal##C(T x)                                                       \
+/* Smith's quotient; finite operands (a nonzero divisor) whose intermediate values         \
+ * overflowed are divided again scaled by powers of two (exact), the quotient scaled back   \
+ * once; NaN + NaN i from special operands gets Annex G's value */                           \
+static inline T ltm_cdiv##C(T x, T y)                                                         \
 {                                                                                             \
-    const R a = x.re, b = x.im;                                                               \
+    const R a = x.re, b = x.im, c = y.re, d = y.im;                                           \
+    T z = ltm_smith##C(a, b, c, d);                                                           \
+    const int ex = ltm_cexp##C(a, b), ey = ltm_cexp##C(c, d);                                 \
+    const int wide = ex > LTM_SAFE##C || ex < -LTM_SAFE##C || ey > LTM_SAFE##C || ey < -LTM_SAFE##C; \
+    if (__builtin_expect(wide || !(ltm_finite##C(z.re) && ltm_finite##C(z.im)), 0)) {         \
+        if (ltm_finite##C(a) && ltm_finite##C(b) && ltm_finite##C(c) && ltm_finite##C(d) &&   \
+            (c != 0 || d != 0)) {                                                             \
+            /* an operand is scaled only when its size is beyond the safe range (a        \
+             * dividend near overflow only by 2^-2: scaling it further down could lose a  \
+             * part far smaller than the other to underflow) */                          \
+            const int sx = ex > LTM_EMAX##C - 2 ? 2 : ex < -LTM_SAFE##C ? ex : 0;           \
+            const int sy = ey > LTM_SAFE##C || ey < -LTM_SAFE##C ? ey : 0;                  \
+            z = ltm_smith##C(ltm_scale##C(a, -sx), ltm_scale##C(b, -sx),                      \
+                             ltm_scale##C(c, -sy), ltm_scale##C(d, -sy));                     \
+            z.re = ltm_scale##C(z.re, sx - sy);                                               \
+            z.im = ltm_scale##C(z.im, sx - sy);                                               \
+            return z;                                                                         \
+        }                                                                                     \
+        if (z.re != z.re && z.im != z.im)                                                     \
+            return ltm_cdiv_recover##C(a, b, c, d, z);                                        \
+    }                                                                                         \
+    return z;                                                                                 \
+}                                                                                             \
+/* 1 / z as NumPy's loop computes it */                                                      \
+static inline T ltm_creciprocal_plain##C(R a, R b)                                            \
+{                                                                                             \
     T z;                                                                                      \
     if (__builtin_fabs(b) <= __builtin_fabs(a)) {                                             \
         const R r = b / a, d = a + b * r;                                                     \
@@ -119,11 +222,35 @@ static inline T ltm_creciprocal##C(T x)                                         
         z.re = r / d;                                                                         \
         z.im = (R)-1 / d;                                                                     \
     }                                                                                         \
-    if (__builtin_expect(z.re != z.re && z.im != z.im, 0))                                    \
-        return ltm_cdiv_recover##C((R)1, (R)0, a, b, z);                                      \
+    return z;                                                                                 \
+}                                                                                             \
+/* ... a finite nonzero z whose d overflowed (a part zero or infinite where 1/z has it      \
+ * neither) is taken scaled by a power of two (exact); Annex G's values as 1 / z by        \
+ * ltm_cdiv where NumPy's give NaN + NaN i */                                                 \
+static inline T ltm_creciprocal##C(T x)                                                       \
+{                                                                                             \
+    const R a = x.re, b = x.im;                                                               \
+    T z = ltm_creciprocal_plain##C(a, b);                                                     \
+    const int odd = !(ltm_finite##C(z.re) && ltm_finite##C(z.im)) ||                          \
+                    (z.re == 0) != (a == 0) || (z.im == 0) != (b == 0);                       \
+    if (__builtin_expect(odd, 0)) {                                                           \
+        if (ltm_finite##C(a) && ltm_finite##C(b) && (a != 0 || b != 0)) {                     \
+            const int e = ltm_cexp##C(a, b);                                                  \
+            T w = ltm_creciprocal_plain##C(ltm_scale##C(a, -e), ltm_scale##C(b, -e));         \
+            w.re = ltm_scale##C(w.re, -e);                                                    \
+            w.im = ltm_scale##C(w.im, -e);                                                    \
+            return w;                                                                         \
+        }                                                                                     \
+        if (z.re != z.re && z.im != z.im)                                                     \
+            return ltm_cdiv_recover##C((R)1, (R)0, a, b, z);                                  \
+    }                                                                                         \
     return z;                                                                                 \
 }
 
 LTM_COMPLEX(_f32, lt_c64, float)
 LTM_COMPLEX(_f64, lt_c128, double)
 #undef LTM_COMPLEX
+#undef LTM_SAFE_f32
+#undef LTM_SAFE_f64
+#undef LTM_EMAX_f32
+#undef LTM_EMAX_f64

@@ -278,7 +278,7 @@ def _complex_now(np_fn, args, dtype, out_dtype) -> Tensor:
     with np.errstate(all="ignore"), library_state():
         arrays = [np.asarray(v, dtype=dtype) for v in values]
         out = np.asarray(np_fn(*arrays)).astype(out_dtype, copy=False)
-    return Tensor._from_array(out)
+    return Tensor._computed_by_numpy(out, f"complex {np_fn.__name__}")
 
 
 def reduce_node(op, v, axes, keepdims, acc_dtype) -> Tensor:
