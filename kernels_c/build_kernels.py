@@ -217,6 +217,11 @@ def _complex_functions():
                 f"    {out_t} *restrict o = ({out_t} *)o_; {ptrs}\n"
                 f"    (void)a_; (void)b_; (void)c_; (void)p; (void)exact;\n"
                 f"    {loop}\n}}\n")
+        out.append(
+            f"static void {ops.entry_name('complex', dt)}{sig}\n"
+            f"{{ const {rtype} *pa = (const {rtype} *)a_, *pb = (const {rtype} *)b_;\n"
+            f"  {ctype} *restrict o = ({ctype} *)o_; (void)c_; (void)p; (void)exact;\n"
+            f"  for (int64_t i = 0; i < n; i++) {{ o[i].re = pa[i]; o[i].im = pb[i]; }} }}\n")
     return out
 
 

@@ -350,3 +350,41 @@ def test_where_and_strided_inputs(dtype):
     np.testing.assert_array_equal(got, want)
     got = ev(Z.T * (1 + 1j) + Z.T.real)     # a transposed (tiled) walk of 16-byte elements
     assert same(got, z.T * (1 + 1j) + z.T.real).all()
+
+
+# ---- reductions: sum and mean of the parts, fused; prod stays NumPy's -----------------------
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_sum_and_mean_of_complex_expressions_fuse(dtype):
+    rng = np.random.default_rng(4)
+    z = random_complex(dtype, 30 * 41, 3).reshape(30, 41)
+    mask = rng.random((30, 41)) > 0.3
+    Z = lt.asarray(z)
+    e = lt.explain(lt.sum(Z * Z + 1, axis=0))
+    assert len(e.kernels[0]["reductions"]) == 2 and "multiply" in e.kernels[0]["ops"]
+    rtol = 1e-5 if dtype == np.complex64 else 1e-13
+    cases = [(lambda m, x: m.sum(x * x + 1), {}), (lambda m, x: m.sum(x * x, axis=0), {}),
+             (lambda m, x: m.sum(x / 3, axis=1, keepdims=True), {}),
+             (lambda m, x: m.sum(x * 1j, axis=0, dtype=m.complex128), {}),
+             (lambda m, x, w: m.sum(x * x, axis=1, where=w), {"w": True}),
+             (lambda m, x: m.sum(x, axis=0, initial=2 - 1j), {}),
+             (lambda m, x: m.mean(lt.conj(x) if m is lt else np.conj(x), axis=1), {}),
+             (lambda m, x, w: m.mean(x * x, axis=0, where=w), {"w": True}),
+             (lambda m, x: m.mean(x[:0] * 2, axis=0), {}),
+             (lambda m, x: m.prod(x / 2, axis=0), {})]
+    for fn, kw in cases:
+        got = ev(fn(lt, Z, lt.asarray(mask)) if kw else fn(lt, Z))
+        want = fn(np, z, mask) if kw else fn(np, z)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol)
+
+
+def test_complex_sums_have_the_same_bits_on_every_path_and_thread_count():
+    z = random_complex(np.complex128, 64 * 4099, 20, seed=11).reshape(64, 4099)
+    outs = []
+    for path in [p for p in ("generic", "avx2") if p in lt.kernel_paths()]:
+        for threads in (1, 2):
+            with lt.config(kernel_path=path, num_threads=threads):
+                Z = lt.asarray(z)
+                outs.append(b"".join(ev(r).tobytes() for r in (
+                    lt.sum(Z * Z), lt.sum(Z / (Z + 1), axis=1), lt.mean(Z * 1j, axis=0))))
+    assert all(o == outs[0] for o in outs)

@@ -43,6 +43,14 @@ def complex_part(name, x):
     return Tensor._from_node(_graph.op_node(name, (x._node,), (), dtype, x.shape))
 
 
+def complex_of(re, im):
+    """The complex tensor of real tensors ``re`` and ``im`` (one float dtype, one shape),
+    recorded (a kernel op)."""
+    dtype = np.result_type(re.dtype, np.complex64)
+    return Tensor._from_node(_graph.op_node("complex", (re._node, im._node), (), dtype,
+                                            re.shape))
+
+
 def _component(name):
     def fn(x, /):
         x = operand(x, name) if isinstance(x, (list, tuple)) else _as_tensor(x, name)

@@ -79,6 +79,9 @@ def lower(group, plan) -> Program:
         if node.op in _ops.COMPLEX_PARTS:    # real, imag, conj of a complex value
             entry = (node.op, node.inputs[0].dtype.name)
             node_vid[id(node)] = emit(entry, node.dtype.itemsize, srcs, node=node)
+        elif node.op == "complex":           # a complex value of its two parts
+            node_vid[id(node)] = emit(("complex", node.dtype.name), node.dtype.itemsize, srcs,
+                                      node=node)
         elif node.op == "cast":
             entry = ("cast", f"{node.inputs[0].dtype.name}_{node.dtype.name}")
             node_vid[id(node)] = emit(entry, node.dtype.itemsize, srcs, node=node)

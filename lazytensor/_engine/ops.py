@@ -394,7 +394,8 @@ OPS = {op.name: op for op in OPS_LIST}
 
 
 # ops of complex operands only, not in the table: the real part (a real result), the
-# imaginary part, the conjugate (lazytensor/_api/elementwise.py records them)
+# imaginary part, the conjugate (lazytensor/_api/elementwise.py records them); and
+# "complex", the complex value of two real parts (the sums of lazytensor/_api/statistical.py)
 COMPLEX_PARTS = ("real", "imag", "conj")
 
 
@@ -440,6 +441,7 @@ def kernel_entries():
         if op.cc:
             entries += [(op.name, dt) for dt in COMPLEX_DTYPES]
     entries += [(part, dt) for part in COMPLEX_PARTS for dt in COMPLEX_DTYPES]
+    entries += [("complex", dt) for dt in COMPLEX_DTYPES]   # (re, im) of the part dtype
     entries += [("copy", "x16"), ("where", "x16")]
     every = COMPUTE_DTYPES + COMPLEX_DTYPES
     entries += [("cast", f"{src}_{dst}") for src in every for dst in every
