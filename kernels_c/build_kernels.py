@@ -207,6 +207,8 @@ def _complex_functions():
             ptrs = " ".join(f"const T *p{v} = (const T *){v}_;" for v in names)
             c = canon[result]
             loop = f"for (int64_t i = 0; i < n; i++) {{ {loads} o[i] = ({out_t})({body}); }}"
+            if body.startswith("chunk:"):     # its own whole-chunk function (NaN canonical)
+                loop, c = f"{body[6:]}(n, o, pa);", ""
             if c:
                 exact_loop = (f"for (int64_t i = 0; i < n; i++) {{ {loads} "
                               f"o[i] = {c}(({out_t})({body})); }}")

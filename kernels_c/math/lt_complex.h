@@ -254,3 +254,17 @@ LTM_COMPLEX(_f64, lt_c128, double)
 #undef LTM_SAFE_f64
 #undef LTM_EMAX_f32
 #undef LTM_EMAX_f64
+
+/* |z| by the library's own hypot over a chunk (n <= LT_CHUNK): complex64's parts are split
+ * first so that ltm_hypot_f32_chunk's vectorised first pass runs; its NaN is canonical */
+static inline void ltm_cabs_f32_chunk(int64_t n, float *restrict o, const lt_c64 *restrict a)
+{
+    float re[LT_CHUNK], im[LT_CHUNK];
+    for (int64_t i = 0; i < n; i++) { re[i] = a[i].re; im[i] = a[i].im; }
+    ltm_hypot_f32_chunk(n, o, re, im);
+}
+
+static inline void ltm_cabs_f64_chunk(int64_t n, double *restrict o, const lt_c128 *restrict a)
+{
+    for (int64_t i = 0; i < n; i++) o[i] = ltm_hypot_f64(a[i].re, a[i].im);
+}

@@ -80,7 +80,8 @@ class OpDef:
     # expression in ``a``, ``b`` (of C type ``T``, lt_c64 or lt_c128, fields ``re``, ``im``)
     # with ``R`` the component type and ``##C`` the width suffix of the helpers
     # (``ltm_cdiv##C`` is ltm_cdiv_f32 or ltm_cdiv_f64, kernels_c/math/lt_complex.h); the
-    # result follows ``cplx_result``.  "" leaves the op on the eager ``cplx`` path.
+    # result follows ``cplx_result``; "chunk:FN" names a function doing the whole chunk,
+    # FN(n, o, a).  "" leaves the op on the eager ``cplx`` path.
     cc: str = ""
     # the library's own math function computing the op for float32/float64 (kernels_c/lt_*.h:
     # ltm_<math>_f32 ...); "" when the C body above is used
@@ -217,7 +218,7 @@ OPS_LIST = [
           dunders=("neg",), ufunc="negative", cost=(0.035, 0.052)),
     OpDef("abs", 1, _NUM, {"i": "(T)(a < 0 ? 0 - (UT)a : (UT)a)", "u": "a",
                            "f": "LT_BUILTIN(fabs, F)(a)"},
-          doc="Absolute value; abs(MIN) wraps to MIN.", onnx="Abs", cplx="abs", cc="ltm_hypot##C(a.re, a.im)", cplx_result="real",
+          doc="Absolute value; abs(MIN) wraps to MIN.", onnx="Abs", cplx="abs", cc="chunk:ltm_cabs##C_chunk", cplx_result="real",
           dunders=("abs",), ufunc="absolute", cost=(0.035, 0.045)),
     OpDef("sign", 1, _NUM, {"i": "(T)((a > 0) - (a < 0))", "u": "(T)(a > 0)",
                             "f": "(a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a)"},
