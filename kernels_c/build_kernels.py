@@ -207,9 +207,11 @@ def _complex_functions():
             ptrs = " ".join(f"const T *p{v} = (const T *){v}_;" for v in names)
             c = canon[result]
             loop = f"for (int64_t i = 0; i < n; i++) {{ {loads} o[i] = ({out_t})({body}); }}"
-            if body.startswith("chunk:"):     # its own whole-chunk function (NaN canonical)
-                loop, c = f"{body[6:]}(n, o, pa);", ""
-            if c:
+            if body.startswith("chunk:"):     # its own whole-chunk function
+                loop = f"{body[6:]}(n, o, {', '.join('p' + v for v in names)});"
+                if c:
+                    loop += f" if (exact) for (int64_t i = 0; i < n; i++) o[i] = {c}(o[i]);"
+            elif c:
                 exact_loop = (f"for (int64_t i = 0; i < n; i++) {{ {loads} "
                               f"o[i] = {c}(({out_t})({body})); }}")
                 loop = f"if (exact) {{ {exact_loop} }} else {{ {loop} }}"

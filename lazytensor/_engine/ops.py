@@ -81,7 +81,7 @@ class OpDef:
     # with ``R`` the component type and ``##C`` the width suffix of the helpers
     # (``ltm_cdiv##C`` is ltm_cdiv_f32 or ltm_cdiv_f64, kernels_c/math/lt_complex.h); the
     # result follows ``cplx_result``; "chunk:FN" names a function doing the whole chunk,
-    # FN(n, o, a).  "" leaves the op on the eager ``cplx`` path.
+    # FN(n, o, a[, b]).  "" leaves the op on the eager ``cplx`` path.
     cc: str = ""
     # the library's own math function computing the op for float32/float64 (kernels_c/lt_*.h:
     # ltm_<math>_f32 ...); "" when the C body above is used
@@ -135,7 +135,7 @@ OPS_LIST = [
           doc="Difference; integers wrap around.", onnx="Sub", cplx="subtract", cc="(T){a.re - b.re, a.im - b.im}",
           dunders=("sub",), ufunc="subtract", cost=(0.036, 0.048)),
     OpDef("multiply", 2, _NUM, {_INT: "(T)((UT)a * (UT)b)", "f": "a * b"},
-          doc="Product; integers wrap around.", onnx="Mul", cplx="multiply", cc="ltm_cmul##C(a, b)",
+          doc="Product; integers wrap around.", onnx="Mul", cplx="multiply", cc="chunk:ltm_cmul##C_chunk",
           dunders=("mul",), ufunc="multiply", cost=(0.037, 0.051)),
     OpDef("divide", 2, "f", {"f": "a / b"},
           doc="True division (integer inputs are first cast to the default float).",
