@@ -205,19 +205,6 @@ def _pushed(t, make):
     return out
 
 
-def dtype_view(t, make, record):
-    """``make(memory of t)`` for a view that changes the dtype (a complex tensor's ``.real``,
-    ``.imag``), which cannot be pushed to the values pending ``t`` reads: for pending ``t``,
-    ``record(t)`` (a pending tensor of the view's values over ``t``'s node, so it fuses)
-    remembered as a view of ``t`` like ``_pushed``'s (NumPy's aliasing once either is
-    written or handed out)."""
-    if t._node.value is None and not _orphan(t):
-        out = record(t)
-        _remember_lazy_view(t, out, make)
-        return out
-    return view(t, make, push=False)
-
-
 def _remember_lazy_view(base, v, make):
     entry = _lazy_base.get(id(base))
     root_entry = _lazy_views.get(entry[2]) if entry is not None and entry[0]() is base \
@@ -392,3 +379,16 @@ def _shared(t) -> np.ndarray | None:
     """``t``'s memory, a read-only view's or source's included, or None."""
     mem = memory(t)
     return t._node.value if mem is None and _reads_only(t) else mem
+
+
+def dtype_view(t, make, record):
+    """``make(memory of t)`` for a view that changes the dtype (a complex tensor's ``.real``,
+    ``.imag``), which cannot be pushed to the values pending ``t`` reads: for pending ``t``,
+    ``record(t)`` (a pending tensor of the view's values over ``t``'s node, so it fuses)
+    remembered as a view of ``t`` like ``_pushed``'s (NumPy's aliasing once either is
+    written or handed out)."""
+    if t._node.value is None and not _orphan(t):
+        out = record(t)
+        _remember_lazy_view(t, out, make)
+        return out
+    return view(t, make, push=False)
