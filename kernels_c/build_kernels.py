@@ -103,8 +103,9 @@ def _c_expr(body, dt):
 # forms ltm_NAME_f32 / ltm_NAME_f64 (and optionally ltm_NAME_f32_chunk, a whole-chunk
 # vectorised form) and the fast forms ltm_NAME_f32_fast / ltm_NAME_f64_fast (optionally
 # ltm_NAME_f32_fast_chunk).
-MATH_FAMILIES = ("exp", "exp_fast", "log", "erf", "trig", "misc")   # exp_fast: the
-# exp family's float32 fast forms, in a header of their own (no file over 1000 lines)
+MATH_FAMILIES = ("exp", "exp_fast", "log", "erf", "trig", "misc", "complex")   # exp_fast:
+# the exp family's float32 fast forms, in a header of their own (no file over 1000 lines);
+# complex: the complex arithmetic (the ``cc`` bodies' helpers, after misc's hypot)
 
 
 def _math_headers():
@@ -181,10 +182,57 @@ def _op_function(op, dt):
     )
 
 
+def _complex_functions():
+    """The complex ops: each table row's ``cc`` body per complex dtype, and the parts (real,
+    imag, conj).  Exact mode makes NaN results canonical, component by component; fast mode
+    computes the same values (NaN payloads left as they come)."""
+    out = []
+    sig = ("(int64_t n, void *o_, const void *a_, const void *b_, const void *c_, "
+           "const double *p, int exact)")
+    for dt in ops.COMPLEX_DTYPES:
+        ctype = _ROW[dt][1]
+        part = ops.COMPLEX_PART[dt]
+        rtype = _ROW[part][1]
+        sfx = "_f32" if part == "float32" else "_f64"
+        canon = {"same": f"ltm_canon{sfx}", "real": "lt_canonf" if part == "float32" else "lt_canon",
+                 "bool": ""}
+        bodies = [(op.name, op.arity, op.cc, op.cplx_result) for op in ops.OPS_LIST if op.cc]
+        bodies += [("real", 1, "a.re", "real"), ("imag", 1, "a.im", "real"),
+                   ("conj", 1, "(T){a.re, -a.im}", "same")]
+        for name, arity, body, result in bodies:
+            body = body.replace("##C", sfx)
+            out_t = {"same": ctype, "real": rtype, "bool": "uint8_t"}[result]
+            names = "abc"[:arity]
+            loads = " ".join(f"const T {v} = p{v}[i];" for v in names)
+            ptrs = " ".join(f"const T *p{v} = (const T *){v}_;" for v in names)
+            c = canon[result]
+            loop = f"for (int64_t i = 0; i < n; i++) {{ {loads} o[i] = ({out_t})({body}); }}"
+            if body.startswith("chunk:"):     # its own whole-chunk function
+                loop = f"{body[6:]}(n, o, {', '.join('p' + v for v in names)});"
+                if c:
+                    loop += f" if (exact) for (int64_t i = 0; i < n; i++) o[i] = {c}(o[i]);"
+            elif c:
+                exact_loop = (f"for (int64_t i = 0; i < n; i++) {{ {loads} "
+                              f"o[i] = {c}(({out_t})({body})); }}")
+                loop = f"if (exact) {{ {exact_loop} }} else {{ {loop} }}"
+            out.append(
+                f"static void {ops.entry_name(name, dt)}{sig}\n"
+                f"{{\n    typedef {ctype} T; typedef {rtype} R; (void)sizeof(R);\n"
+                f"    {out_t} *restrict o = ({out_t} *)o_; {ptrs}\n"
+                f"    (void)a_; (void)b_; (void)c_; (void)p; (void)exact;\n"
+                f"    {loop}\n}}\n")
+        out.append(
+            f"static void {ops.entry_name('complex', dt)}{sig}\n"
+            f"{{ const {rtype} *pa = (const {rtype} *)a_, *pb = (const {rtype} *)b_;\n"
+            f"  {ctype} *restrict o = ({ctype} *)o_; (void)c_; (void)p; (void)exact;\n"
+            f"  for (int64_t i = 0; i < n; i++) {{ o[i].re = pa[i]; o[i].im = pb[i]; }} }}\n")
+    return out
+
+
 def _sized_functions():
     out = []
-    for size in (1, 2, 4, 8):
-        t = f"uint{size * 8}_t"
+    for size in (1, 2, 4, 8, 16):
+        t = f"uint{size * 8}_t" if size <= 8 else "lt_c128"
         out.append(
             f"static void {ops.entry_name('copy', f'x{size}')}(int64_t n, void *o_, const void *a_, "
             f"const void *b_, const void *c_, const double *p, int exact)\n"
@@ -200,6 +248,20 @@ def _sized_functions():
 
 def _cast_expr(src, dst):
     """C expression converting `x` (a source element) to the destination type."""
+    if ops.COMPLEX_PART.get(src):   # complex -> anything: the real part's cast (NumPy's),
+        if _ROW[dst][3] == "c":     # complex -> bool: either part nonzero
+            d_ct, d_part = _ROW[dst][1], _ROW[ops.COMPLEX_PART[dst]][1]
+            return f"(({d_ct}){{({d_part})x.re, ({d_part})x.im}})"
+        if _ROW[dst][3] == "b":
+            return "(uint8_t)(x.re != 0 || x.im != 0)"
+        expr = _cast_expr(ops.COMPLEX_PART[src], dst)
+        if isinstance(expr, tuple):
+            return re.sub(r"\bx\b", "x.re", expr[0]), expr[1]
+        return re.sub(r"\bx\b", "x.re", expr)
+    if ops.COMPLEX_PART.get(dst):   # real -> complex: the cast to the part type, im = +0
+        part = ops.COMPLEX_PART[dst]
+        expr = _cast_expr(src, part)
+        return f"(({_ROW[dst][1]}){{{expr}, 0}})"
     _, s_ct, _, s_kind, _ = _ROW[src]
     _, d_ct, d_ut, d_kind, d_bits = _ROW[dst]
     # the source as a wide value: double for floats, a 64-bit integer otherwise
@@ -315,7 +377,8 @@ def _cast_functions():
             if isinstance(expr, tuple):
                 expr, info = expr
                 sat[dst] = info
-            canon = {"float32": "lt_canonf", "float64": "lt_canon"}.get(dst, "")
+            canon = {"float32": "lt_canonf", "float64": "lt_canon", "complex64": "ltm_canon_f32",
+                     "complex128": "ltm_canon_f64"}.get(dst, "")
             if src == dst and canon == "":
                 expr_exact = expr_fast = "x"
             else:
@@ -438,6 +501,7 @@ def generate_ops_source() -> str:
             if _ROW[dt][3] in op.kinds:
                 body.append(_op_function(op, dt))
     body += _sized_functions()
+    body += _complex_functions()
     body += _cast_functions()
     body += _divide_by_scalar_functions()
     body += _quantize_functions()

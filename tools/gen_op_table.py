@@ -46,7 +46,8 @@ def table() -> str:
              "|---|---|---|---|---|---|---|"]
     for op in ops.OPS_LIST:
         call = op.spelling
-        types = ", ".join(_KINDS[k] for k in op.kinds if k != "h") + (", complex*" if op.cplx else "")
+        types = ", ".join(_KINDS[k] for k in op.kinds if k != "h") + (
+            ", complex64/128" if op.cc else ", complex*" if op.cplx else "")
         result = "bool" if op.result == "bool" else "input dtype"
         mode = _mode(op)
         lines.append(f"| {op.name} | `{call}` | {op.onnx} | {types} | {result} | {mode} | "

@@ -23,6 +23,10 @@
 
 #define LT_CHUNK 256
 
+/* complex64 and complex128 elements: NumPy's interleaved (re, im) layout */
+typedef struct { float re, im; } lt_c64;
+typedef struct { double re, im; } lt_c128;
+
 static inline uint64_t lt_bits64(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
 static inline double lt_from_bits64(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
 

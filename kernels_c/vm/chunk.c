@@ -158,7 +158,7 @@ static void lt_ctx_chunk(lt_ctx *c, int64_t pos, int64_t n)
                     regp[r] = src;
                     lt_prefetch_ahead(c, k, pos * s, s);
                 } else {
-                    regp[r] = scratch + (size_t)r * LT_REG_BYTES;
+                    regp[r] = c->regmem[r];
                     c->fill_src[r] = NULL;
                     lt_gather((char *)regp[r], src, s, n, p->reg_itemsize[r]);
                 }
@@ -173,7 +173,7 @@ static void lt_ctx_chunk(lt_ctx *c, int64_t pos, int64_t n)
     c->at = pos + n;
     if (c->stream) {
         for (r = 0; r < p->n_regs; r++)
-            if (p->reg_kind[r] == LT_REG_OUTPUT) regp[r] = scratch + (size_t)r * LT_REG_BYTES;
+            if (p->reg_kind[r] == LT_REG_OUTPUT) regp[r] = c->regmem[r];
         lt_ctx_exec(c, n);
         for (r = 0; r < p->n_regs; r++)
             if (p->reg_kind[r] == LT_REG_OUTPUT)

@@ -1,7 +1,9 @@
 /* The chunk interpreter: fills and gathers, the per-thread memory block, the walk of a plan's chunks, running the instructions.
  * Part of lt_kernel.c (included there, in this order: one translation unit). */
 
-#define LT_REG_BYTES (LT_CHUNK * 8)
+/* A register holds a chunk of values of up to 8 bytes, or of 16 (complex128): its bytes
+ * (lt_ctx.regmem points at each register's) */
+#define LT_REG_BYTES(size) ((size_t)LT_CHUNK * ((size) > 8 ? 16 : 8))
 #define LT_MAX_DIMS 64
 #define LT_PARALLEL_MIN_CHUNKS 64      /* chunks a thread, for runs of unknown cost (lt_thread_count) */
 
@@ -14,7 +16,8 @@ static void lt_fill(char *dst, const char *src, int64_t n, int32_t size)
     case 1: memset(dst, *(const uint8_t *)src, (size_t)n); break;
     case 2: { uint16_t v; memcpy(&v, src, 2); for (i = 0; i < n; i++) ((uint16_t *)dst)[i] = v; } break;
     case 4: { uint32_t v; memcpy(&v, src, 4); for (i = 0; i < n; i++) ((uint32_t *)dst)[i] = v; } break;
-    default: { uint64_t v; memcpy(&v, src, 8); for (i = 0; i < n; i++) ((uint64_t *)dst)[i] = v; } break;
+    case 8: { uint64_t v; memcpy(&v, src, 8); for (i = 0; i < n; i++) ((uint64_t *)dst)[i] = v; } break;
+    default: { lt_c128 v; memcpy(&v, src, 16); for (i = 0; i < n; i++) ((lt_c128 *)dst)[i] = v; } break;
     }
 }
 
@@ -47,7 +50,8 @@ static void lt_gather(char *dst, const char *src, int64_t stride, int64_t n, int
     case 1: LT_GATHER_T(uint8_t); break;
     case 2: LT_GATHER_T(uint16_t); break;
     case 4: LT_GATHER_T(uint32_t); break;
-    default: LT_GATHER_T(uint64_t); break;
+    case 8: LT_GATHER_T(uint64_t); break;
+    default: LT_GATHER_T(lt_c128); break;     /* complex128 */
     }
 }
 
@@ -59,6 +63,7 @@ typedef struct {
     int64_t *off;
     int64_t *in_last;            /* per input: the largest byte offset of an element */
     char *scratch;
+    char **regmem;               /* each register's own memory in scratch */
     void **regp;
     /* a load register of a value-per-row input (last stride 0) holds fill_n copies of the
      * value at fill_src; NULL when its scratch holds anything else */
@@ -68,7 +73,7 @@ typedef struct {
     int stream;                  /* outputs go through scratch and non-temporal stores */
     int prefetch;                /* inputs read in place are prefetched (lt_prefetch_ahead) */
     uint64_t fp_saved;
-    char *block;                 /* the memory of scratch, off, in_last, regp, fill_src, fill_n */
+    char *block;                 /* the memory of scratch, off, in_last, regp, fill_src, fill_n, regmem */
     int block_owned;             /* 1: allocated for this context; 0: the thread's block */
 } lt_ctx;
 
@@ -135,7 +140,7 @@ static void lt_block_give(char *mem, int owned)
  * does not hold them already (a value per row repeats over the chunks of a row). */
 static void lt_ctx_fill(lt_ctx *c, int32_t r, const char *src, int64_t n)
 {
-    char *reg = c->scratch + (size_t)r * LT_REG_BYTES;
+    char *reg = c->regmem[r];
     c->regp[r] = reg;
     if (c->fill_src[r] != src || c->fill_n[r] < n) {
         lt_fill(reg, src, n, c->p->reg_itemsize[r]);
@@ -217,7 +222,7 @@ static void lt_walk_chunk(lt_ctx *c, int64_t n, int64_t pos)
             } else if (seg0 == n && s == 0) {
                 lt_ctx_fill(c, r, p->in_ptr[k] + off[k], n);
             } else {
-                regp[r] = scratch + (size_t)r * LT_REG_BYTES;
+                regp[r] = c->regmem[r];
                 c->fill_src[r] = NULL;
                 need_gather = 1;
             }
@@ -235,7 +240,7 @@ static void lt_walk_chunk(lt_ctx *c, int64_t n, int64_t pos)
         int64_t seg = shape[last] - idx[last];
         if (seg > n - done) seg = n - done;
         for (r = 0; r < p->n_regs; r++) {
-            if (p->reg_kind[r] != LT_REG_LOAD || regp[r] != scratch + (size_t)r * LT_REG_BYTES ||
+            if (p->reg_kind[r] != LT_REG_LOAD || regp[r] != c->regmem[r] ||
                 c->fill_src[r] != NULL)
                 continue;
             k = p->reg_arg[r];
@@ -269,9 +274,10 @@ static void lt_ctx_free(lt_ctx *c)
 static int lt_ctx_open(lt_ctx *c, const lt_program *p)
 {
     const size_t nr = (size_t)p->n_regs + 1, n_off = (size_t)(p->n_in ? p->n_in : 1);
-    const size_t scratch_bytes = (size_t)LT_REG_BYTES * nr;   /* a multiple of 64 */
+    size_t scratch_bytes = LT_REG_BYTES(16);   /* each a multiple of 64 */
+    for (int32_t r = 0; r < p->n_regs; r++) scratch_bytes += LT_REG_BYTES(p->reg_itemsize[r]);
     /* the bookkeeping arrays (8-byte items) follow the registers, zeroed */
-    const size_t book_bytes = (2 * n_off + 3 * nr) * 8;
+    const size_t book_bytes = (2 * n_off + 4 * nr) * 8;
     c->p = p;
     c->stream = 0;
     c->prefetch = (p->prefetch & (p->exact ? 2 : 1)) != 0;
@@ -285,12 +291,17 @@ static int lt_ctx_open(lt_ctx *c, const lt_program *p)
     c->regp = (void **)(c->in_last + n_off);
     c->fill_src = (const char **)(c->regp + nr);
     c->fill_n = (int64_t *)(c->fill_src + nr);
+    c->regmem = (char **)(c->fill_n + nr);
+    for (size_t r = 0, at = 0; r < nr; r++) {
+        c->regmem[r] = c->scratch + at;
+        at += LT_REG_BYTES(r < (size_t)p->n_regs ? p->reg_itemsize[r] : 16);
+    }
     /* another library may have switched on flush-to-zero or another rounding mode in this
      * thread: run in the default state and give the caller's state back */
     LT_FP_ENTER(c->fp_saved);
     /* scalar registers hold one value for the whole run */
     for (int32_t r = 0; r < p->n_regs; r++) {
-        char *reg = c->scratch + (size_t)r * LT_REG_BYTES;
+        char *reg = c->regmem[r];
         c->regp[r] = reg;
         if (p->reg_kind[r] == LT_REG_SCALAR)
             lt_fill(reg, p->in_ptr[p->reg_arg[r]], p->size < LT_CHUNK ? p->size : LT_CHUNK,
@@ -333,7 +344,7 @@ static void lt_ctx_exec(lt_ctx *c, int64_t n)
     for (int32_t i = 0; i < p->n_instr; i++) {
         const int32_t *ins = p->instr + (size_t)i * LT_INSTR_WORDS;
         const int32_t dst = ins[LT_I_DST];
-        if (p->reg_kind[dst] == LT_REG_SCRATCH) regp[dst] = scratch + (size_t)dst * LT_REG_BYTES;
+        if (p->reg_kind[dst] == LT_REG_SCRATCH) regp[dst] = c->regmem[dst];
         c->table[ins[LT_I_OP]](n, regp[dst],
                                ins[LT_I_A] >= 0 ? regp[ins[LT_I_A]] : NULL,
                                ins[LT_I_B] >= 0 ? regp[ins[LT_I_B]] : NULL,

@@ -198,7 +198,8 @@ static void lt_stage(char *panel, const char *base, const int64_t *rowoff, int64
     case 1: LT_STAGE_T(uint8_t) break;
     case 2: LT_STAGE_T(uint16_t) break;
     case 4: LT_STAGE_T(uint32_t) break;
-    default: LT_STAGE_T(uint64_t) break;
+    case 8: LT_STAGE_T(uint64_t) break;
+    default: LT_STAGE_T(lt_c128) break;      /* complex128 */
     }
 }
 
@@ -366,7 +367,7 @@ static int lt_run_tiled(lt_ctx *c, int64_t a, int64_t b)
                         } else if (s == 0) {
                             lt_ctx_fill(c, r, src, n);
                         } else {
-                            c->regp[r] = c->scratch + (size_t)r * LT_REG_BYTES;
+                            c->regp[r] = c->regmem[r];
                             c->fill_src[r] = NULL;
                             lt_gather((char *)c->regp[r], src, s, n, size);
                         }
@@ -380,7 +381,7 @@ static int lt_run_tiled(lt_ctx *c, int64_t a, int64_t b)
                 }
                 for (r = 0; r < p->n_regs; r++)
                     if (p->reg_kind[r] == LT_REG_OUTPUT)
-                        c->regp[r] = c->scratch + (size_t)r * LT_REG_BYTES;
+                        c->regp[r] = c->regmem[r];
                 lt_ctx_exec(c, n);
                 for (r = 0; r < p->n_regs; r++)
                     if (p->reg_kind[r] == LT_REG_OUTPUT)

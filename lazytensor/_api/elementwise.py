@@ -13,10 +13,9 @@ import numpy as np
 from .._engine import dtypes as _dtypes
 from .._engine import graph as _graph
 from .._engine import views as _views
-from .._engine.fpenv import library_state
 from .._engine.native import fastpath as _fastpath
 from .._engine.ops import OPS, OPS_LIST
-from .._engine.record import (_as_tensor, _complex_now, _fast_operand, _kinds_text, _result,
+from .._engine.record import (_as_tensor, _fast_operand, _kinds_text, _result,
                               apply, binary, cast_node, foreign_call, operand_node, promote,
                               real_arg, unary)
 from .._engine.replay import memoized
@@ -32,19 +31,33 @@ def conj(x, /):
     if not isinstance(x, Tensor):
         raise TypeError("conj: expected a Tensor")
     if x.dtype.kind == "c":
-        return _complex_now(np.conj, [x], x.dtype, x.dtype)
+        return complex_part("conj", x)
     if _dtypes.kind(x.dtype) not in "iuf":
         raise TypeError(f"conj does not take {x.dtype.name}: it takes numeric tensors")
     return _views.fresh(x)   # a new tensor (x += 1 on it must leave x alone)
 
 
-def _component(name, np_fn):
+def complex_part(name, x):
+    """``real``, ``imag`` or ``conj`` of complex tensor ``x``, recorded (a kernel op)."""
+    dtype = x.dtype if name == "conj" else np.dtype(x.dtype.char.lower())
+    return Tensor._from_node(_graph.op_node(name, (x._node,), (), dtype, x.shape))
+
+
+def complex_of(re, im):
+    """The complex tensor of real tensors ``re`` and ``im`` (one float dtype, one shape),
+    recorded (a kernel op)."""
+    dtype = np.result_type(re.dtype, np.complex64)
+    return Tensor._from_node(_graph.op_node("complex", (re._node, im._node), (), dtype,
+                                            re.shape))
+
+
+def _component(name):
     def fn(x, /):
         x = operand(x, name) if isinstance(x, (list, tuple)) else _as_tensor(x, name)
         if not isinstance(x, Tensor):
             raise TypeError(f"{name}: expected a Tensor")
         if x.dtype.kind == "c":          # NumPy's view of the memory (x.real, x.imag)
-            return _views.view(x, lambda m: np_fn(m))
+            return complex_part(name, x)
         if _dtypes.kind(x.dtype) not in "iuf":
             raise TypeError(f"{name} does not take {x.dtype.name}: it takes numeric tensors")
         if name == "real":
@@ -60,8 +73,8 @@ def _component(name, np_fn):
     return fn
 
 
-real = _component("real", np.real)
-imag = _component("imag", np.imag)
+real = _component("real")
+imag = _component("imag")
 
 
 # ---- functions that need more than one table row -----------------------------------
@@ -148,14 +161,9 @@ def _astype(x, dtype, /, *, copy=True, device=None):
         # tensor object, so that an in-place operator on the copy leaves x alone
         return _views.fresh(x) if copy else x
     check_size(x.shape, "astype", dtype)      # a wider dtype: more bytes
-    if x.dtype.kind == "c" or dtype.kind == "c":
-        if x.dtype.kind == "c" and dtype.kind != "c" and dtype != _dtypes.bool_:
-            raise TypeError(f"astype: casting {x.dtype.name} to {dtype.name} would drop the "
-                            f"imaginary part; take .real or abs() first")
-        src = np.asarray(x._value())
-        with np.errstate(all="ignore"), library_state():
-            out = (src != 0) if dtype == _dtypes.bool_ else src.astype(dtype)
-        return Tensor._from_array(out)
+    if x.dtype.kind == "c" and dtype.kind != "c" and dtype != _dtypes.bool_:
+        raise TypeError(f"astype: casting {x.dtype.name} to {dtype.name} would drop the "
+                        f"imaginary part; take .real or abs() first")
     return Tensor._from_node(cast_node(x._node, dtype))
 
 
@@ -187,10 +195,6 @@ def _python_where(condition, x1, x2, /):
     shape = broadcast_shapes_or_raise(
         [condition.shape] + [a.shape for a in (x1, x2) if isinstance(a, Tensor)], "where",
         dtype)
-    if dtype.kind == "c":
-        a1, a2 = (np.asarray(a._value() if isinstance(a, Tensor) else a).astype(dtype)
-                  for a in (x1, x2))
-        return Tensor._from_array(np.where(condition._value(), a1, a2))
     inputs = (condition._node, operand_node(x1, dtype), operand_node(x2, dtype))
     return Tensor._from_node(_graph.op_node("where", inputs, (), dtype, shape))
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine.dtypes import canonical_dtype, float32, float64, int64, uint64
-from .elementwise import FUNCTIONS, astype, cast
+from .elementwise import FUNCTIONS, astype, cast, complex_of, complex_part
 from .._engine.fpenv import library_state
 from .._engine.tensor import Tensor
 from .._engine.record import reduce_node
@@ -118,11 +118,17 @@ def _accumulate(op, x, axis, dtype, out, keepdims, initial, where):
     x, dt = _accumulation_input(x, dtype, op)
     m = mask(where, x, op)
     unit = 0 if op == "sum" else 1
-    if x.dtype.kind != "c" and dt.kind in "iuf":
+    fused = x.dtype.kind != "c" and dt.kind in "iuf"
+    if fused or op == "sum" and dt.kind == "c":
         if m is not None:
             x = _where(m, x, identity_of(x.dtype, unit))
         axes = normalize_axes(axis, x.ndim, op, x.shape)
-        result = _fused_accumulation(op, x, dt, axes, keepdims)
+        if fused:
+            result = _fused_accumulation(op, x, dt, axes, keepdims)
+        else:   # complex: the sums of the parts, fused into x's kernel, joined
+            x, part = cast(x, dt), np.dtype(dt.char.lower())
+            result = complex_of(*(_fused_accumulation(op, complex_part(p, x), part, axes,
+                                                      keepdims) for p in ("real", "imag")))
         if initial is not NoValue:
             init = _initial_in(initial, dt, op)
             result = cast(result + init if op == "sum" else result * init, dt)
@@ -395,7 +401,10 @@ def mean(x, /, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     dt = _float_result(x, "mean")
     dt, dtype = _given_float(dt, dtype, "mean")
     m = mask(where, x, "mean")
-    if x.dtype.kind != "c":
+    if x.dtype.kind == "c":   # the means of the parts (fused into x's kernel), joined
+        result = complex_of(*(mean(complex_part(p, x), axis, keepdims=keepdims, where=where)
+                              for p in ("real", "imag")))
+    else:
         axes = normalize_axes(axis, x.ndim, "mean", x.shape)
         v = cast(x, float32 if x.dtype.kind == "f" and x.dtype.itemsize == 2
                    else dt if x.dtype.kind in "biu" else x.dtype)
@@ -408,10 +417,6 @@ def mean(x, /, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
             count = reduce_node("sum", cast(_full_mask(m, x.shape), float64), axes,
                                 keepdims, float64)
             result = cast(total / count, dt)
-    else:
-        result = reduction("mean", x, axis, keepdims,
-                           lambda v, axes: np.mean(v, axis=axes, keepdims=keepdims,
-                                                   where=_np_mask(m)), dt)
     if dtype is not None:
         result = astype(result, dtype, copy=False)
     return to_reduction_out(result, out, "mean")

@@ -22,8 +22,8 @@ complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
 #: dtypes the C kernel computes on or casts between
 KERNEL_DTYPES = tuple(np.dtype(row[0]) for row in _TABLE)
-#: every dtype a tensor may hold
-ALL_DTYPES = KERNEL_DTYPES + (complex64, complex128)
+#: every dtype a tensor may hold (complex ones included: the kernel computes on them too)
+ALL_DTYPES = KERNEL_DTYPES
 _BY_NAME = {dt.name: dt for dt in ALL_DTYPES}
 _BY_NAME["bool"] = bool_
 # the native dtype objects themselves: canonical_dtype returns them without a lookup by name

@@ -76,7 +76,13 @@ def lower(group, plan) -> Program:
     for node in group.members:
         exact = node.exact is not False
         srcs = [node_vid[id(x)] for x in node.inputs]
-        if node.op == "cast":
+        if node.op in _ops.COMPLEX_PARTS:    # real, imag, conj of a complex value
+            entry = (node.op, node.inputs[0].dtype.name)
+            node_vid[id(node)] = emit(entry, node.dtype.itemsize, srcs, node=node)
+        elif node.op == "complex":           # a complex value of its two parts
+            node_vid[id(node)] = emit(("complex", node.dtype.name), node.dtype.itemsize, srcs,
+                                      node=node)
+        elif node.op == "cast":
             entry = ("cast", f"{node.inputs[0].dtype.name}_{node.dtype.name}")
             node_vid[id(node)] = emit(entry, node.dtype.itemsize, srcs, node=node)
         elif node.op == "where":
@@ -182,14 +188,15 @@ def _allocate(vinstr, vsize, vkind, sinks=(), in_place=frozenset()) -> Program:
             phys[v] = new_reg(REG_SCALAR, kind[1], vsize[v])
         elif kind[0] == "out":
             phys[v] = new_reg(REG_OUTPUT, kind[1], vsize[v])
-    free = []
+    free = {8: [], 16: []}   # dead scratch registers by size: 16 bytes for complex128
     instr, params, listing = [], [], []
     for i, (entry, dst, srcs, p, exact) in enumerate(vinstr):
         if dst not in phys:  # a temporary: reuse a dead scratch register (never a source)
-            phys[dst] = free.pop() if free else new_reg(REG_SCRATCH, -1, 8)
+            size = 16 if vsize[dst] > 8 else 8
+            phys[dst] = free[size].pop() if free[size] else new_reg(REG_SCRATCH, -1, size)
         for v in set(srcs):
             if last_use.get(v) == i and vkind[v][0] == "tmp":
-                free.append(phys[v])
+                free[reg_size[phys[v]]].append(phys[v])
         regs = [phys[v] for v in srcs] + [-1] * (3 - len(srcs))
         instr += [OPCODE[entry], phys[dst], *regs, int(exact)]
         params += list(p)

@@ -13,6 +13,8 @@ Each row says:
   int, ``f`` real float (float16 is computed in float32 and rounded once, unless ``h`` is
   there too: then the op has a float16 body of its own, on the bits);
 * ``result``: ``"same"`` (the promoted input dtype) or ``"bool"``;
+* ``cplx``, ``cplx_result``, ``cc``: complex operands (NumPy's function computing them
+  eagerly, the result rule, and the C body when the kernel computes them instead);
 * ``c``: the C body per kind group, an expression in ``a``, ``b``, ``c`` (the inputs,
   of C type ``T``) and ``p0``, ``p1`` (double attributes); ``UT`` is the unsigned type of
   the same width, ``TMIN``/``TMAX``/``BITS`` its limits, ``F`` is ``f`` or empty for the
@@ -46,10 +48,17 @@ DTYPES = (
     ("float16", "uint16_t", "uint16_t", "h", 16),  # stored as bits; computed in float32
     ("float32", "float", "uint32_t", "f", 32),
     ("float64", "double", "uint64_t", "f", 64),
+    # complex: interleaved (re, im) pairs of the component type (lt_c64/lt_c128 in lt_math.h)
+    ("complex64", "lt_c64", "uint64_t", "c", 64),
+    ("complex128", "lt_c128", "uint64_t", "c", 128),
 )
 DTYPE_CODE = {row[0]: code for code, row in enumerate(DTYPES)}
-# dtypes with op bodies in C (float16 only where an op has an "h" body of its own)
-COMPUTE_DTYPES = tuple(row[0] for row in DTYPES)
+# dtypes with op bodies in C (float16 only where an op has an "h" body of its own; complex
+# ones where an op has a ``cc`` body)
+COMPUTE_DTYPES = tuple(row[0] for row in DTYPES if row[3] != "c")
+COMPLEX_DTYPES = tuple(row[0] for row in DTYPES if row[3] == "c")
+# the component dtype of each complex dtype
+COMPLEX_PART = {"complex64": "float32", "complex128": "float64"}
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,13 @@ class OpDef:
     # fused yet), and the result dtype rule ("same", "real" or "bool"); "" if not served
     cplx: str = ""
     cplx_result: str = "same"
+    # complex operands computed in the kernel instead (fused, exact): the C body, an
+    # expression in ``a``, ``b`` (of C type ``T``, lt_c64 or lt_c128, fields ``re``, ``im``)
+    # with ``R`` the component type and ``##C`` the width suffix of the helpers
+    # (``ltm_cdiv##C`` is ltm_cdiv_f32 or ltm_cdiv_f64, kernels_c/math/lt_complex.h); the
+    # result follows ``cplx_result``; "chunk:FN" names a function doing the whole chunk,
+    # FN(n, o, a[, b]).  "" leaves the op on the eager ``cplx`` path.
+    cc: str = ""
     # the library's own math function computing the op for float32/float64 (kernels_c/lt_*.h:
     # ltm_<math>_f32 ...); "" when the C body above is used
     math: str = ""
@@ -113,17 +129,17 @@ SIMPLE = (0.05, 0.05)     # the cost of a one-instruction op, not measured one b
 OPS_LIST = [
     # --- arithmetic --------------------------------------------------------------
     OpDef("add", 2, _NUM, {_INT: "(T)((UT)a + (UT)b)", "f": "a + b"},
-          doc="Sum; integers wrap around.", onnx="Add", cplx="add",
+          doc="Sum; integers wrap around.", onnx="Add", cplx="add", cc="(T){a.re + b.re, a.im + b.im}",
           dunders=("add",), ufunc="add", cost=(0.035, 0.046)),
     OpDef("subtract", 2, _NUM, {_INT: "(T)((UT)a - (UT)b)", "f": "a - b"},
-          doc="Difference; integers wrap around.", onnx="Sub", cplx="subtract",
+          doc="Difference; integers wrap around.", onnx="Sub", cplx="subtract", cc="(T){a.re - b.re, a.im - b.im}",
           dunders=("sub",), ufunc="subtract", cost=(0.036, 0.048)),
     OpDef("multiply", 2, _NUM, {_INT: "(T)((UT)a * (UT)b)", "f": "a * b"},
-          doc="Product; integers wrap around.", onnx="Mul", cplx="multiply",
+          doc="Product; integers wrap around.", onnx="Mul", cplx="multiply", cc="chunk:ltm_cmul##C_chunk",
           dunders=("mul",), ufunc="multiply", cost=(0.037, 0.051)),
     OpDef("divide", 2, "f", {"f": "a / b"},
           doc="True division (integer inputs are first cast to the default float).",
-          onnx="Div", cplx="divide",
+          onnx="Div", cplx="divide", cc="ltm_cdiv##C(a, b)",
           dunders=("truediv",), ufunc="divide", cost=(0.23, 0.24)),
     OpDef("div_trunc", 2, _NUM, {"i": "LT_IDIV_TRUNC(T, UT, TMIN, a, b)",
                                  "u": "(T)(b == 0 ? 0 : a / (b == 0 ? 1 : b))",
@@ -198,20 +214,20 @@ OPS_LIST = [
           ufunc="logaddexp", cost=(4, 5.5)),
     # --- unary numeric -----------------------------------------------------------
     OpDef("negative", 1, _NUM, {_INT: "(T)(0 - (UT)a)", "f": "-a"},
-          doc="Negation; integers wrap around.", onnx="Neg", cplx="negative",
+          doc="Negation; integers wrap around.", onnx="Neg", cplx="negative", cc="(T){-a.re, -a.im}",
           dunders=("neg",), ufunc="negative", cost=(0.035, 0.052)),
     OpDef("abs", 1, _NUM, {"i": "(T)(a < 0 ? 0 - (UT)a : (UT)a)", "u": "a",
                            "f": "LT_BUILTIN(fabs, F)(a)"},
-          doc="Absolute value; abs(MIN) wraps to MIN.", onnx="Abs", cplx="abs", cplx_result="real",
+          doc="Absolute value; abs(MIN) wraps to MIN.", onnx="Abs", cplx="abs", cc="chunk:ltm_cabs##C_chunk", cplx_result="real",
           dunders=("abs",), ufunc="absolute", cost=(0.035, 0.045)),
     OpDef("sign", 1, _NUM, {"i": "(T)((a > 0) - (a < 0))", "u": "(T)(a > 0)",
                             "f": "(a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a)"},
           doc="-1, 0 or +1; both zeros give +0; NaN gives NaN.", onnx="Sign", cplx="sign",
           ufunc="sign", cost=(0.12, 0.22)),
     OpDef("square", 1, _NUM, {_INT: "(T)((UT)a * (UT)a)", "f": "a * a"},
-          doc="a * a.", cplx="square",
+          doc="a * a.", cplx="square", cc="ltm_csquare##C(a)",
           ufunc="square", cost=(0.041, 0.043)),
-    OpDef("reciprocal", 1, "f", {"f": "(T)1 / a"}, doc="1 / a.", onnx="Reciprocal", cplx="reciprocal",
+    OpDef("reciprocal", 1, "f", {"f": "(T)1 / a"}, doc="1 / a.", onnx="Reciprocal", cplx="reciprocal", cc="ltm_creciprocal##C(a)",
           ufunc="reciprocal", cost=(0.23, 0.24)),
     OpDef("sqrt", 1, "f", {"f": "LT_BUILTIN(sqrt, F)(a)"},
           doc="Square root (IEEE, correctly rounded).", onnx="Sqrt", cplx="sqrt",
@@ -318,19 +334,19 @@ OPS_LIST = [
           doc="Tanh form of Gelu through the sigmoid identity; gelu(-inf) = -0.",
           expose='lt.nn.gelu(approximate="tanh")', cost=(0.68, 1.7)),
     # --- classification ------------------------------------------------------------
-    OpDef("isnan", 1, "f", {"f": "(a != a)"}, result="bool", cplx="isnan", cplx_result="bool",
+    OpDef("isnan", 1, "f", {"f": "(a != a)"}, result="bool", cplx="isnan", cc="(a.re != a.re || a.im != a.im)", cplx_result="bool",
           ufunc="isnan", cost=(0.074, 0.074)),
-    OpDef("isinf", 1, "f", {"f": "(LT_BUILTIN(fabs, F)(a) == (T)INFINITY)"}, result="bool", cplx="isinf", cplx_result="bool",
+    OpDef("isinf", 1, "f", {"f": "(LT_BUILTIN(fabs, F)(a) == (T)INFINITY)"}, result="bool", cplx="isinf", cc="(__builtin_fabs(a.re) == (R)INFINITY || __builtin_fabs(a.im) == (R)INFINITY)", cplx_result="bool",
           ufunc="isinf", cost=(0.074, 0.074)),
     OpDef("isfinite", 1, "f", {"f": "(LT_BUILTIN(fabs, F)(a) < (T)INFINITY)"},
-          result="bool", cplx="isfinite", cplx_result="bool",
+          result="bool", cplx="isfinite", cc="(__builtin_fabs(a.re) < (R)INFINITY && __builtin_fabs(a.im) < (R)INFINITY)", cplx_result="bool",
           ufunc="isfinite", cost=(0.074, 0.074)),
     OpDef("signbit", 1, "f", {"f": "(LT_BUILTIN(signbit, F)(a) != 0)"}, result="bool",
           ufunc="signbit", cost=(0.074, 0.074)),
     # --- comparisons ---------------------------------------------------------------
-    OpDef("equal", 2, "b" + _NUM, {"b" + _NUM: "(a == b)"}, result="bool", onnx="Equal", cplx="equal", cplx_result="bool",
+    OpDef("equal", 2, "b" + _NUM, {"b" + _NUM: "(a == b)"}, result="bool", onnx="Equal", cplx="equal", cc="(a.re == b.re && a.im == b.im)", cplx_result="bool",
           dunders=("eq",), ufunc="equal", cost=(0.074, 0.074)),
-    OpDef("not_equal", 2, "b" + _NUM, {"b" + _NUM: "(a != b)"}, result="bool", cplx="not_equal", cplx_result="bool",
+    OpDef("not_equal", 2, "b" + _NUM, {"b" + _NUM: "(a != b)"}, result="bool", cplx="not_equal", cc="(a.re != b.re || a.im != b.im)", cplx_result="bool",
           dunders=("ne",), ufunc="not_equal", cost=(0.074, 0.074)),
     OpDef("less", 2, _NUM, {_NUM: "(a < b)"}, result="bool", onnx="Less",
           dunders=("lt",), ufunc="less", cost=(0.074, 0.074)),
@@ -378,6 +394,12 @@ OPS = {op.name: op for op in OPS_LIST}
 # follow the table's, in kernel_entries() order.
 
 
+# ops of complex operands only, not in the table: the real part (a real result), the
+# imaginary part, the conjugate (lazytensor/_api/elementwise.py records them); and
+# "complex", the complex value of two real parts (the sums of lazytensor/_api/statistical.py)
+COMPLEX_PARTS = ("real", "imag", "conj")
+
+
 # divide whose divisor is one value over the whole kernel gets its own function (fast mode
 # multiplies by the reciprocal; kernels_c/math/lt_math.h, lt_div_scalar)
 DIVIDE_BY_SCALAR_DTYPES = ("float32", "float64")
@@ -406,14 +428,25 @@ def kernel_entries():
         entries.append(("copy", f"x{size}"))
     for size in (1, 2, 4, 8):
         entries.append(("where", f"x{size}"))
-    for src, *_ in DTYPES:
-        for dst, *_ in DTYPES:
+    for src in COMPUTE_DTYPES:
+        for dst in COMPUTE_DTYPES:
             entries.append(("cast", f"{src}_{dst}"))
     entries.append(("widen", "float16"))
     for dt in DIVIDE_BY_SCALAR_DTYPES:
         entries.append(("divide_by_scalar", dt))
     for dt in QUANTIZE_DTYPES:
         entries.append(("quantize", f"float32_{dt}"))
+    # complex: the table's ops with a ``cc`` body, the parts, and the casts from and to
+    # every dtype
+    for op in OPS_LIST:
+        if op.cc:
+            entries += [(op.name, dt) for dt in COMPLEX_DTYPES]
+    entries += [(part, dt) for part in COMPLEX_PARTS for dt in COMPLEX_DTYPES]
+    entries += [("complex", dt) for dt in COMPLEX_DTYPES]   # (re, im) of the part dtype
+    entries += [("copy", "x16"), ("where", "x16")]
+    every = COMPUTE_DTYPES + COMPLEX_DTYPES
+    entries += [("cast", f"{src}_{dst}") for src in every for dst in every
+                if src in COMPLEX_DTYPES or dst in COMPLEX_DTYPES]
     return entries
 
 

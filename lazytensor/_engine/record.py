@@ -61,7 +61,7 @@ def cast_node(node, dtype):
     """``node`` converted to ``dtype`` (constants are converted now, others lazily)."""
     if node.dtype == dtype:
         return node
-    if node.op == "const" and dtype.kind != "c" and node.dtype.kind != "c":
+    if node.op == "const":
         # fold: the value is one element, converted by the same kernel rules
         return _graph.constant(_convert_now(node.value, dtype))
     return _graph.op_node("cast", (node,), (), dtype, node.shape)
@@ -168,7 +168,7 @@ def apply(name: str, *args, attrs: tuple = ()) -> Tensor:
     dtype, out_dtype, shape = _signature(name, tuple(types), tuple(shapes))
     if attrs:
         attrs = _attributes(name, attrs)
-    if dtype.kind == "c":
+    if dtype.kind == "c" and not OPS[name].cc:   # not in the kernel yet: NumPy, now
         fn_name = OPS[name].cplx
         return _complex_now(getattr(_complex, fn_name, None) or getattr(np, fn_name), args,
                             dtype, out_dtype)
@@ -271,13 +271,14 @@ def _python_binary(name: str, a, b) -> Tensor:
 
 
 def _complex_now(np_fn, args, dtype, out_dtype) -> Tensor:
-    """Complex operands are computed now by NumPy (the kernel has no complex types yet), in
-    the library's floating-point state."""
+    """Complex operands of an op the kernel does not compute on them yet (``cc`` empty in its
+    row: the transcendental functions) are computed now by NumPy, pending operands evaluated
+    first, in the library's floating-point state."""
     values = [a._value() if isinstance(a, Tensor) else a for a in args]
     with np.errstate(all="ignore"), library_state():
         arrays = [np.asarray(v, dtype=dtype) for v in values]
         out = np.asarray(np_fn(*arrays)).astype(out_dtype, copy=False)
-    return Tensor._from_array(out)
+    return Tensor._computed_by_numpy(out, f"complex {np_fn.__name__}")
 
 
 def reduce_node(op, v, axes, keepdims, acc_dtype) -> Tensor:

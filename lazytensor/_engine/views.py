@@ -472,3 +472,17 @@ def _shared(t) -> np.ndarray | None:
     """``t``'s memory, a read-only view's or source's included, or None."""
     mem = memory(t)
     return t._node.value if mem is None and _reads_only(t) else mem
+
+
+def dtype_view(t, make, record):
+    """``make(memory of t)`` for a view that changes the dtype (a complex tensor's ``.real``,
+    ``.imag``), which cannot be pushed to the values pending ``t`` reads: for pending ``t``,
+    ``record(t)`` (a pending tensor of the view's values over ``t``'s node, so it fuses)
+    remembered as a view of ``t`` like ``_pushed``'s (NumPy's aliasing once either is
+    written or handed out)."""
+    if t._node.value is None and not _orphan(t):
+        out = record(t)
+        _remember_lazy_view(t, out, make)
+        _set_base(out, t, weak=True)
+        return out
+    return view(t, make, push=False)
