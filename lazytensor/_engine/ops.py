@@ -153,11 +153,11 @@ OPS_LIST = [
           expose="lt.onnx.Mod(fmod=1)", ufunc="fmod", cost=(0.59, 0.61)),
     OpDef("pow", 2, _NUM, {"i": "(T)lt_ipow_i64((int64_t)a, (int64_t)b)",
                            "u": "(T)lt_ipow_u64((uint64_t)a, (uint64_t)b)",
-                           "f": "lt_pow##F(a, b)"},
-          exact=False, f_chunk="lt_pow##F_chunk",
-          doc="Power; integers by repeated squaring with wrap-around; float exponents 2 and "
-              "0.5 are the correctly rounded x*x and square root, other float exponents the "
-              "C library's pow.",
+                           "f": "ltm_pow##F(a, b)"},
+          f_chunk="ltm_pow##F_chunk", ulp=(("float32", 0.5), ("float64", 1), ("fast", 1)),
+          doc="Power; integers by repeated squaring with wrap-around; floats by the library's "
+              "own pow (kernels_c/math/lt_pow.h): float32 correctly rounded, float64 within "
+              "1 ulp, the same bits on every kernel path, in both modes.",
           onnx="Pow", cplx="power",
           dunders=("pow",), ufunc="power", cost=(6, 5.7)),
     # float max/min: "a NaN a wins, else a NaN b, else the larger", as lt_max/lt_min
