@@ -591,14 +591,11 @@ def compare(name, dtname, arrays, actual_dtype, actual, mode="exact", attrs=None
     what = what or f"{name}[{dtname}] ({mode})"
     assert actual_dtype == expected.dtype, f"{what}: result dtype {actual_dtype}, expected {expected.dtype}"
     ref = REFERENCES[name]
-    if op.math and expected.dtype.kind == "f":
+    if op.ulp and expected.dtype.kind == "f":
         check_math_bound(op, what, actual, expected, arrays, mode,
                          rtol=ref.rtol64 if expected.dtype == np.float64 else 0.0)
-    elif mode == "exact" and op.exact:
-        check_exact(what, actual, expected, arrays)
     elif mode == "exact":
-        rtol = ref.rtol64 if expected.dtype == np.float64 else 0.0
-        check_close(what, actual, expected, arrays, rtol=rtol)
+        check_exact(what, actual, expected, arrays)
     else:  # fast mode: within tolerance, any NaN bits, either sign of zero
         rtol = ref.rtol64 if expected.dtype == np.float64 else 0.0
         check_close(what, actual, expected, arrays, rtol=rtol, zero_sign=False,

@@ -31,12 +31,10 @@ def _ulps(v: float) -> str:
 
 
 def _mode(op) -> str:
-    if not op.exact:
-        return "not yet exact"
-    if not op.math:
+    if not op.ulp:
         return "exact"
     b = dict(op.ulp)
-    return (f"exact (own math): float32 {_ulps(b['float32'])}, float64 {_ulps(b['float64'])}; "
+    return (f"exact ({'own math' if op.math else 'own pow'}): float32 {_ulps(b['float32'])}, float64 {_ulps(b['float64'])}; "
             f"fast <= {b['fast']:g} ulp")
 
 

@@ -81,6 +81,8 @@ def functions():
                       _sampler("all", 40)),
         "atan2": ("atan2", 2, lambda g, y, x: g.atan2(y, x), _sampler("all", 10)),
         "hypot": ("hypot", 2, lambda g, x, y: g.hypot(x, y), _sampler("all", 10)),
+        # pow has its own tool (tools/verify_pow.py: sweeps, exact cases, special grid)
+        "pow": ("pow", 2, lambda g, x, y: x ** y, _sampler("pos", 4)),
         "logaddexp": ("logaddexp", 2,
                       lambda g, x, y: x + g.log(2) if x == y else
                       (x if x > y else y) + g.log1p(g.exp(-abs(x - y))),

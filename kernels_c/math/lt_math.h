@@ -1,6 +1,6 @@
 /* Scalar helpers used by the op bodies: float16 conversion, rounding, integer division
  * rules and the float remainder family (the transcendentals are the library's own, in
- * lt_<family>.h).
+ * lt_<family>.h, pow in lt_pow.h).
  *
  * Everything that claims to be exact here is written with + - * /, comparisons and bit
  * operations only, so it gives the same bits on every machine.  fmod is the one C library
@@ -196,40 +196,6 @@ static inline uint16_t lt_nextafter_f16(uint16_t x, uint16_t y)
 
 LT_DEF_DIVMOD(f, float)
 LT_DEF_DIVMOD(, double)
-
-/* ---- pow: the C library's, except for the exponents 2 and 0.5 (x**2, x**0.5 with a
- * scalar), which are the correctly rounded x*x and square root (with pow's +0 for -0 and
- * +inf for -inf).  The chunk form checks the whole chunk's exponents first: when they are
- * all 2 (or all 0.5) its loop vectorises; otherwise it goes element by element through
- * lt_pow, which gives each element the same value.  Results are canonical NaNs in exact
- * mode, as every exact loop's. */
-#define LT_DEF_POW(F, T)                                                               \
-    static inline T lt_pow_half##F(T a)                                                \
-    {                                                                                  \
-        return lt_select##F(a == -(T)__builtin_inf(), (T)__builtin_inf(),             \
-                            __builtin_sqrt##F(a) + (T)0);                              \
-    }                                                                                  \
-    static inline T lt_pow##F(T a, T b)                                                \
-    {                                                                                  \
-        return b == (T)2 ? a * a : (b == (T)0.5 ? lt_pow_half##F(a) : pow##F(a, b));     \
-    }                                                                                  \
-    static inline void lt_pow##F##_chunk(int64_t n, T *restrict o, const T *restrict a,  \
-                                         const T *restrict b, int exact)               \
-    {                                                                                  \
-        int two = 1, half = 1;                                                         \
-        for (int64_t i = 0; i < n; i++) { two &= b[i] == (T)2; half &= b[i] == (T)0.5; } \
-        if (two)                                                                       \
-            for (int64_t i = 0; i < n; i++) o[i] = a[i] * a[i];                        \
-        else if (half)                                                                 \
-            for (int64_t i = 0; i < n; i++) o[i] = lt_pow_half##F(a[i]);               \
-        else                                                                           \
-            for (int64_t i = 0; i < n; i++) o[i] = lt_pow##F(a[i], b[i]);              \
-        if (exact)                                                                     \
-            for (int64_t i = 0; i < n; i++) o[i] = lt_canon##F(o[i]);                  \
-    }
-
-LT_DEF_POW(f, float)
-LT_DEF_POW(, double)
 
 /* ---- division by a divisor that is one value over the whole kernel (a scalar register:
  * x / 0.05).  Exact mode: the IEEE quotient, as divide.  Fast mode: x * RN(1/c), a multiply

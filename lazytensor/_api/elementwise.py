@@ -408,9 +408,8 @@ def _make_function(name):
             return out
 
     fn.__name__ = fn.__qualname__ = name
-    mode = "exact" if op.exact else "not yet exact (platform C library)"
     fn.__doc__ = (f"Elementwise {name}. {op.doc}\n\nTakes {_kinds_text(op.kinds)} tensors"
-                  f"{' (and complex)' if op.cplx else ''}; mode: {mode}.").strip()
+                  f"{' (and complex)' if op.cplx else ''}; mode: exact.").strip()
     return fn
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from .fuse import partition
 from .graph import computed_by_numpy, pending_topo_order, viewed_after_computing
 from .kernel import CHUNK, contiguous_strides, get_kernel
-from .ops import OPS
 from .rows import block_rows
 from .tensor import Tensor
 
@@ -57,15 +56,11 @@ class Explanation:
             for i in k["inputs"]:
                 lines.append(f"  in{i['index']}: {i['dtype']} {i['shape']} strides {i['strides']}"
                              f"  <- {i['source']}")
-            ops = ", ".join(op + ("*" if op in k["not_exact"] else "") for op in k["ops"])
-            lines.append(f"  ops: {ops}")
+            lines.append(f"  ops: {', '.join(k['ops'])}")
             for r in k["reductions"]:
                 lines.append(f"  red{r['index']}: {r['op']} over axes {r['axes']} of "
                              f"{r['value_dtype']} values, {r['accumulator']} accumulator "
                              f"-> {r['shape']}  (fused: the reduced value is not stored)")
-            if k["not_exact"]:
-                lines.append(f"  * not yet exact (platform C library): "
-                             f"{', '.join(sorted(set(k['not_exact'])))}")
             for o in k["outputs"]:
                 lines.append(f"  out{o['index']}: {o['dtype']} {o['shape']}  -> {o['reason']}")
             if k["cut"]:
@@ -97,7 +92,6 @@ def explain(*tensors) -> Explanation:
                 "index": index,
                 "shape": g.shape,
                 "ops": ops,
-                "not_exact": [n.op for n in g.members if n.op in OPS and not OPS[n.op].exact],
                 "inputs": [{"index": i, "shape": lay[0], "strides": lay[1], "dtype": lay[2].name,
                             "source": _source(x, reason)}
                            for i, (x, lay, reason) in enumerate(zip(g.inputs, layouts,

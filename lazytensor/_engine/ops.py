@@ -21,11 +21,10 @@ Each row says:
   float helpers (``lt_floor##F``...); empty for the float kinds of an op of the library's
   own math;
 * ``math``: the own math function computing a float op (``ltm_<math>_f32`` ... in
-  ``kernels_c/lt_<family>.h``), and ``ulp`` its measured error bounds;
-* ``exact``: ``True`` when every result is one correctly rounded IEEE operation, a
-  comparison, a bit operation, a documented conversion or one of the library's own math
-  functions (``math``); ``False`` for ``pow``, which still calls the platform C library
-  ("not yet exact");
+  ``kernels_c/lt_<family>.h``), and ``ulp`` its measured error bounds (also given for
+  ``pow``, whose own math runs as its ``f_chunk``);
+* every op is exact: each result is one correctly rounded IEEE operation, a comparison, a
+  bit operation, a documented conversion or one of the library's own math functions;
 * ``attrs``: names of the op's scalar attributes (passed to C as ``p0``, ``p1``).
 """
 
@@ -68,7 +67,6 @@ class OpDef:
     kinds: str
     c: dict
     result: str = "same"
-    exact: bool = True
     attrs: tuple = ()
     doc: str = ""
     onnx: str = ""  # the ONNX operator it implements, for the docs
@@ -86,12 +84,13 @@ class OpDef:
     # the library's own math function computing the op for float32/float64 (kernels_c/lt_*.h:
     # ltm_<math>_f32 ...); "" when the C body above is used
     math: str = ""
-    # for math ops: the measured error bound in ulps per dtype in exact mode ("float32",
+    # for math ops (and pow): the measured error bound in ulps per dtype in exact mode ("float32",
     # "float64"; 0.5 means correctly rounded) and in fast mode ("fast", both dtypes);
     # float16 results are the float32 result rounded once more
     ulp: tuple = ()
     # a C function running the whole float loop itself, (n, o, a, b, exact): for an op
-    # whose common case vectorises only when every element of the chunk takes it (pow);
+    # whose common case vectorises only when every element of the chunk takes it (pow's
+    # exponents 2 and 0.5), or that runs a second pass over some elements (pow's accurate path);
     # "" for the generated loop over the float body
     f_chunk: str = ""
     # where the op is public, as a user writes it (None: ``lt.<name>``, a function made from
@@ -169,11 +168,11 @@ OPS_LIST = [
           expose="lt.onnx.Mod(fmod=1)", ufunc="fmod", cost=(0.59, 0.61)),
     OpDef("pow", 2, _NUM, {"i": "(T)lt_ipow_i64((int64_t)a, (int64_t)b)",
                            "u": "(T)lt_ipow_u64((uint64_t)a, (uint64_t)b)",
-                           "f": "lt_pow##F(a, b)"},
-          exact=False, f_chunk="lt_pow##F_chunk",
-          doc="Power; integers by repeated squaring with wrap-around; float exponents 2 and "
-              "0.5 are the correctly rounded x*x and square root, other float exponents the "
-              "C library's pow.",
+                           "f": "ltm_pow##F(a, b)"},
+          f_chunk="ltm_pow##F_chunk", ulp=(("float32", 0.5), ("float64", 1), ("fast", 1)),
+          doc="Power; integers by repeated squaring with wrap-around; floats by the library's "
+              "own pow (kernels_c/math/lt_pow.h): float32 correctly rounded, float64 within "
+              "1 ulp, the same bits on every kernel path, in both modes.",
           onnx="Pow", cplx="power",
           dunders=("pow",), ufunc="power", cost=(6, 5.7)),
     # float max/min: "a NaN a wins, else a NaN b, else the larger", as lt_max/lt_min
