@@ -147,7 +147,7 @@ def _signed_zero_variants(base):
 @pytest.mark.parametrize("name", ATTR_OPS)
 @pytest.mark.parametrize("reverse", [False, True])
 def test_float_attributes_are_keyed_by_their_bits(name, reverse):
-    from test_ops_reference import REFERENCES, check_exact, reference
+    from ops_reference import REFERENCES, check_exact, reference
 
     variants = _signed_zero_variants(REFERENCES[name].attrs)
     if reverse:

@@ -1,6 +1,6 @@
 """An op is one row of the operator table (lazytensor/_engine/ops.py): its exposure, its
 operators, the NumPy ufunc it computes and its cost figure come from the row, and a row that
-lacks one of them (or a reference entry in tests/test_ops_reference.py) fails here."""
+lacks one of them (or a reference entry in tests/ops_reference.py) fails here."""
 
 import re
 
@@ -52,7 +52,7 @@ def test_every_row_names_its_numpy_ufunc(op):
 
 @pytest.mark.parametrize("op", ROWS)
 def test_every_row_has_a_reference(op):
-    from test_ops_reference import REFERENCES
+    from ops_reference import REFERENCES
 
     assert op.name in REFERENCES
 
