@@ -57,7 +57,8 @@ def _component(name):
         if not isinstance(x, Tensor):
             raise TypeError(f"{name}: expected a Tensor")
         if x.dtype.kind == "c":          # NumPy's view of the memory (x.real, x.imag)
-            return complex_part(name, x)
+            return _views.dtype_view(x, lambda m: getattr(m, name),
+                                     lambda t: complex_part(name, t))
         if _dtypes.kind(x.dtype) not in "iuf":
             raise TypeError(f"{name} does not take {x.dtype.name}: it takes numeric tensors")
         if name == "real":

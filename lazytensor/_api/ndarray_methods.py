@@ -386,25 +386,12 @@ def _real_of(m):
     return m.real
 
 
-def _imag_of(m):
-    return m.imag
-
-
-def _record_real(t):
-    return FUNCTIONS["real"](t)
-
-
-def _record_imag(t):
-    return FUNCTIONS["imag"](t)
-
-
 _PROPERTIES = {
     "T": _T,
     # NumPy's: a bool tensor is its own real part, and its imaginary part is False
-    "real": lambda self: (_views.dtype_view(self, _real_of, _record_real) if self.dtype.kind == "c"
+    "real": lambda self: (FUNCTIONS["real"](self) if self.dtype.kind == "c"
                           else _views.view(self, _real_of)),
-    "imag": lambda self: (_views.dtype_view(self, _imag_of, _record_imag) if self.dtype.kind == "c" else
-                          (self != self) if self.dtype.kind == "b" else
+    "imag": lambda self: ((self != self) if self.dtype.kind == "b" else
                           FUNCTIONS["imag"](self)),
     "itemsize": lambda self: self.dtype.itemsize,
     "nbytes": lambda self: self.size * self.dtype.itemsize,
