@@ -95,6 +95,15 @@ def calls_per_sample(n):
     return max(1, min(100, 100_000 // max(n, 1)))
 
 
+def default_repeat(n):
+    """Timed repetitions per size when --repeat is not given (keeps a default run short)."""
+    if n <= 100_000:
+        return 31
+    if n <= 1_000_000:
+        return 21
+    return 7
+
+
 def timed_calls(fn, k):
     """Mean seconds per call of ``k`` back-to-back calls of ``fn``."""
     t0 = time.perf_counter()

@@ -48,14 +48,6 @@ def stream_bandwidth(threads_list, mib, reps=10):
 
 # ---- measurement -------------------------------------------------------------------------
 
-def default_repeat(n):
-    if n <= 100_000:
-        return 31
-    if n <= 1_000_000:
-        return 21
-    return 7
-
-
 WARM_MAX_N = 10**6   # a timed sample follows an untimed call of the same implementation
 
 

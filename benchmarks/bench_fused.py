@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 from _benchutil import (cpu_model, fmt_n, fmt_time, git_commit, import_lazytensor,
-                        parse_sizes, timed as _timed, calls_per_sample,
+                        parse_sizes, timed as _timed, calls_per_sample, default_repeat,
                         timed_calls)
 
 lt = import_lazytensor()
@@ -150,17 +150,6 @@ WORKLOADS = {
 
 
 # ---- measurement -------------------------------------------------------------------------
-
-def default_repeat(n):
-    """Timed repetitions per size when --repeat is not given (keeps the default run short)."""
-    if n <= 100_000:
-        return 31
-    if n <= 1_000_000:
-        return 21
-    return 7
-
-
-
 
 def _max_abs_err(got, ref):
     got = np.asarray(got)

@@ -34,10 +34,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-from _benchutil import fmt_n, fmt_time, parse_int_list, parse_sizes  # noqa: E402
+from _benchutil import default_repeat, fmt_n, fmt_time, parse_int_list, parse_sizes  # noqa: E402
 import _peers_libs as L  # noqa: E402
 from _peers_impls import ALL_IMPLS, JaxImpl, jax_worker_main, load_peers, set_threads  # noqa: E402
-from _peers_measure import default_repeat, measure, measure_scaling, stream_bandwidth  # noqa: E402
+from _peers_measure import measure, measure_scaling, stream_bandwidth  # noqa: E402
 from _peers_report import fmt_err, fmt_ns, write_report, written_out_summary  # noqa: E402
 from _peers_workloads import WL  # noqa: E402
 
