@@ -195,6 +195,7 @@ def test_a_small_kernel_recomputes_the_cast_of_a_row_sum(monkeypatch, shape, axi
     folded_kernels, folded = run()
     monkeypatch.setattr(_fuse, "RECOMPUTE_MAX", 0)
     monkeypatch.setattr(_fuse, "FOLD_NS", 0.0)
+    lt.empty_cache()                  # plans kept by the first run must not be found again
     separate_kernels, separate = run()
     assert (folded_kernels, separate_kernels) == (3, 4)
     assert folded.tobytes() == separate.tobytes()
@@ -250,11 +251,16 @@ def test_cheap_smaller_work_is_recomputed_in_the_larger_kernel(monkeypatch, k):
     def run():
         out = make()
         outs = out if isinstance(out, tuple) else (out,)
-        return len(lt.explain(*outs).kernels), [o.numpy() for o in outs]
+        planned = len(lt.explain(*outs).kernels)
+        before = lt.stats()["kernels"]
+        lt.eval(*outs)
+        assert lt.stats()["kernels"] - before == planned      # the bits come from that plan
+        return planned, [o.numpy() for o in outs]
 
     n_fused, got = run()
     monkeypatch.setattr(_fuse, "FOLD_NS", 0.0)
     monkeypatch.setattr(_fuse, "RECOMPUTE_MAX", 0)
+    lt.empty_cache()                  # plans kept by the first run must not be found again
     n_apart, got_apart = run()
     assert (n_fused, n_apart) == (fused, apart)
     want = numpy()
