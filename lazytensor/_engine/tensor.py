@@ -74,7 +74,8 @@ class Tensor:
     ``float``, :meth:`tolist`, ``repr`` or a function that is not elementwise.
     """
 
-    __slots__ = ("_node", "__weakref__")
+    # _base: what a view was taken from (views.py; unset on other tensors)
+    __slots__ = ("_node", "__weakref__", "_base")
     __array_priority__ = 100  # NumPy defers binary operators to us
 
     def __init__(self, *args, **kwargs):

@@ -129,6 +129,11 @@ def own(t) -> np.ndarray:
     """Make ``t`` memory-backed (evaluating it) and return its writable memory: its value
     taken over when nothing else holds it, else a copy of it."""
     settle(t)
+    return _own(t)
+
+
+def _own(t) -> np.ndarray:
+    """``own`` of a tensor already settled."""
     value = t._value()      # (a value read: lt.jit does not replay a function that writes)
     if value.flags.writeable:
         return value
@@ -143,29 +148,36 @@ def own(t) -> np.ndarray:
     return mem
 
 
-# id(view) -> (weak reference to the view, the tensor whose memory it views, or a weak
-# reference to it): NumPy's ``base``.  A view of memory keeps its base alive, as NumPy's
-# does; a view of a pending tensor (``_pushed``) only refers to it, so that a temporary the
-# caller dropped is gone for ``_orphan`` (its view keeps the values it was computed with,
-# as NumPy's view of a temporary does), and ``base`` is None then.
-_bases: dict = {}
-
-
+# NumPy's ``base`` is kept in the view's ``_base`` slot: the tensor a view of memory views
+# (kept alive, as NumPy's is: harmless, the view holds the memory itself), or a weak
+# reference to the pending tensor a pushed view views, so that a temporary the caller
+# dropped is gone for ``_orphan`` (its view keeps the values it was computed with, as
+# NumPy's view of a temporary does) and ``base`` is None then.
 def base_of(t):
     """The tensor ``t`` is a view of (the first one of a chain of views), or None."""
-    entry = _bases.get(id(t))
-    if entry is None or entry[0]() is not t:
-        return None
-    base = entry[1]
-    return base() if type(base) is weakref.ref else base
+    base = t
+    while True:
+        try:
+            up = base._base
+        except AttributeError:          # (unset: not a view)
+            break
+        if type(up) is weakref.ref:
+            up = up()
+        if up is None:
+            break
+        base = up
+    return None if base is t else base
 
 
 def _set_base(v, t, weak: bool = False) -> None:
-    base = base_of(t)
-    base = t if base is None else base
-    key = id(v)
-    _bases[key] = (weakref.ref(v, lambda r, k=key: _drop(_bases, k, r)),
-                   weakref.ref(base) if weak else base)
+    """``v`` is a view of ``t``: a view of memory refers to ``t`` (``base_of`` walks the
+    chain when asked, the hot path only stores); a pushed view weakly, to the first of
+    the chain (a dropped link must not cut it)."""
+    if weak:
+        root = base_of(t)
+        v._base = weakref.ref(t if root is None else root)
+    else:
+        v._base = t
 
 
 def view(t, make, read_only: bool = False, push: bool = True):
@@ -190,12 +202,13 @@ def view(t, make, read_only: bool = False, push: bool = True):
             return out
         why = out
     settle(t)
-    of_base = _reads_only(t) and t._node.attrs != READ_ONLY_VIEW
     if _reads_only(t):
+        of_base = t._node.attrs != READ_ONLY_VIEW
         read_only = True
         mem = t._value()
     else:
-        mem = own(t)
+        of_base = False
+        mem = _own(t)
     arr = make(mem)
     base = arr.base
     if arr.size and base is not mem and (base is None or base is not mem.base) \
