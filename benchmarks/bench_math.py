@@ -15,9 +15,10 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
 
 import numpy as np
+
+from _benchutil import timed  # (benchmarks/ is on sys.path: the script's folder)
 
 import lazytensor as lt
 
@@ -75,12 +76,7 @@ def _inputs(name, n, rng, dtype):
 
 
 def _time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return times
+    return [timed(fn)[0] for _ in range(repeats)]
 
 
 def run(names, n, repeats, threads, dtype="float32"):

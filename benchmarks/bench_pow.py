@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
 import numpy as np
+
+from _benchutil import timed  # (benchmarks/ is on sys.path: the script's folder)
 
 
 def cases(n):
@@ -30,12 +31,7 @@ def cases(n):
 
 
 def best(fn, repeat):
-    t = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        t.append(time.perf_counter() - t0)
-    return min(t)
+    return min(timed(fn)[0] for _ in range(repeat))
 
 
 def main():

@@ -12,6 +12,8 @@ the installed metadata does.  Imported only once ``dask.array`` is.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from dask import config
 from dask.array.backends import ArrayBackendEntrypoint
@@ -72,21 +74,7 @@ class LazytensorBackendEntrypoint(ArrayBackendEntrypoint):
     def default_bit_generator(self):
         return PCG64
 
-    @staticmethod
-    def ones(*args, **kwargs):
-        return _with_tensor_meta("ones", *args, **kwargs)
-
-    @staticmethod
-    def zeros(*args, **kwargs):
-        return _with_tensor_meta("zeros", *args, **kwargs)
-
-    @staticmethod
-    def empty(*args, **kwargs):
-        return _with_tensor_meta("empty", *args, **kwargs)
-
-    @staticmethod
-    def full(*args, **kwargs):
-        return _with_tensor_meta("full", *args, **kwargs)
+    # ones, zeros, empty, full: dask's own with a Tensor meta (set after the class)
 
     @staticmethod
     def arange(*args, like=None, **kwargs):
@@ -95,6 +83,11 @@ class LazytensorBackendEntrypoint(ArrayBackendEntrypoint):
         like = _meta() if like is None else like
         with config.set({"array.backend": "numpy"}):
             return da.arange(*args, like=like, **kwargs)
+
+
+for _name in ("ones", "zeros", "empty", "full"):
+    setattr(LazytensorBackendEntrypoint, _name,
+            staticmethod(functools.partial(_with_tensor_meta, _name)))
 
 
 def _register():
