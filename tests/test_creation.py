@@ -121,8 +121,9 @@ def test_like(shape, dtype):
     e = lt.empty_like(x, dtype=dtype)
     assert e.shape == shape and e.dtype == (dtype or lt.float32)
     same(lt.ones_like(x, device=x.device), np.ones_like(ref))
-    with pytest.raises(TypeError, match="zeros_like: expected a Tensor"):
-        lt.zeros_like(ref)
+    same(lt.zeros_like(ref, dtype=dtype), np.zeros_like(ref, dtype=dtype))   # an ndarray
+    with pytest.raises(TypeError, match="zeros_like: expected a Tensor or an array-like"):
+        lt.zeros_like(object())
 
 
 def test_fills_are_broadcast_but_usable():
@@ -337,10 +338,15 @@ def test_meshgrid_keeps_dtypes_and_checks_inputs():
     assert (x.dtype, y.dtype, x.shape) == (lt.int8, lt.complex128, (3, 2))
     with pytest.raises(ValueError, match="indexing"):
         lt.meshgrid(a, indexing="yx")
-    with pytest.raises(ValueError, match="one-dimensional"):
-        lt.meshgrid(a, lt.ones((2, 2)))
-    with pytest.raises(TypeError, match="expected a Tensor"):
-        lt.meshgrid([1, 2])
+    m, s = np.asarray([[1, 2], [3, 4]]), np.asarray(5.0)
+    for copy in (True, False):         # NumPy flattens inputs of other shapes
+        for got, want in zip(lt.meshgrid(lt.asarray(m), lt.asarray(s), copy=copy),
+                             np.meshgrid(m, s)):
+            same(got, want)
+    for got, want in zip(lt.meshgrid([1, 2], (3.0,)), np.meshgrid([1, 2], (3.0,))):
+        same(got, want)                                          # NumPy's array-likes
+    with pytest.raises(TypeError, match="meshgrid: expected a Tensor or an array-like"):
+        lt.meshgrid(object())
 
 
 @pytest.mark.parametrize("shape", [(3, 3), (2, 4), (4, 2), (2, 3, 3), (0, 3), (2, 0, 4)])
@@ -355,8 +361,9 @@ def test_tril_triu(shape, k, dtype):
 def test_tril_triu_errors():
     with pytest.raises(ValueError, match="tril: x must have at least 2 dimensions"):
         lt.tril(lt.ones(3))
-    with pytest.raises(TypeError, match="triu: expected a Tensor"):
-        lt.triu(np.ones((2, 2)))
+    same(lt.triu(np.ones((2, 2))), np.triu(np.ones((2, 2))))    # NumPy's array-likes
+    with pytest.raises(TypeError, match="triu: expected a Tensor or an array-like"):
+        lt.triu(object())
     with pytest.raises(TypeError, match="k must be an int"):
         lt.triu(lt.ones((2, 2)), k=0.5)
 

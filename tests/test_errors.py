@@ -34,7 +34,6 @@ def test_error_is_raised_when_recording_not_when_evaluating():
     (lambda: lt.nn.silu(lt.asarray(np.arange(3))), "silu", "int64"),
     (lambda: lt.nn.gelu(lt.asarray(np.array([True]))), "gelu", "bool"),
     (lambda: lt.bitwise_and(f32(2), f32(2)), "bitwise_and", "float32"),
-    (lambda: lt.logical_and(f32(2), f32(2)), "logical_and", "float32"),
     # (arithmetic and comparisons of bool follow NumPy: tests/test_numpy_names.py)
     (lambda: lt.negative(lt.asarray([True])), "negative", "bool"),
     (lambda: lt.nn.relu(lt.asarray(np.array([1], np.uint8))), "relu", "uint8"),

@@ -245,8 +245,9 @@ def test_unique_nans_are_distinct_and_signed_zeros_are_not():
 
 
 def test_unique_errors():
-    with pytest.raises(TypeError, match="unique_values: expected a Tensor"):
-        lt.unique_values([1, 2])
+    np.testing.assert_array_equal(lt.unique_values([2, 1, 2]).numpy(), [1, 2])  # array-likes
+    with pytest.raises(TypeError, match="unique_values: expected a Tensor or an array-like"):
+        lt.unique_values(object())
 
 
 # ---- isin ----------------------------------------------------------------------------------

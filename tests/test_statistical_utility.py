@@ -334,8 +334,9 @@ def test_matmul_promotion_operator_and_errors():
         lt.matmul(lt.ones((2, 3)), lt.ones((2,)))
     with pytest.raises(ValueError, match=r"stack shapes \(2,\) .* and \(3,\)"):
         lt.matmul(lt.ones((2, 2, 3)), lt.ones((3, 3, 2)))
-    with pytest.raises(TypeError, match="matmul: expected a Tensor, got list"):
-        lt.matmul([1.0], c)
+    check(lt.matmul([1.0, 2.0], c), np.matmul([1.0, 2.0], np.asarray(c)))   # NumPy's array-likes
+    with pytest.raises(TypeError, match="matmul: expected a Tensor or an array-like, got object"):
+        lt.matmul(object(), c)
 
 
 @pytest.mark.parametrize("dtype", NUMERIC)

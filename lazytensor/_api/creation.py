@@ -31,9 +31,14 @@ __all__ = ['arange', 'asarray', 'empty', 'empty_like', 'eye', 'from_dlpack', 'fu
 
 # ---- helpers ---------------------------------------------------------------------------
 def _tensor(x, what) -> Tensor:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{what}: expected a Tensor, got {type(x).__name__}")
-    return x
+    """``x`` as a Tensor: NumPy's array-likes are taken as NumPy takes them."""
+    if isinstance(x, Tensor):
+        return x
+    try:
+        return asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{what}: expected a Tensor or an array-like, got "
+                        f"{type(x).__name__} ({exc})") from None
 
 
 def _shape_arg(shape, what) -> tuple:
@@ -388,7 +393,7 @@ def full_like(x, /, fill_value, dtype=None, order="K", subok=True, shape=None, *
               device=None) -> Tensor:
     """A tensor of ``fill_value`` with the shape (and by default the dtype) of ``x``
     (NumPy's ``shape=`` overrides the shape; ``order`` and ``subok`` are accepted)."""
-    _tensor(x, "full_like")
+    x = _tensor(x, "full_like")
     _order(order, "full_like")
     return _full(x.shape if shape is None else shape, fill_value,
                  _dtype_or(dtype, x.dtype, "full_like"), device, "full_like")
@@ -396,7 +401,7 @@ def full_like(x, /, fill_value, dtype=None, order="K", subok=True, shape=None, *
 
 def _like(name, fill, what):
     def fn(x, /, dtype=None, order="K", subok=True, shape=None, *, device=None):
-        _tensor(x, name)
+        x = _tensor(x, name)
         _order(order, name)
         return _full(x.shape if shape is None else shape, fill,
                      _dtype_or(dtype, x.dtype, name), device, name)
@@ -582,8 +587,9 @@ def meshgrid(*arrays, indexing="xy", sparse=False, copy=True) -> tuple:
 
     Parameters
     ----------
-    *arrays : Tensor
-        One-dimensional tensors of lengths ``N1, N2, ..., Nn``.
+    *arrays : Tensor or array_like
+        Coordinate tensors of sizes ``N1, N2, ..., Nn``: one-dimensional in the standard;
+        others are flattened, as NumPy's ``meshgrid`` does.
     indexing : {"xy", "ij"}
         ``"ij"`` gives grids of shape ``(N1, N2, ..., Nn)``; ``"xy"`` (Cartesian) swaps
         the first two: ``(N2, N1, N3, ..., Nn)``.
@@ -601,12 +607,8 @@ def meshgrid(*arrays, indexing="xy", sparse=False, copy=True) -> tuple:
     """
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
-    for i, x in enumerate(arrays):
-        _tensor(x, "meshgrid")
-        if x.ndim != 1:
-            raise ValueError(f"meshgrid: the inputs must be one-dimensional; input {i} has "
-                             f"shape {x.shape}")
-    shape = [x.shape[0] for x in arrays]
+    arrays = [_tensor(x, "meshgrid") for x in arrays]
+    shape = [x.size for x in arrays]
     if indexing == "xy" and len(shape) > 1:
         shape[:2] = shape[1], shape[0]
     for x in arrays:
@@ -621,7 +623,7 @@ def meshgrid(*arrays, indexing="xy", sparse=False, copy=True) -> tuple:
     for k, x in enumerate(arrays):
         axis = (1 - k if k < 2 else k) if indexing == "xy" and len(arrays) > 1 else k
         grid = [1] * len(arrays)
-        grid[axis] = x.shape[0]
+        grid[axis] = x.size
 
         def make(m, grid=tuple(grid)):
             g = m.reshape(grid)
@@ -632,7 +634,7 @@ def meshgrid(*arrays, indexing="xy", sparse=False, copy=True) -> tuple:
 
 def _triangle(name, np_fn, keep):
     def fn(x, /, k=0):
-        _tensor(x, name)
+        x = _tensor(x, name)
         k = integer_arg(k, name, "k")
         if x.ndim < 2:
             raise ValueError(f"{name}: x must have at least 2 dimensions, got shape "

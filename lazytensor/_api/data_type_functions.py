@@ -51,9 +51,12 @@ def kind_matches(dtype: np.dtype, kind, where: str) -> bool:
 
 
 def _dtype_of(x, where: str) -> np.dtype:
-    """The dtype of a Tensor or of a dtype spec, as one of lazytensor's dtypes."""
+    """The dtype of a Tensor, a NumPy array or scalar, or a dtype spec, as one of
+    lazytensor's dtypes."""
     if isinstance(x, Tensor):
         return x.dtype
+    if isinstance(x, (np.ndarray, np.generic)):       # NumPy's arrays, as np.result_type
+        return _dtypes.canonical_dtype(x.dtype, where=where)
     return _dtypes.canonical_dtype(x, where=where)
 
 

@@ -345,7 +345,8 @@ def _numpy_fallback(name, args):
     leaves them unspecified), recorded with the op; None when this is not such a call.
 
     Float functions take NumPy's float dtype (``sqrt(int8)`` is float16, ``sqrt(int64)``
-    float64, as ``np.sqrt``); logical functions take integers as ``x != 0``; arithmetic on
+    float64, as ``np.sqrt``); logical functions take any number as its truth (``x != 0``,
+    NaN true, a complex number true when either part is), as NumPy's do; arithmetic on
     bool is done in int8 and gives bool where NumPy does (``add(bool, bool)`` is ``or``)
     or int8 (``square(bool)``); comparisons of bool compare False < True."""
     op = OPS[name]
@@ -354,6 +355,9 @@ def _numpy_fallback(name, args):
     except TypeError:
         return None
     dts = tuple(a.dtype if isinstance(a, Tensor) else type(a) for a in args)
+    if op.kinds == "b" and all(not isinstance(d, np.dtype) or d.kind in "biufc" for d in dts):
+        return apply(name, *[astype(a, _dtypes.bool_) if isinstance(a, Tensor) else bool(a)
+                             for a in args])
     if not any(isinstance(d, np.dtype) and d.kind in "biu" for d in dts) \
             or any(d is complex or isinstance(d, np.dtype) and d.kind not in "biuf"
                    for d in dts):

@@ -15,6 +15,7 @@ from .._engine.shapes import broadcast_shapes_cached
 from .._engine.tensor import Tensor
 from .._engine.shapes import check_size
 from .args import check_kind, integer_arg, normalize_axis, quiet, tensor_value, wrap
+from .ndarray_args import operand
 __all__ = ['matmul', 'tensordot', 'vecdot']
 
 
@@ -56,6 +57,7 @@ def matmul(x1, x2, /):
     ValueError
         If an operand is 0-d, the contracted lengths differ, or the stacks do not broadcast.
     """
+    x1, x2 = operand(x1, "matmul"), operand(x2, "matmul")     # NumPy's array-likes too
     a, b, dtype = _operands(x1, x2, "matmul")
     if x1.ndim == 0 or x2.ndim == 0:
         raise ValueError(f"matmul: operands must have at least one dimension, got shapes "
@@ -98,6 +100,7 @@ def tensordot(x1, x2, /, *, axes=2):
         If contracted axes differ in length (they are not broadcast), an axis repeats, or
         ``axes`` asks for more axes than an operand has.
     """
+    x1, x2 = operand(x1, "tensordot"), operand(x2, "tensordot")     # NumPy's array-likes too
     a, b, dtype = _operands(x1, x2, "tensordot")
     if isinstance(axes, (tuple, list)):
         if len(axes) != 2:
@@ -155,6 +158,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     ValueError
         If the lengths along ``axis`` differ or the other axes do not broadcast.
     """
+    x1, x2 = operand(x1, "vecdot"), operand(x2, "vecdot")     # NumPy's array-likes too
     a, b, dtype = _operands(x1, x2, "vecdot")
     n = min(x1.ndim, x2.ndim)
     if n == 0:

@@ -166,10 +166,7 @@ def broadcast_to(x, /, shape) -> Tensor:
 def broadcast_arrays(*arrays) -> tuple:
     """The tensors broadcast against one another, as a tuple: read-only views (NumPy's warn
     on a write), no copies; as NumPy's, a tensor that needs no broadcasting is itself."""
-    for i, x in enumerate(arrays):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"broadcast_arrays: argument {i} is a {type(x).__name__}, not "
-                            f"a Tensor")
+    arrays = tuple(operand(x, "broadcast_arrays") for x in arrays)   # NumPy's array-likes
     shape = broadcast_shapes_cached(tuple(x.shape for x in arrays))
     if shape is None:   # NumPy's words, which callers match, then the shapes
         raise ValueError(f"broadcast_arrays: shape mismatch: objects cannot be broadcast to "

@@ -25,7 +25,7 @@ from .._engine.tensor import Tensor
 from .args import normalize_axes, normalize_axis, reduced_size
 from .creation import full
 from .manipulation import broadcast_to, permute_dims, reshape
-from .ndarray_args import to_reduction_out
+from .ndarray_args import to_reduction_out, zero_d_axis
 from .numpy_values import as_tensor, call_numpy, on_values
 from .statistical import max as _max, mean as _mean, min as _min, prod as _prod, sum as _sum
 from .utility import all as _all, any as _any, diff as _std_diff
@@ -100,6 +100,11 @@ def _real_input(a, name: str, out, extra):
     return None if a.dtype.kind == "c" else a
 
 
+def _axes(axis, x, name: str) -> tuple:
+    """The reduced axes, normalized; a 0-d ``x`` takes axis 0 or -1 as NumPy's reductions do."""
+    return normalize_axes(zero_d_axis(axis, x), x.ndim, name, x.shape)
+
+
 def _nan_filled(a, fill):
     """``where(isnan(a), fill, a)`` for floating ``a``; integers have no NaN."""
     return _where(_isnan(a), fill, a) if a.dtype.kind == "f" else a
@@ -128,7 +133,7 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue,
     x = _real_input(a, "nansum", out, {"initial": initial, "where": where})
     if x is None:
         return call_numpy("nansum", np.nansum, a, axis=axis, dtype=dtype, keepdims=keepdims)
-    axes = normalize_axes(axis, x.ndim, "nansum", x.shape)
+    axes = _axes(axis, x, "nansum")
     return _sum(_nan_filled(x, 0), axis=axes, dtype=dtype, keepdims=bool(keepdims))
 
 
@@ -141,7 +146,7 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue
     x = _real_input(a, "nanprod", out, {"initial": initial, "where": where})
     if x is None:
         return call_numpy("nanprod", np.nanprod, a, axis=axis, dtype=dtype, keepdims=keepdims)
-    axes = normalize_axes(axis, x.ndim, "nanprod", x.shape)
+    axes = _axes(axis, x, "nanprod")
     return _prod(_nan_filled(x, 1), axis=axes, dtype=dtype, keepdims=bool(keepdims))
 
 
@@ -179,7 +184,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NoValu
     if x is None:
         return call_numpy("nanmean", np.nanmean, a, axis=axis, dtype=dtype, keepdims=keepdims)
     dt = _result_dtype(x, dtype)
-    axes = normalize_axes(axis, x.ndim, "nanmean", x.shape)
+    axes = _axes(axis, x, "nanmean")
     if x.dtype.kind != "f":
         return cast(_mean(x, axis=axes, keepdims=bool(keepdims)), dt)
     total = _sum(cast(_nan_filled(x, 0), float64), axis=axes, keepdims=bool(keepdims))
@@ -196,7 +201,7 @@ def _nan_spread(name, a, axis, dtype, out, ddof, keepdims, where, mean, correcti
         fn = np.nanvar if name == "nanvar" else np.nanstd
         return call_numpy(name, fn, a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
     dt = _result_dtype(x, dtype)
-    axes = normalize_axes(axis, x.ndim, name, x.shape)
+    axes = _axes(axis, x, name)
     v = cast(x, float64)
     if x.dtype.kind == "f":
         missing = _isnan(x)
@@ -252,7 +257,7 @@ def _nan_extremum(name, reduce, fill):
         x = _real_input(a, name, out, {"initial": initial, "where": where})
         if x is None:
             return call_numpy(name, getattr(np, name), a, axis=axis, keepdims=keepdims)
-        axes = normalize_axes(axis, x.ndim, name, x.shape)
+        axes = _axes(axis, x, name)
         if x.dtype.kind != "f":
             return reduce(x, axis=axes, keepdims=bool(keepdims))
         missing = _isnan(x)

@@ -80,7 +80,8 @@ def count_nonzero(x, /, *, axis=None, keepdims=False):
     Tensor
         int64 counts.
     """
-    return reduction("count_nonzero", x, axis, keepdims,
+    x = operand(x, "count_nonzero")
+    return reduction("count_nonzero", x, zero_d_axis(axis, x), keepdims,
                   lambda v, axes: np.count_nonzero(v, axis=axes, keepdims=bool(keepdims)),
                   int64)
 

@@ -17,6 +17,7 @@ import numpy as np
 from .._engine.dtypes import int64, python_scalar_type, result_type_of, scalar_to_array
 from .._engine.tensor import Tensor
 from .args import tensor_value, wrap
+from .ndarray_args import operand
 
 __all__ = ['isin', 'unique_all', 'unique_counts', 'unique_inverse', 'unique_values']
 
@@ -46,7 +47,7 @@ class UniqueInverseResult(NamedTuple):
 
 def _unique(x, what, **returns):
     """NumPy's ``unique`` of the flattened value of ``x``, with NaNs kept distinct."""
-    v = tensor_value(x, what)
+    v = tensor_value(operand(x, what), what)
     return np.unique(v.reshape(-1), equal_nan=False, **returns)
 
 

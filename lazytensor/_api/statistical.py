@@ -45,8 +45,7 @@ def _accumulation_input(x, dtype, what):
     complex to real) is done first with ``astype``, so its results and errors are
     lazytensor's; widening casts are left to NumPy's reduction, which casts in chunks.
     """
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{what}: expected a Tensor, got {type(x).__name__}")
+    x = operand(x, what)
     check_kind(x, what, _NUMERIC, "numeric")
     if dtype is not None:
         dt = canonical_dtype(dtype, where=what)

@@ -141,14 +141,14 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
         Shape of ``x`` except along ``axis``: ``M + N1 + N2 - n`` (never below zero).
     """
     v = tensor_value(x, "diff")
-    if x.ndim == 0:
-        raise ValueError("diff: x must have at least one dimension, got a 0-d tensor")
-    ax = normalize_axis(axis, x.ndim, "diff", x.shape)
     n = integer_arg(n, "diff", "n")
     if n < 0:
         raise ValueError(f"diff: n must be non-negative, got {n}")
     if n == 0:
-        return x            # NumPy's a itself (prepend and append unused)
+        return x            # NumPy's a itself, before any check (prepend and append unused)
+    if x.ndim == 0:
+        raise ValueError("diff: x must have at least one dimension, got a 0-d tensor")
+    ax = normalize_axis(axis, x.ndim, "diff", x.shape)
     parts = [v]
     if prepend is not None:
         parts.insert(0, _edge(prepend, x, ax, "prepend"))
