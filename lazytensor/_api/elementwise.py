@@ -23,6 +23,7 @@ from .._engine.shapes import broadcast_shapes_or_raise, check_size
 from .._engine.tensor import Tensor
 from .args import integer_arg
 from .ndarray_args import NoValue, check_out, operand, to_out
+from .ufunc_args import ufunc_call
 
 
 def conj(x, /):
@@ -393,8 +394,14 @@ def _make_function(name):
     # where the row refuses integer or bool operands (the standard leaves them unspecified)
     # NumPy's result is recorded instead; the common call pays nothing, the refused one is
     # recognized by its TypeError
+    # NumPy's ufunc arguments (out=, where=, dtype= ...): NumPy's ufunc of the name, which
+    # hands them to Tensor.__array_ufunc__ (checked inline: a wrapper costs a call)
+    ufunc = getattr(np, op.ufunc or name, None)
+    ufunc = ufunc if isinstance(ufunc, np.ufunc) and ufunc.nin == op.arity else None
     if op.arity == 1:
-        def fn(x, /):
+        def fn(x, /, *args, **kwargs):
+            if args or kwargs:
+                return ufunc_call(ufunc, name, (x, *args), kwargs)
             try:
                 return unary(name, x)
             except TypeError:
@@ -403,7 +410,9 @@ def _make_function(name):
                     raise
             return out
     else:
-        def fn(x1, x2, /):
+        def fn(x1, x2, /, *args, **kwargs):
+            if args or kwargs:
+                return ufunc_call(ufunc, name, (x1, x2, *args), kwargs)
             try:
                 return binary(name, x1, x2)
             except TypeError:

@@ -7,7 +7,8 @@ gathers them from the modules by concern and lists them in ``__all__``, and the
 - numpy_arrays.py: creation and manipulation (``array``, ``concatenate``, ``pad`` ...);
 - numpy_logic.py: logic, comparison, search and sets (``select``, ``isclose`` ...);
 - numpy_utils.py: ``shape``, ``vectorize``, ``errstate``, print options, io;
-- writes.py: the functions that write into their first argument (``copyto``, ``put`` ...).
+- writes.py: the functions that write into their first argument (``copyto``, ``put`` ...);
+- ufunc_args.py: NumPy's ufunc arguments (``out=``, ``where=`` ...) on the ufunc names.
 """
 
 from __future__ import annotations
@@ -17,8 +18,11 @@ import numpy as np
 from .._engine.errors import Unsupported
 from .._engine.tensor import Tensor
 from . import numpy_arrays, numpy_elementwise, numpy_logic, numpy_utils, writes
+from .elementwise import FUNCTIONS as _ELEMENTWISE
+from .linear_algebra_functions import matmul, vecdot
 from .numpy_dtypes import NAMES as _DTYPE_NAMES
 from .numpy_dtypes import dtype, issubdtype, promote_types
+from .ufunc_args import with_ufunc_args
 
 ndarray = Tensor          # isinstance(x, lt.ndarray) for NumPy code
 euler_gamma = 0.5772156649015329
@@ -26,6 +30,8 @@ True_, False_, little_endian = np.True_, np.False_, np.little_endian
 
 _NAMES = {**_DTYPE_NAMES, **numpy_elementwise.FUNCTIONS, **numpy_arrays.FUNCTIONS,
           **numpy_logic.FUNCTIONS, **numpy_utils.FUNCTIONS, **writes.FUNCTIONS}
+# the functions of NumPy's ufunc names also take its ufunc arguments (out=, where=, dtype= ...)
+_NAMES.update(with_ufunc_args({**_ELEMENTWISE, **_NAMES, "matmul": matmul, "vecdot": vecdot}))
 globals().update(_NAMES)
 
 __all__ = ["dtype", "issubdtype", "promote_types", "ndarray", "euler_gamma", "True_", "False_",
