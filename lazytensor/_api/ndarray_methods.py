@@ -269,6 +269,8 @@ _UNSUPPORTED = {
 def _T(self) -> Tensor:
     """The tensor with its axes reversed (NumPy's ``.T`` for every rank; a 0-d or 1-d
     tensor is itself)."""
+    if len(self._node.shape) >= 2:    # transpose(self), without its argument checks
+        return _views.view(self, np.ndarray.transpose)
     return manipulation.transpose(self)
 
 

@@ -44,6 +44,7 @@ READ_ONLY_OF_BASE = ("view of a read-only tensor",)
 # ... of a tensor whose writeable flag the caller cleared: read-only until set again
 READ_ONLY_SET = ("read-only by its flags",)
 _READ_ONLY = (READ_ONLY_VIEW, READ_ONLY_OF_BASE, READ_ONLY_SET)
+_NOT_PLAIN = (*_READ_ONLY, READ_ONLY_SOURCE)
 
 
 def is_read_only(t) -> bool:
@@ -189,7 +190,15 @@ def view(t, make, read_only: bool = False, push: bool = True):
     a pending tensor stays pending where it can (``_pushed``; ``push=False``: never; not a
     read-only view, whose zero strides NumPy's later reshapes depend on)."""
     why = None
-    if t._node.value is not None:
+    node = t._node
+    if node.value is not None and not read_only and node.attrs not in _NOT_PLAIN \
+            and id(t) not in _lazy_base and id(t) not in _lazy_views:
+        # the common case, lean: writable memory of t's own, no pending views of it (what
+        # settle, _reads_only and _own would find)
+        mem = t._value()
+        if mem.flags.writeable:
+            return _view_of(t, make(mem), mem, False, False, None)
+    if node.value is not None:
         pass
     elif not push:
         why = "a reshape: NumPy's layout decides whether it is a view"
@@ -209,7 +218,11 @@ def view(t, make, read_only: bool = False, push: bool = True):
     else:
         of_base = False
         mem = _own(t)
-    arr = make(mem)
+    return _view_of(t, make(mem), mem, read_only, of_base, why)
+
+
+def _view_of(t, arr, mem, read_only, of_base, why):
+    """The tensor of ``arr`` (``make`` applied to ``t``'s memory ``mem``) for ``view``."""
     base = arr.base
     if arr.size and base is not mem and (base is None or base is not mem.base) \
             and not np.may_share_memory(arr, mem):
