@@ -44,7 +44,7 @@ def is_view_of(t, x):
     ("reshape", "x, /, shape=None, order='C', *, newshape=None, copy=None"),
     ("roll", "x, /, shift, axis=None"),
     ("squeeze", "x, /, axis=None"),
-    ("stack", "arrays, /, axis=0"),
+    ("stack", "arrays, /, axis=0, out=None, *, dtype=None, casting='same_kind'"),
     ("tile", "x, repetitions, /"),
     ("unstack", "x, /, *, axis=0"),
 ])

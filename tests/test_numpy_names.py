@@ -646,3 +646,16 @@ def test_diff_n0_returns_the_input_before_any_check():
 @pytest.mark.parametrize("fn", ["triu", "tril"])
 def test_mask_indices_with_lazytensors_masks(fn):
     same(lt.mask_indices(4, getattr(lt, fn), 1), np.mask_indices(4, getattr(np, fn), 1))
+
+
+def test_stack_takes_numpys_arguments():
+    n = np.arange(6.0).reshape(2, 3)
+    a = lt.asarray(n)
+    same(lt.stack(a, axis=1), np.stack(n, axis=1))                 # a tensor as its rows
+    same(lt.stack([n, n + 1]), np.stack([n, n + 1]))               # ndarrays
+    same(lt.stack([a, a], dtype=np.float32), np.stack([n, n], dtype=np.float32))
+    out = lt.empty((2, 2, 3))
+    assert lt.stack([a, a], axis=0, out=out) is out
+    same(out, np.stack([n, n]))
+    with pytest.raises(TypeError, match="stack: .*cast"):
+        lt.stack([a, a], dtype=np.int32, casting="safe")

@@ -17,9 +17,9 @@ from .._engine import views as _views
 from .._engine.tensor import Tensor
 from .args import integer_arg, normalize_axis
 from .creation import asarray, eye
-from .manipulation import flip, permute_dims, reshape, unstack
+from .manipulation import flip, permute_dims, reshape, stack as _std_stack, unstack
 from .numpy_dtypes import as_dtype
-from .numpy_values import on_values, to_numpy, to_tensors
+from .numpy_values import call_numpy, on_values, to_numpy, to_tensors
 
 
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
@@ -143,6 +143,23 @@ def _atleast(n):
 atleast_1d, atleast_2d, atleast_3d = _atleast(1), _atleast(2), _atleast(3)
 
 
+def stack(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """Join tensors of one shape along a new axis ``axis`` of the result.
+
+    The standard's ``stack`` (recorded lazily) for a list or tuple of tensors; with NumPy's
+    ``out``, ``dtype`` or ``casting``, or other array-likes (a tensor is a sequence of its
+    rows, as in NumPy), NumPy's ``stack`` on the values.
+    """
+    if out is None and dtype is None and casting == "same_kind" \
+            and isinstance(arrays, (list, tuple)) and arrays \
+            and all(isinstance(a, Tensor) for a in arrays):
+        return _std_stack(arrays, axis=axis)
+    if isinstance(arrays, Tensor):
+        arrays = list(arrays)
+    return call_numpy("stack", np.stack, arrays, axis=axis, out=out, dtype=dtype,
+                      casting=casting)
+
+
 def indices(dimensions, dtype=int, sparse=False):
     """The coordinates of a grid of shape ``dimensions`` (NumPy's ``indices``)."""
     return to_tensors(np.indices(tuple(dimensions), dtype=as_dtype(dtype), sparse=sparse))
@@ -206,7 +223,7 @@ r_ = _Concatenator(np.r_, "r_")
 c_ = _Concatenator(np.c_, "c_")
 
 
-FUNCTIONS = {f.__name__: f for f in (array, identity, fromfunction, fliplr, flipud, rot90,
+FUNCTIONS = {f.__name__: f for f in (array, identity, fromfunction, fliplr, flipud, rot90, stack,
                                      atleast_1d, atleast_2d, atleast_3d, indices, asanyarray,
                                      ascontiguousarray, asfortranarray, asarray_chkfinite)}
 # index expressions hold no arrays: NumPy's own objects
