@@ -106,8 +106,31 @@ def test_full_errors():
 
 def test_full_with_0d_tensor():
     same(lt.full((2,), lt.asarray(2.5, dtype=lt.float32)), np.full(2, 2.5, np.float32))
-    with pytest.raises(ValueError, match="0-d"):
-        lt.full(2, lt.ones(2))
+    same(lt.full(2, lt.ones(2)), np.full(2, np.ones(2)))     # NumPy's array fill
+
+
+@pytest.mark.parametrize("fill", [[1, 2, 3], np.array([1.5, -2.5, 7.0]), [[True], [False]],
+                                  np.array([[1 + 2j, 3, 4]])])
+@pytest.mark.parametrize("dtype", [None, "int16", "float32"])
+def test_full_and_full_like_take_numpys_array_fills(fill, dtype):
+    if dtype and np.iscomplexobj(fill):
+        dtype = "complex64"
+    same(lt.full((2, 3), fill, dtype=dtype), np.full((2, 3), fill, dtype=dtype))
+    ref = np.zeros((2, 3), np.int8)
+    same(lt.full_like(lt.asarray(ref), fill, dtype=dtype), np.full_like(ref, fill, dtype=dtype))
+    with pytest.raises(ValueError, match=r"full: a fill_value of shape \(4,\) does not broadcast"):
+        lt.full((2, 3), [1, 2, 3, 4])
+
+
+@pytest.mark.parametrize("start, stop, axis", [([0.0, 1.0], [1.0, 3.0], 0), ([0, 1], 5, 1),
+                                               (-1.0, [[2.0], [4.0]], -1), ([1j, 2], [3, 4j], 0)])
+@pytest.mark.parametrize("endpoint", [True, False])
+def test_linspace_takes_numpys_array_endpoints(start, stop, axis, endpoint):
+    got = lt.linspace(lt.asarray(np.asarray(start)), stop, 5, endpoint=endpoint, axis=axis,
+                      retstep=True)
+    want = np.linspace(np.asarray(start), stop, 5, endpoint=endpoint, axis=axis, retstep=True)
+    same(got[0], want[0])
+    same(got[1], np.asarray(want[1]))
 
 
 @pytest.mark.parametrize("shape", SHAPES)

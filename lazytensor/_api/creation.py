@@ -310,9 +310,10 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None) ->
     ----------
     shape : int or tuple of ints
     fill_value : bool, int, float or complex
+        Or, as in NumPy, an array (tensor, ndarray, list) broadcast to ``shape``.
     dtype : dtype, optional
         By default ``bool``, ``int64``, ``float64`` or ``complex128`` after the type of
-        ``fill_value`` (a NumPy scalar keeps its dtype).
+        ``fill_value`` (a NumPy scalar or an array keeps its dtype).
     order : {"C", "F"}
         NumPy's memory order, accepted for compatibility (the values are the same).
     device : {CPU device, "cpu", None}
@@ -354,6 +355,8 @@ def _full_array(shape, fill_value, dtype, device, what) -> np.ndarray:
     """full()'s value: the fill converted once and broadcast to ``shape`` (read-only)."""
     _check_device(device, what)
     shape = _shape_arg(shape, what)
+    if _is_array(fill_value):
+        return _filled_with_array(shape, fill_value, dtype, what)
     if dtype is None:
         if isinstance(fill_value, (Tensor, np.generic, np.ndarray)):
             dtype = fill_value.dtype
@@ -366,6 +369,46 @@ def _full_array(shape, fill_value, dtype, device, what) -> np.ndarray:
     dtype = _dtypes.canonical_dtype(dtype, where=what)
     check_size(shape, what, dtype)
     return np.broadcast_to(_scalar_as(fill_value, dtype, what), shape)
+
+
+def _linspace_of_arrays(start, stop, num, endpoint, retstep, dtype, axis):
+    """NumPy's ``linspace`` of array endpoints (the standard takes scalars only)."""
+    ends = [v._value() if isinstance(v, Tensor) else v for v in (start, stop)]
+    if dtype is not None:
+        dtype = _dtypes.canonical_dtype(dtype, where="linspace")
+    try:
+        with np.errstate(all="ignore"), library_state():
+            out = np.linspace(*ends, num, endpoint=bool(endpoint), retstep=bool(retstep),
+                              dtype=dtype, axis=axis)
+    except (ValueError, TypeError) as exc:
+        raise type(exc)(f"linspace: {exc}") from None
+    if retstep:
+        return wrap(out[0]), wrap(out[1])
+    return wrap(out)
+
+
+def _is_array(v) -> bool:
+    """Whether ``v`` is an array of values (not a scalar or a 0-d array)."""
+    return isinstance(v, (list, tuple)) or isinstance(v, (Tensor, np.ndarray)) and v.ndim > 0
+
+
+def _filled_with_array(shape, fill, dtype, what) -> np.ndarray:
+    """NumPy's ``full`` of an array fill: broadcast to ``shape``, cast as ``copyto`` casts
+    (unsafe), by default in the fill's dtype (the standard takes scalars only)."""
+    fill = fill._value() if isinstance(fill, Tensor) else np.asarray(fill)
+    dtype = _dtypes.canonical_dtype(fill.dtype if dtype is None else dtype, where=what)
+    check_size(shape, what, dtype)
+    try:
+        fits = np.broadcast_shapes(fill.shape, shape) == shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"{what}: a fill_value of shape {fill.shape} does not broadcast to "
+                         f"the shape {shape}")
+    out = np.empty(shape, dtype)
+    with np.errstate(all="ignore"), library_state():
+        np.copyto(out, fill, casting="unsafe")
+    return out
 
 
 def zeros(shape, dtype=None, order="C", *, device=None, like=None) -> Tensor:
@@ -505,6 +548,8 @@ def linspace(start, stop, /, num=50, endpoint=True, retstep=False, dtype=None, a
     Parameters
     ----------
     start, stop : int, float or complex
+        Or, as in NumPy, arrays (tensors, ndarrays, lists) broadcast together: the values
+        run along a new axis ``axis`` of the result (NumPy's ``linspace`` computes them).
     num : int
         The number of values, at least 0.
     dtype : dtype, optional
@@ -516,7 +561,7 @@ def linspace(start, stop, /, num=50, endpoint=True, retstep=False, dtype=None, a
     retstep : bool
         NumPy's: also return the step (a NumPy scalar, as NumPy's).
     axis : int
-        NumPy's; the result is one-dimensional, so 0 or -1.
+        NumPy's: the axis of the values (0 or -1 for scalar ``start`` and ``stop``).
 
     Returns
     -------
@@ -527,6 +572,8 @@ def linspace(start, stop, /, num=50, endpoint=True, retstep=False, dtype=None, a
     num = integer_arg(num, "linspace", "num")
     if num < 0:
         raise ValueError(f"linspace: num must be non-negative, got {num}")
+    if _is_array(start) or _is_array(stop):
+        return _linspace_of_arrays(start, stop, num, endpoint, retstep, dtype, axis)
     values = []
     for name, v in (("start", start), ("stop", stop)):
         if isinstance(v, Tensor):
