@@ -30,8 +30,9 @@ __all__ = ['arange', 'asarray', 'empty', 'empty_like', 'eye', 'from_dlpack', 'fu
 
 
 # ---- helpers ---------------------------------------------------------------------------
-def _tensor(x, what) -> Tensor:
-    """``x`` as a Tensor: NumPy's array-likes are taken as NumPy takes them."""
+def operand(x, what: str) -> Tensor:
+    """``x`` as a Tensor: tensors as they are, anything NumPy's ``asarray`` takes (lists,
+    tuples, NumPy arrays and scalars, Python scalars) converted as ``asarray`` would."""
     if isinstance(x, Tensor):
         return x
     try:
@@ -436,7 +437,7 @@ def full_like(x, /, fill_value, dtype=None, order="K", subok=True, shape=None, *
               device=None) -> Tensor:
     """A tensor of ``fill_value`` with the shape (and by default the dtype) of ``x``
     (NumPy's ``shape=`` overrides the shape; ``order`` and ``subok`` are accepted)."""
-    x = _tensor(x, "full_like")
+    x = operand(x, "full_like")
     _order(order, "full_like")
     return _full(x.shape if shape is None else shape, fill_value,
                  _dtype_or(dtype, x.dtype, "full_like"), device, "full_like")
@@ -444,7 +445,7 @@ def full_like(x, /, fill_value, dtype=None, order="K", subok=True, shape=None, *
 
 def _like(name, fill, what):
     def fn(x, /, dtype=None, order="K", subok=True, shape=None, *, device=None):
-        x = _tensor(x, name)
+        x = operand(x, name)
         _order(order, name)
         return _full(x.shape if shape is None else shape, fill,
                      _dtype_or(dtype, x.dtype, name), device, name)
@@ -654,7 +655,7 @@ def meshgrid(*arrays, indexing="xy", sparse=False, copy=True) -> tuple:
     """
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
-    arrays = [_tensor(x, "meshgrid") for x in arrays]
+    arrays = [operand(x, "meshgrid") for x in arrays]
     shape = [x.size for x in arrays]
     if indexing == "xy" and len(shape) > 1:
         shape[:2] = shape[1], shape[0]
@@ -681,7 +682,7 @@ def meshgrid(*arrays, indexing="xy", sparse=False, copy=True) -> tuple:
 
 def _triangle(name, np_fn, keep):
     def fn(x, /, k=0):
-        x = _tensor(x, name)
+        x = operand(x, name)
         k = integer_arg(k, name, "k")
         if x.ndim < 2:
             raise ValueError(f"{name}: x must have at least 2 dimensions, got shape "

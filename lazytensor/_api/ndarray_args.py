@@ -12,23 +12,11 @@ import numpy as np
 from .._engine import dtypes as _dtypes
 from .._engine.shapes import broadcast_shapes_cached
 from .._engine.tensor import Tensor
-from .creation import asarray
+from .creation import operand   # noqa: F401  (the API modules take it from here)
 from .writes import assign
 
 # NumPy's own "argument not given" marker, so that signatures print as NumPy's do
 NoValue = np._NoValue
-
-
-def operand(x, what: str) -> Tensor:
-    """``x`` as a Tensor: tensors as they are, anything NumPy's ``asarray`` takes (lists,
-    tuples, NumPy arrays and scalars, Python scalars) converted as ``asarray`` would."""
-    if isinstance(x, Tensor):
-        return x
-    try:
-        return asarray(x)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{what}: expected a Tensor or an array-like, got "
-                        f"{type(x).__name__} ({exc})") from None
 
 
 def check_out(out, what: str) -> None:
