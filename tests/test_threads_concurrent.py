@@ -226,7 +226,8 @@ def test_many_threads_random_dags_shared_and_unrelated(run_threads):
 
 def test_threads_reading_views_and_concatenations_of_shared_pending_tensors(run_threads):
     """Views of a pending base, concat of pending parts (kernels written into blocks of the
-    result) and reductions, from several threads at once."""
+    result), reductions and a sort (NumPy's, on the value it evaluates first: a nested
+    evaluation), from several threads at once."""
     a, b = _f32(BIG, 20), _f32(BIG, 21)
     A, B = lt.asarray(a), lt.asarray(b)
     ref_p = a * b + np.float32(1)
@@ -243,6 +244,8 @@ def test_threads_reading_views_and_concatenations_of_shared_pending_tensors(run_
             else:
                 np.testing.assert_allclose(float(lt.sum(q)), ref_q.astype(np.float64).sum(),
                                            rtol=1e-4)
+                np.testing.assert_array_equal(np.asarray(lt.sort(p + q)),
+                                              np.sort(ref_p + ref_q))
             np.testing.assert_array_equal(np.asarray(q), ref_q)
 
         run_threads(work, [(k,) for k in range(6)])
