@@ -347,7 +347,7 @@ static PyObject *key_list(Py_ssize_t room)
 #define EVAL_WAITERS 64
 typedef struct {
     long count, claimed;          /* levels held; levels whose roots are claimed */
-    int has_claims;
+    Py_ssize_t has_claims;        /* nodes claimed */
     PyObject *roots[EVAL_DEPTH];  /* borrowed; NULL: a level of unknown roots (`with lock:`) */
 } evalstate_t;
 
@@ -406,11 +406,9 @@ static int evallock_walk(evallock_t *self, PyObject *roots, unsigned long me, in
     }
     while (PyList_GET_SIZE(stack) > 0 && !found) {
         const Py_ssize_t n = PyList_GET_SIZE(stack);
-        PyObject *node = Py_NewRef(PyList_GET_ITEM(stack, n - 1));
-        if (PyList_SetSlice(stack, n - 1, n, NULL)) {
-            Py_DECREF(node);
-            goto fail;
-        }
+        PyObject *node = PyList_GET_ITEM(stack, n - 1);     /* popped: its reference */
+        PyList_SET_ITEM(stack, n - 1, NULL);
+        Py_SET_SIZE(stack, n - 1);
         if (Py_TYPE(node) != node_type || SLOT(node, off_value) != Py_None) {
             Py_DECREF(node);
             continue;
@@ -432,7 +430,7 @@ static int evallock_walk(evallock_t *self, PyObject *roots, unsigned long me, in
             fresh = owner == NULL ? (PyErr_Occurred() || PyDict_SetItem(self->claims, addr, mine)
                                      ? -1 : 1)
                                   : 0;    /* ours already (another's: it was not pending then) */
-            if (fresh == 1) self->st.has_claims = 1;
+            if (fresh == 1) self->st.has_claims++;
         }
         Py_XDECREF(addr);
         if (fresh < 0 || (addr == NULL)) {
@@ -474,6 +472,12 @@ static int evallock_claim(evallock_t *self)
 static void evallock_unclaim(evallock_t *self, unsigned long me)
 {
     PyObject *err_type, *err_value, *err_tb, *key, *value;
+    if (PyDict_GET_SIZE(self->claims) == self->st.has_claims) {    /* all ours */
+        PyDict_Clear(self->claims);
+        self->st.has_claims = 0;
+        if (self->waiting) pthread_cond_broadcast(&self->changed);
+        return;
+    }
     PyErr_Fetch(&err_type, &err_value, &err_tb);
     PyObject *gone = PyList_New(0);
     Py_ssize_t pos = 0;
