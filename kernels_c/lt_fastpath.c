@@ -342,7 +342,10 @@ static PyObject *key_list(Py_ssize_t room)
  * every other thread in the middle of an evaluation has claimed all it may still compute:
  * a pending node is planned and computed by one thread only, and its inputs are not let go
  * under a kernel reading them.  A claimer waits only in a nested evaluation; a wait that
- * would close a cycle raises instead of deadlocking. */
+ * would close a cycle raises instead of deadlocking.  Claims are by address (a dict of ints
+ * runs no code when cleared under the mutex): the address of a claimed node freed meanwhile,
+ * taken by a new node, can only make another thread wait for nothing, since a DAG's nodes
+ * exist when its evaluation starts.  Levels deeper than EVAL_DEPTH are checked, not claimed. */
 #define EVAL_DEPTH 32
 #define EVAL_WAITERS 64
 typedef struct {
