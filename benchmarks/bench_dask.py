@@ -12,6 +12,12 @@ run goes first, before the cluster starts, and its peak is the process's.
 
     python benchmarks/bench_dask.py                       # 10^8 float32, 2 workers
     python benchmarks/bench_dask.py --n 1e7 --repeats 3   # a smaller run
+    python benchmarks/bench_dask.py --scheduler threads --workers 2   # one process, dask's
+                                                          # threaded scheduler, 2 threads
+
+With ``--scheduler threads`` there is no cluster: dask's threaded scheduler runs the blocks in
+this process on ``--workers`` threads (lazytensor's evaluations overlap in their kernels,
+docs/dask.md "Threads under dask"), and the peak memory is this process's, all runs included.
 
 This is a measurement, not a test: it has no pass/fail threshold.
 """
@@ -123,6 +129,23 @@ def on_cluster(client, impl, n, chunk, repeats, names, scipy_erf):
     return results, peaks, sorted(set(threads.values()), key=str)
 
 
+def threaded(impl, n, chunk, repeats, names, scipy_erf, workers):
+    """on_cluster's runs on dask's threaded scheduler in this process."""
+    import dask
+
+    backend = "numpy" if impl == "dask+NumPy" else "lazytensor"
+    with dask.config.set({"array.backend": backend, "scheduler": "threads",
+                          "num_workers": workers}):
+        import dask.array as da
+        data = draw(da.random.default_rng(SEED), n, chunks=chunk)
+        data = dict(zip(data, dask.persist(*data.values())))
+        results = {}
+        for name, build in workloads(impl, scipy_erf).items():
+            if name in names:
+                results[name] = time_calls(lambda: build(data).compute(), repeats)
+    return results, {"this process": peak_rss_mib()}, [lt.get_num_threads()]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=lambda s: int(float(s)), default=10**8,
@@ -133,6 +156,9 @@ def main(argv=None):
     ap.add_argument("--threads-per-worker", type=int, default=1)
     ap.add_argument("--repeats", type=int, default=5, help="timed calls per workload")
     ap.add_argument("--workloads", default="gelu,black_scholes")
+    ap.add_argument("--scheduler", choices=("cluster", "threads"), default="cluster",
+                    help="a LocalCluster of worker processes, or dask's threaded scheduler "
+                         "in this process with --workers threads")
     args = ap.parse_args(argv)
 
     import scipy.special
@@ -143,8 +169,10 @@ def main(argv=None):
     chunk = min(args.chunk, args.n)
     blocks = -(-args.n // chunk)
     facts = lscpu_facts()
-    print(f"# bench_dask: {fmt_n(args.n)} float32 per array in {blocks} blocks, "
-          f"{args.workers} workers x {args.threads_per_worker} thread(s), "
+    where = (f"{args.workers} workers x {args.threads_per_worker} thread(s)"
+             if args.scheduler == "cluster" else
+             f"threaded scheduler, {args.workers} threads, one process")
+    print(f"# bench_dask: {fmt_n(args.n)} float32 per array in {blocks} blocks, {where}, "
           f"best/median of {args.repeats}; commit {git_commit()}; "
           f"{facts.get('Model name', '?')}")
 
@@ -154,6 +182,14 @@ def main(argv=None):
     print(f"lazytensor in one process: peak RSS {peak:.0f} MiB (before the inputs "
           f"{base:.0f} MiB), {lt.get_num_threads()} kernel threads", flush=True)
 
+    if args.scheduler == "threads":
+        for impl in ("dask+lazytensor", "dask+NumPy"):
+            res, peaks, threads = threaded(impl, args.n, chunk, args.repeats, names,
+                                           scipy_erf, args.workers)
+            rows[impl] = (res, peaks)
+            print(f"{impl}: done (lazytensor kernel threads: {threads})", flush=True)
+        _table(names, rows)
+        return
     cluster = LocalCluster(n_workers=args.workers, threads_per_worker=args.threads_per_worker,
                            processes=True, host="127.0.0.1", dashboard_address=None,
                            silence_logs=50)
@@ -169,6 +205,10 @@ def main(argv=None):
         client.close()
         cluster.close()
 
+    _table(names, rows)
+
+
+def _table(names, rows):
     print()
     print("| workload | implementation | best | median | x dask+NumPy (median) "
           "| peak RSS per worker (MiB) | result |")

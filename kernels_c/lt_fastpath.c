@@ -1,6 +1,7 @@
 /* lazytensor._fastpath: the hot paths of recording and evaluation, in C.  This file holds the
- * module's setup, counters, operand layouts, the walk of a single group, the evaluation lock
- * and the Busy flag; its parts in ext/ are included below, in order (one translation unit).
+ * module's setup, counters, operand layouts, the walk of a single group and the Busy flag;
+ * its parts in ext/ (the evaluation lock: ext/evallock.c) are included below, in order (one
+ * translation unit).
  *
  * Evaluating a 10^3-element expression is mostly Python work around a kernel call of a
  * microsecond: walk the pending DAG, build the structure key, find the compiled kernel, fill
@@ -37,6 +38,8 @@
 
 #define MAX_NODES 64            /* the positions of one kept step (its inputs, outputs, sinks) */
 #define MAX_STACK 256           /* the ops reduction_below follows */
+/* elements from which a kernel's run lets go of the GIL and the evaluation lock */
+#define RELEASE_MIN (1 << 16)
 #define KEY_ROOM 64             /* items a key list is made with room for */
 
 typedef int (*lt_run_fn)(const lt_program *);
@@ -322,143 +325,7 @@ static PyObject *key_list(Py_ssize_t room)
     return list;
 }
 
-/* EvalLock: _eval.lock, the reentrant lock of evaluations (one at a time).  What
- * threading.RLock does, but taking a free lock is a pthread_mutex_trylock (an RLock's
- * acquire parses its arguments and reads the clock, even without waiting).  The owner and
- * count change only with the GIL held; a thread that must wait lets go of the GIL first, so
- * the owner, who may have let go of it during a kernel, can finish. */
-typedef struct {
-    PyObject_HEAD
-    pthread_mutex_t mutex;
-    unsigned long owner;
-    long count;
-} evallock_t;
-
-static PyTypeObject evallock_type;
-
-/* 1 when taken (or taken again by its owner), 0 when busy and `blocking` is 0, -1 on error */
-static int evallock_take(evallock_t *self, int blocking)
-{
-    const unsigned long me = PyThread_get_thread_ident();
-    if (self->count > 0 && self->owner == me) {
-        self->count++;
-        return 1;
-    }
-    if (pthread_mutex_trylock(&self->mutex) != 0) {
-        if (!blocking) return 0;
-        int rc;
-        Py_BEGIN_ALLOW_THREADS
-        rc = pthread_mutex_lock(&self->mutex);
-        Py_END_ALLOW_THREADS
-        if (rc != 0) {
-            PyErr_SetString(PyExc_RuntimeError, "lazytensor: the evaluation lock failed");
-            return -1;
-        }
-    }
-    self->owner = me;
-    self->count = 1;
-    return 1;
-}
-
-static int evallock_give(evallock_t *self)
-{
-    if (self->count == 0 || self->owner != PyThread_get_thread_ident()) {
-        PyErr_SetString(PyExc_RuntimeError, "cannot release un-acquired lock");
-        return -1;
-    }
-    if (--self->count == 0) {
-        self->owner = 0;
-        pthread_mutex_unlock(&self->mutex);
-    }
-    return 0;
-}
-
-static PyObject *evallock_new(PyTypeObject *type, PyObject *args, PyObject *kw)
-{
-    if (PyTuple_GET_SIZE(args) != 0 || (kw != NULL && PyDict_GET_SIZE(kw) != 0)) {
-        PyErr_SetString(PyExc_TypeError, "EvalLock() takes no arguments");
-        return NULL;
-    }
-    evallock_t *self = (evallock_t *)type->tp_alloc(type, 0);
-    if (self == NULL) return NULL;
-    pthread_mutex_init(&self->mutex, NULL);
-    return (PyObject *)self;
-}
-
-static void evallock_dealloc(evallock_t *self)
-{
-    pthread_mutex_destroy(&self->mutex);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-static PyObject *evallock_acquire(evallock_t *self, PyObject *args, PyObject *kw)
-{
-    static char *names[] = {"blocking", "timeout", NULL};
-    int blocking = 1;
-    double timeout = -1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|pd:acquire", names, &blocking, &timeout))
-        return NULL;
-    if (timeout != -1) {
-        PyErr_SetString(PyExc_ValueError, "lazytensor's evaluation lock takes no timeout");
-        return NULL;
-    }
-    const int r = evallock_take(self, blocking);
-    if (r < 0) return NULL;
-    return PyBool_FromLong(r);
-}
-
-/* release(), and __exit__(*exc_info) (its None lets an exception through) */
-static PyObject *evallock_release(evallock_t *self, PyObject *unused)
-{
-    (void)unused;
-    if (evallock_give(self)) return NULL;
-    Py_RETURN_NONE;
-}
-
-static PyObject *evallock_enter(evallock_t *self, PyObject *unused)
-{
-    (void)unused;
-    if (evallock_take(self, 1) < 0) return NULL;
-    Py_RETURN_TRUE;
-}
-
-/* in a child process after fork (os.register_at_fork): a fresh mutex, held again if the
- * thread that forked held the lock (it goes on in the child and will release it), else free
- * (its owner, another thread, does not exist in the child) */
-static PyObject *evallock_at_fork_reinit(evallock_t *self, PyObject *unused)
-{
-    (void)unused;
-    pthread_mutex_init(&self->mutex, NULL);
-    if (self->count > 0 && self->owner == PyThread_get_thread_ident()) {
-        pthread_mutex_lock(&self->mutex);
-    } else {
-        self->owner = 0;
-        self->count = 0;
-    }
-    Py_RETURN_NONE;
-}
-
-static PyMethodDef evallock_methods[] = {
-    {"acquire", (PyCFunction)(void (*)(void))evallock_acquire, METH_VARARGS | METH_KEYWORDS,
-     "acquire(blocking=True) -> bool"},
-    {"release", (PyCFunction)evallock_release, METH_NOARGS, "release()"},
-    {"__enter__", (PyCFunction)evallock_enter, METH_NOARGS, NULL},
-    {"__exit__", (PyCFunction)evallock_release, METH_VARARGS, NULL},
-    {"_at_fork_reinit", (PyCFunction)evallock_at_fork_reinit, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL},
-};
-
-static PyTypeObject evallock_type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "lazytensor._fastpath.EvalLock",
-    .tp_basicsize = sizeof(evallock_t),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A reentrant lock (threading.RLock's acquire, release and with), cheap to take "
-              "when free.",
-    .tp_methods = evallock_methods,
-    .tp_new = evallock_new,
-    .tp_dealloc = (destructor)evallock_dealloc,
-};
+#include "ext/evallock.c"
 
 /* Busy: the flag that guards a kernel's reusable call structure (CompiledKernel._busy).
  * Only ever taken without waiting, always with the GIL held, so a plain int does what a
@@ -666,7 +533,8 @@ PyMODINIT_FUNC PyInit__fastpath(void)
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     if (PyModule_AddObjectRef(m, "Busy", (PyObject *)&busy_type) < 0 ||
-        PyModule_AddObjectRef(m, "EvalLock", (PyObject *)&evallock_type) < 0) {
+        PyModule_AddObjectRef(m, "EvalLock", (PyObject *)&evallock_type) < 0 ||
+        PyModule_AddIntConstant(m, "RELEASE_MIN", RELEASE_MIN) < 0) {
         Py_DECREF(m);
         return NULL;
     }

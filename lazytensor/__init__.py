@@ -68,8 +68,11 @@ def eval(*tensors):
             raise TypeError(f"eval: expected Tensors, got {type(t).__name__}")
     nodes = [t._node for t in tensors]
     _tensor_module.note_reads(nodes)          # during a jit trace: fn needed values
-    with _eval_lock:
+    _eval_lock.enter(nodes)
+    try:
         _evaluate(nodes)
+    finally:
+        _eval_lock.release()
     return tensors[0] if len(tensors) == 1 else tensors
 
 

@@ -126,10 +126,13 @@ static int call_run(call_t *c, const settings_t *s, int n_out)
     if (PyList_SetItem(c->state, 0, Py_NewRef(Py_None))) return -1;
     int status = 0;
     if (p->size > 0) {
-        if (p->size >= (1 << 16)) {
+        if (p->size >= RELEASE_MIN) {      /* other threads' evaluations go on meanwhile */
+            evalstate_t saved;
+            if (evallock_suspend(eval_lock, &saved)) return -1;
             Py_BEGIN_ALLOW_THREADS
             status = run_kernel(p);
             Py_END_ALLOW_THREADS
+            if (evallock_resume(eval_lock, &saved)) return -1;
         } else {
             status = run_kernel(p);
         }

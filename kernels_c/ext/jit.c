@@ -115,7 +115,7 @@ static int run_steps_in_python(PyObject *steps, PyObject *const *at, int n_at)
     PyObject *list = read_settings(&settings) ? NULL : PyList_New(n_at);
     if (list == NULL) return -1;
     for (int k = 0; k < n_at; k++) PyList_SET_ITEM(list, k, Py_NewRef(at[k]));
-    if (evallock_take(eval_lock, 1) < 0) {
+    if (evallock_take_roots(eval_lock, 1, list) < 0) {
         Py_DECREF(list);
         return -1;
     }

@@ -63,10 +63,19 @@ static PyObject *rowwise(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     const intptr_t dst = (intptr_t)PyArray_BYTES((PyArrayObject *)out);
     const int64_t row_bytes = cols * (int64_t)PyArray_ITEMSIZE(a);
     int status;
-    if (rows * cols >= (1 << 16)) {
+    if (rows * cols >= RELEASE_MIN) {
+        evalstate_t saved;
+        if (evallock_suspend(eval_lock, &saved)) {
+            Py_DECREF(out);
+            return NULL;
+        }
         Py_BEGIN_ALLOW_THREADS
         status = run_rowwise(fns, rows, cols, src, row_bytes, dst, exact == Py_True, st.n_threads, st.path);
         Py_END_ALLOW_THREADS
+        if (evallock_resume(eval_lock, &saved)) {
+            Py_DECREF(out);
+            return NULL;
+        }
     } else {
         status = run_rowwise(fns, rows, cols, src, row_bytes, dst, exact == Py_True, st.n_threads, st.path);
     }

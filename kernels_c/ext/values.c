@@ -7,7 +7,6 @@ static PyObject *plan_eval(PyObject *self, PyObject *roots);
 static size_t intern_used;         /* the pending nodes in nodes.c's table (a tentative
                                     * definition: nodes.c's is the same variable) */
 
-static evallock_t *eval_lock;
 static PyObject *tensor_globals, *py_value, *py_array, *py_evaluate_one, *s_value_reads;
 
 /* Tensor._value (_tensor.py) in C: the node's value, evaluated under _eval.lock by the quick
@@ -26,7 +25,7 @@ static PyObject *tensor_value(PyObject *self, PyObject *unused)
         return PyArray_Check(had) && PyArray_ISBYTESWAPPED((PyArrayObject *)had)
                ? PyObject_CallOneArg(py_value, self) : Py_NewRef(had);
     Py_INCREF(node);                      /* the tensor may be given another node meanwhile */
-    if (evallock_take(eval_lock, 1) < 0) {
+    if (evallock_take_roots(eval_lock, 1, node) < 0) {
         Py_DECREF(node);
         return NULL;
     }

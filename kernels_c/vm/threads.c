@@ -8,9 +8,11 @@
  * for LT_LINGER_NS (0.1 ms), then sleeps on a condition variable, so an idle worker does
  * not spin.  A run too short to pay for waking a sleeping worker takes only the workers
  * still awake, unless it is one of a loop of calls (lt_pool_threads).  One job at a time
- * uses the pool: a call that finds it busy (another Python thread inside a kernel) starts
- * threads of its own for that call.  Who runs a range never changes its result.  A forked
- * child starts with no workers.
+ * uses the pool: a call that finds it busy (another Python thread inside a kernel) runs its
+ * tasks on its own thread, and a job takes one thread fewer for each other call running
+ * tasks when it starts, so k concurrent kernels asked for T threads compute on about
+ * max(T, k) threads, never T per kernel (docs/dask.md, "Threads under dask").  Who runs a
+ * range never changes its result.  A forked child starts with no workers.
  *
  * The tasks of a job are claimed, by the caller and the workers alike, from one counter
  * that also holds the job's generation (so that a worker waking late can never claim a
@@ -72,6 +74,7 @@ static struct {
     int n_tasks;
     int finished;                /* tasks of this job run to the end */
     int sleeping;                /* workers waiting on `wake` (read without the lock too) */
+    int callers;                 /* calls running tasks now, pool's or not; atomic */
     int64_t last_start;          /* lt_now_ns() when the last run that could use threads began */
     int streak;                  /* such runs in a row, each within LT_RECENT_NS of the last */
     uint64_t claim;              /* (generation << 32) | next task; atomic */
@@ -163,37 +166,11 @@ static void lt_pool_after_fork(void)
     lt_pool.sleeping = 0;
     lt_pool.last_start = 0;
     lt_pool.streak = 0;
+    lt_pool.callers = 0;
 }
 
 static pthread_once_t lt_pool_once = PTHREAD_ONCE_INIT;
 static void lt_pool_init(void) { pthread_atfork(NULL, NULL, lt_pool_after_fork); }
-
-/* Threads of this call only (the pool is busy): thread i runs tasks i, i + threads, ... */
-typedef struct { lt_taskfn fn; char *tasks; size_t stride; int first, step, n; } lt_spawned_job;
-static void lt_spawned_run(lt_spawned_job *j)
-{
-    for (int t = j->first; t < j->n; t += j->step) j->fn(j->tasks + (size_t)t * j->stride);
-}
-static void *lt_spawned_main(void *arg)
-{
-    lt_spawned_run((lt_spawned_job *)arg);
-    return NULL;
-}
-static void lt_parallel_spawn(int threads, int n, lt_taskfn fn, char *tasks, size_t stride)
-{
-    pthread_t ids[256];
-    lt_spawned_job jobs[256];
-    int started[256] = {0};
-    threads = threads < 1 ? 1 : threads > 256 ? 256 : threads;     /* the arrays above */
-    for (int t = 0; t < threads; t++) jobs[t] = (lt_spawned_job){fn, tasks, stride, t, threads, n};
-    for (int t = 1; t < threads; t++)
-        started[t] = pthread_create(&ids[t], NULL, lt_spawned_main, &jobs[t]) == 0;
-    lt_spawned_run(&jobs[0]);
-    for (int t = 1; t < threads; t++) {
-        if (started[t]) pthread_join(ids[t], NULL);
-        else lt_spawned_run(&jobs[t]);   /* could not start a thread: run them here */
-    }
-}
 
 /* Run fn on tasks[0..n) (each `stride` bytes) on up to `threads` threads, the calling thread
  * taking part: the workers awake (lingering after a job) and as many sleeping ones as it
@@ -207,8 +184,11 @@ static void lt_parallel_tasks(int threads, int n, lt_taskfn fn, void *tasks_, si
         return;
     }
     pthread_once(&lt_pool_once, lt_pool_init);
-    if (pthread_mutex_trylock(&lt_pool.busy) != 0) {
-        lt_parallel_spawn(threads, n, fn, tasks, stride);
+    const int others = __atomic_fetch_add(&lt_pool.callers, 1, __ATOMIC_ACQ_REL);
+    if (others > 0) threads = threads - others > 1 ? threads - others : 1;
+    if (threads <= 1 || pthread_mutex_trylock(&lt_pool.busy) != 0) {
+        for (int t = 0; t < n; t++) fn(tasks + (size_t)t * stride);
+        __atomic_sub_fetch(&lt_pool.callers, 1, __ATOMIC_ACQ_REL);
         return;
     }
     pthread_mutex_lock(&lt_pool.lock);
@@ -245,6 +225,7 @@ static void lt_parallel_tasks(int threads, int n, lt_taskfn fn, void *tasks_, si
     while (lt_pool.finished < n) pthread_cond_wait(&lt_pool.done, &lt_pool.lock);
     pthread_mutex_unlock(&lt_pool.lock);
     pthread_mutex_unlock(&lt_pool.busy);
+    __atomic_sub_fetch(&lt_pool.callers, 1, __ATOMIC_ACQ_REL);
 }
 
 /* One task per thread */

@@ -1,10 +1,11 @@
 """How many kernel threads lazytensor uses in a dask worker process (docs/dask.md, "Threads
 under dask").
 
-Evaluations in one process take turns (``evaluate.lock``), and each splits a large kernel
-over ``lt.get_num_threads()`` threads, by default every core the process may use.  Under
-dask's threaded scheduler that is right: one evaluation at a time, its kernel on every core,
-the scheduler's other threads waiting for the lock.  A ``distributed`` cluster, though,
+A large kernel splits over ``lt.get_num_threads()`` threads, by default every core the
+process may use.  Under dask's threaded scheduler that is right: the threads' evaluations
+overlap in their kernels, and the one kernel pool never runs more than one job (a kernel that
+finds it busy runs on its own thread, a job takes a thread fewer per other kernel running),
+so the cores are shared, not multiplied.  A ``distributed`` cluster, though,
 runs several worker processes on one machine, dividing its cores among them (each worker's
 ``nthreads``), and each process would start its own kernel threads on every core.  So
 lazytensor in a worker process uses no more kernel threads than the worker runs tasks at

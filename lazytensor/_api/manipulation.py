@@ -106,7 +106,8 @@ def _join(parts, dtype, shape, axis, stacked):
     parts = [_cast(p, dtype) for p in parts]
     nodes = [p._node for p in parts]
     note_reads(nodes)                       # during a jit trace: the function read values
-    with _eval.lock:
+    _eval.lock.enter(nodes)
+    try:
         if (math.prod(shape[:axis]) == 1 and any(n.value is None for n in nodes)
                 and math.prod(shape) * dtype.itemsize >= INTO_MIN_BYTES):
             out = _memory.empty(shape, dtype)
@@ -121,6 +122,8 @@ def _join(parts, dtype, shape, axis, stacked):
             values = [n.value for n in nodes]
             out = (np.stack(values, axis=axis) if stacked else
                    np.concatenate(values, axis=axis))
+    finally:
+        _eval.lock.release()
     return Tensor._from_array(out)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 
 import numpy as np
 
@@ -16,12 +17,15 @@ from . import rows as _rows
 from .rows import RowsPlan, plan_by_rows
 from .native import fastpath as _fastpath   # the quick paths in C (kernels_c/lt_fastpath.c)
 
-# One evaluation at a time: a pending node shared by two Python threads must not be planned
-# by one while the other gives it a value and lets go of its inputs.  (Kernels still use
-# every worker thread; recording is not serialised.)  Taken by Tensor._value and lt.eval.
-# A reentrant lock, C's EvalLock (cheaper to take when free than threading.RLock, which
-# reads the clock on every acquire).
-lock = _fastpath.EvalLock()
+# The bookkeeping of evaluations (planning, the caches, values, counters) takes turns under
+# one reentrant lock (C's EvalLock: cheaper to take when free than threading.RLock, which
+# reads the clock on every acquire), taken with the roots being evaluated (lock.enter) by
+# Tensor._value, lt.eval, concat and jit.  A kernel of RELEASE_MIN elements and more runs with
+# it let go (kernel.eval_lock.suspend), after its thread claimed every pending node its
+# evaluations reach; a thread whose roots reach another's claims waits for them to go.  So
+# independent evaluations overlap in their kernels, and a pending node shared by two threads
+# is planned and computed once (docs/architecture.md, "Evaluation in several threads").
+lock = _kernel.eval_lock
 if hasattr(os, "register_at_fork"):
     # a child of fork() finds it free, unless the forking thread held it (it keeps it then)
     os.register_at_fork(after_in_child=lock._at_fork_reinit)
@@ -85,7 +89,8 @@ def evaluate_one(root, quick=True) -> None:
 CAST_INLINE_MAX = 16384
 
 
-# id(node) -> the array its kernel writes instead of a buffer of its own (evaluate_into)
+# id(node) -> the array its kernel writes instead of a buffer of its own (evaluate_into);
+# only the thread that set it reads it: another thread's evaluation may run meanwhile
 _destinations: dict = {}
 
 
@@ -98,8 +103,9 @@ def evaluate_into(nodes, arrays) -> None:
     plan by rows, a value already computed) has its value copied in.  Caller holds
     ``lock``."""
     pending = [(n, a) for n, a in zip(nodes, arrays) if n.value is None]
+    me = threading.get_ident()
     for n, a in pending:
-        _destinations[id(n)] = a
+        _destinations[id(n)] = (me, a)
     try:
         evaluate([n for n, _ in pending], kept_in_c=False)
     finally:
@@ -164,13 +170,19 @@ def run_steps(steps, at, n_threads: int) -> None:
         if step.sinks:
             _reduce_into(step.kernel, in_ptrs, outputs, [at[i] for i in step.sinks], n_threads)
             continue
-        out_arrays = [_destinations.get(id(n)) if _destinations else None for n in outputs]
+        out_arrays = [_destination(n) if _destinations else None for n in outputs]
         out_arrays = [_memory.empty(n.shape, n.dtype) if a is None else a
                       for n, a in zip(outputs, out_arrays)]
         step.kernel.run_pointers(in_ptrs, [_kernel.address_of(a) for a in out_arrays], n_threads)
         counters["kernels"] += 1
         for node, array in zip(outputs, out_arrays):
             node.set_value(array)
+
+
+def _destination(node):
+    """The array evaluate_into gave ``node`` in this thread, or None."""
+    got = _destinations.get(id(node))
+    return got[1] if got is not None and got[0] == threading.get_ident() else None
 
 
 class _Step:

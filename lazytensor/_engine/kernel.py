@@ -22,6 +22,12 @@ from .plan import make_plan, make_reduce_plan
 from .native import CHUNK, PATHS, ffi, kernel_paths, lib
 from .native import fastpath as _fastpath
 
+# The lock of evaluations' bookkeeping (evaluate.lock, which explains it), made here because
+# a large kernel's run lets go of it (claiming first what its thread's evaluations reach),
+# so that other threads' evaluations go on meanwhile.
+eval_lock = _fastpath.EvalLock()
+RELEASE_MIN = _fastpath.RELEASE_MIN     # elements from which a run lets go of the lock
+
 
 def _path_index(name: str) -> int:
     if name not in PATHS:
@@ -160,7 +166,14 @@ class CompiledKernel:
                 p.n_threads = n_threads
                 p.path = _path
                 state[0] = settings
-            status = lib.lt_run(p)     # cffi releases the GIL for the call
+            if self.plan.size >= RELEASE_MIN:
+                saved = eval_lock.suspend()
+                try:
+                    status = lib.lt_run(p)     # cffi releases the GIL for the call
+                finally:
+                    eval_lock.resume(saved)
+            else:
+                status = lib.lt_run(p)
         finally:
             if reuse:
                 self._busy.release()

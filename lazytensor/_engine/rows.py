@@ -25,8 +25,8 @@ import math
 import numpy as np
 
 from . import memory as _memory
-from .kernel import (check_status, contiguous_strides, ffi, get_kernel, lib, operand_layout,
-                      operand_of)
+from .kernel import (check_status, contiguous_strides, eval_lock, ffi, get_kernel, lib,
+                      operand_layout, operand_of)
 
 # elements of the widest group in one block: a block's buffers (a few of these) stay in L2
 BLOCK_ELEMENTS = 1 << 15
@@ -283,4 +283,10 @@ def _run(kernels, groups, storage, scratch, slab, row0, n_blocks, rows, n_thread
     b.step = step_array
     b.thread_step = thread_array
     b.n_threads = n_threads
-    check_status(lib.lt_run_blocks(b))     # cffi releases the GIL for the call
+    # cffi releases the GIL for the call; the evaluation lock too (kernel.eval_lock's claims)
+    saved = eval_lock.suspend()
+    try:
+        status = lib.lt_run_blocks(b)
+    finally:
+        eval_lock.resume(saved)
+    check_status(status)

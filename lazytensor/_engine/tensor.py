@@ -158,9 +158,12 @@ class Tensor:
         if value_reads is not None:
             note_reads((node,))
         if node.value is None:
-            with _eval.lock:
+            _eval.lock.enter(node)
+            try:
                 if node.value is None and not _quick_eval(node):
                     _eval.evaluate_one(node, quick=False)
+            finally:
+                _eval.lock.release()
         value = node.value
         if not value.dtype.isnative:    # a caller's byte-swapped array: its values now, native
             value = value.astype(node.dtype)
