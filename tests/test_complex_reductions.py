@@ -239,8 +239,10 @@ def test_vecdot_errors_are_unchanged():
         lt.vecdot(x, lt.asarray(np.ones((2, 4), dtype=np.complex64)))
     with pytest.raises(ValueError, match="do not broadcast"):
         lt.vecdot(x, lt.asarray(np.ones((3, 3), dtype=np.complex64)))
-    with pytest.raises(TypeError, match="expected a Tensor"):
-        lt.vecdot(x, [1, 2, 3])
+    with pytest.raises(TypeError, match="vecdot"):
+        lt.vecdot(x, "abc")
+    # NumPy's array-likes, as NumPy takes them
+    np.testing.assert_array_equal(ev(lt.vecdot(x, [1j, 2, 3])), np.vecdot(ev(x), [1j, 2, 3]))
 
 
 def test_vecdot_has_the_same_bits_on_every_path_and_thread_count():

@@ -17,6 +17,7 @@ from .._engine.shapes import broadcast_shapes_cached
 from .._engine.tensor import Tensor
 from .._engine.shapes import check_size
 from .args import check_kind, integer_arg, normalize_axis, quiet, tensor_value, wrap
+from .ndarray_args import operand
 from .elementwise import cast, complex_part
 from .statistical import sum as _sum
 __all__ = ['matmul', 'tensordot', 'vecdot']
@@ -162,9 +163,8 @@ def vecdot(x1, x2, /, *, axis=-1):
     ValueError
         If the lengths along ``axis`` differ or the other axes do not broadcast.
     """
+    x1, x2 = operand(x1, "vecdot"), operand(x2, "vecdot")     # NumPy's array-likes too
     for x in (x1, x2):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"vecdot: expected a Tensor, got {type(x).__name__}")
         check_kind(x, "vecdot", "biufc", "numeric")
     dtype = result_type_of((x1.dtype, x2.dtype))
     n = min(x1.ndim, x2.ndim)
