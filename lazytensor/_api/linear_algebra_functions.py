@@ -16,10 +16,10 @@ from .._engine.dtypes import result_type_of
 from .._engine.shapes import broadcast_shapes_cached
 from .._engine.tensor import Tensor
 from .._engine.shapes import check_size
-from .args import check_kind, integer_arg, normalize_axis, quiet, tensor_value, wrap
-from .ndarray_args import operand
 from .elementwise import cast, complex_part
 from .statistical import sum as _sum
+from .args import check_kind, integer_arg, normalize_axis, quiet, tensor_value, wrap
+from .ndarray_args import operand
 __all__ = ['matmul', 'tensordot', 'vecdot']
 
 
