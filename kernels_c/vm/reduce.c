@@ -101,9 +101,9 @@ LT_RED(min_f64, double, double, __builtin_inf(), LT_STEP_FMIN)
  * tree and combinations of the real ones; every accumulator starts at 1 + 0i, as NumPy's
  * complex product does (so prod([inf + 0i]) is inf + nan i there and here).  Each step is
  * the library's multiplication, ltm_cmul_f64 of the generic path (lt_red_cmul_f64): the
- * textbook products inline, that function for the rare non-finite results (it returns the
- * textbook products when they are finite, so every value is its own).  Not cloned: one
- * baseline (SSE2) code runs on every path, where no FMA can appear. */
+ * textbook products inline (a block of them at once), that function for the rare non-finite
+ * results (it returns the textbook products when they are finite, so every value is its
+ * own).  Not cloned: one baseline (SSE2) code runs on every path, where no FMA can appear. */
 void lt_red_cmul_f64(lt_c128 *a, const lt_c128 *b);    /* in the generated kernels' source */
 static inline lt_c128 lt_cprod_step(lt_c128 u, double c, double d)
 {
@@ -115,6 +115,28 @@ static inline lt_c128 lt_cprod_step(lt_c128 u, double c, double d)
     return u;
 }
 #define LT_STEP_CPROD(a, x) lt_cprod_step((a), (x).re, (x).im)
+/* acc[i] *= v[i] for n <= LT_CHUNK pairs: the textbook products in a loop without branches
+ * (it vectorises), then lt_cprod_step for the few with a non-finite part: the values of
+ * lt_cprod_step for every element */
+#define LT_CPROD_BLOCK(acc, v, n)                                                             \
+    do {                                                                                     \
+        double re_[LT_CHUNK], im_[LT_CHUNK];                                                 \
+        int odd_ = 0;                                                                        \
+        for (int64_t i_ = 0; i_ < (n); i_++) {                                               \
+            const double a_ = (acc)[i_].re, b_ = (acc)[i_].im;                               \
+            const double c_ = (v)[i_].re, d_ = (v)[i_].im;                                   \
+            re_[i_] = a_ * c_ - b_ * d_;                                                     \
+            im_[i_] = a_ * d_ + b_ * c_;                                                     \
+            odd_ |= (re_[i_] - re_[i_] != 0) | (im_[i_] - im_[i_] != 0);                     \
+        }                                                                                    \
+        if (odd_)                                                                            \
+            for (int64_t i_ = 0; i_ < (n); i_++)                                             \
+                if (!(re_[i_] - re_[i_] == 0 && im_[i_] - im_[i_] == 0)) {                   \
+                    const lt_c128 z_ = LT_STEP_CPROD((acc)[i_], (v)[i_]);                    \
+                    re_[i_] = z_.re; im_[i_] = z_.im;                                        \
+                }                                                                            \
+        for (int64_t i_ = 0; i_ < (n); i_++) { (acc)[i_].re = re_[i_]; (acc)[i_].im = im_[i_]; } \
+    } while (0)
 #define LT_RED_CPROD(NAME, VT)                                                              \
 enum { lt_red_vsz_##NAME = sizeof(VT) };                                                     \
 static void lt_red_seg_##NAME(const void *v_, int64_t n, void *out)                          \
@@ -124,9 +146,8 @@ static void lt_red_seg_##NAME(const void *v_, int64_t n, void *out)             
     int64_t i = 0;                                                                           \
     int j;                                                                                   \
     for (j = 0; j < LT_RED_LANES; j++) { a[j].re = 1.0; a[j].im = 0.0; }                     \
-    for (; i + LT_RED_LANES <= n; i += LT_RED_LANES)                                         \
-        for (j = 0; j < LT_RED_LANES; j++) a[j] = LT_STEP_CPROD(a[j], v[i + j]);             \
-    for (j = 0; i < n; i++, j++) a[j] = LT_STEP_CPROD(a[j], v[i]);                           \
+    for (; i + LT_RED_LANES <= n; i += LT_RED_LANES) LT_CPROD_BLOCK(a, v + i, LT_RED_LANES); \
+    if (i < n) LT_CPROD_BLOCK(a, v + i, n - i);                                              \
     LT_RED_TREE(a, LT_STEP_CPROD);                                                           \
     memcpy(out, &a[0], sizeof a[0]);                                                         \
 }                                                                                            \
@@ -141,7 +162,8 @@ static void lt_red_vec_##NAME(void *acc_, const void *v_, int64_t n)            
 {                                                                                            \
     lt_c128 *acc = (lt_c128 *)acc_;                                                          \
     const VT *v = (const VT *)v_;                                                            \
-    for (int64_t i = 0; i < n; i++) acc[i] = LT_STEP_CPROD(acc[i], v[i]);                    \
+    for (int64_t i = 0; i < n; i += LT_CHUNK)                                                \
+        LT_CPROD_BLOCK(acc + i, v + i, n - i < LT_CHUNK ? n - i : LT_CHUNK);                 \
 }                                                                                            \
 static void lt_red_init_##NAME(void *acc_, int64_t n)                                        \
 {                                                                                            \
