@@ -535,6 +535,9 @@ def generate_ops_source() -> str:
             parts.append("#pragma GCC pop_options")
         parts.append("#endif")
         path_names.append(path)
+    # vm/reduce.c's complex products multiply as the generic path does (one code, every path)
+    parts.append("void lt_red_cmul_f64(lt_c128 *a, const lt_c128 *b) "
+                 "{ *a = ltm_generic_cmul_f64(*a, *b); }")
     tables = _path_entries(path_names, lambda p: f"lt_op_table_{p}", "NULL")
     parts.append(f"const lt_opfn *const lt_op_tables[] = {{ {tables} }};")
     sums = _path_entries(

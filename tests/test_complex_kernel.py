@@ -352,7 +352,7 @@ def test_where_and_strided_inputs(dtype):
     assert same(got, z.T * (1 + 1j) + z.T.real).all()
 
 
-# ---- reductions: sum and mean of the parts, fused; prod stays NumPy's -----------------------
+# ---- reductions: sum and mean of the parts, fused (prod: test_complex_reductions.py) -------
 @pytest.mark.parametrize("dtype", CDTYPES)
 def test_sum_and_mean_of_complex_expressions_fuse(dtype):
     rng = np.random.default_rng(4)

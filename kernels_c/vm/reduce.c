@@ -97,6 +97,82 @@ LT_RED(max_f64, double, double, -__builtin_inf(), LT_STEP_FMAX)
 LT_RED(min_f32, float, float, __builtin_inff(), LT_STEP_FMIN)
 LT_RED(min_f64, double, double, __builtin_inf(), LT_STEP_FMIN)
 
+/* Complex products (values complex64 or complex128, accumulators complex128): the lanes,
+ * tree and combinations of the real ones; every accumulator starts at 1 + 0i, as NumPy's
+ * complex product does (so prod([inf + 0i]) is inf + nan i there and here).  Each step is
+ * the library's multiplication, ltm_cmul_f64 of the generic path (lt_red_cmul_f64): the
+ * textbook products inline (a block of them at once), that function for the rare non-finite
+ * results (it returns the textbook products when they are finite, so every value is its
+ * own).  Not cloned: one baseline (SSE2) code runs on every path, where no FMA can appear. */
+void lt_red_cmul_f64(lt_c128 *a, const lt_c128 *b);    /* in the generated kernels' source */
+static inline lt_c128 lt_cprod_step(lt_c128 u, double c, double d)
+{
+    const double ac = u.re * c, bd = u.im * d, ad = u.re * d, bc = u.im * c;
+    lt_c128 z = { ac - bd, ad + bc };
+    if (__builtin_expect(z.re - z.re == 0 && z.im - z.im == 0, 1)) return z;
+    const lt_c128 v = { c, d };
+    lt_red_cmul_f64(&u, &v);
+    return u;
+}
+#define LT_STEP_CPROD(a, x) lt_cprod_step((a), (x).re, (x).im)
+/* acc[i] *= v[i] for n <= LT_CHUNK pairs: the textbook products in a loop without branches
+ * (it vectorises), then lt_cprod_step for the few with a non-finite part: the values of
+ * lt_cprod_step for every element */
+#define LT_CPROD_BLOCK(acc, v, n)                                                             \
+    do {                                                                                     \
+        double re_[LT_CHUNK], im_[LT_CHUNK];                                                 \
+        int odd_ = 0;                                                                        \
+        for (int64_t i_ = 0; i_ < (n); i_++) {                                               \
+            const double a_ = (acc)[i_].re, b_ = (acc)[i_].im;                               \
+            const double c_ = (v)[i_].re, d_ = (v)[i_].im;                                   \
+            re_[i_] = a_ * c_ - b_ * d_;                                                     \
+            im_[i_] = a_ * d_ + b_ * c_;                                                     \
+            odd_ |= (re_[i_] - re_[i_] != 0) | (im_[i_] - im_[i_] != 0);                     \
+        }                                                                                    \
+        if (odd_)                                                                            \
+            for (int64_t i_ = 0; i_ < (n); i_++)                                             \
+                if (!(re_[i_] - re_[i_] == 0 && im_[i_] - im_[i_] == 0)) {                   \
+                    const lt_c128 z_ = LT_STEP_CPROD((acc)[i_], (v)[i_]);                    \
+                    re_[i_] = z_.re; im_[i_] = z_.im;                                        \
+                }                                                                            \
+        for (int64_t i_ = 0; i_ < (n); i_++) { (acc)[i_].re = re_[i_]; (acc)[i_].im = im_[i_]; } \
+    } while (0)
+#define LT_RED_CPROD(NAME, VT)                                                              \
+enum { lt_red_vsz_##NAME = sizeof(VT) };                                                     \
+static void lt_red_seg_##NAME(const void *v_, int64_t n, void *out)                          \
+{                                                                                            \
+    const VT *v = (const VT *)v_;                                                            \
+    lt_c128 a[LT_RED_LANES];                                                                 \
+    int64_t i = 0;                                                                           \
+    int j;                                                                                   \
+    for (j = 0; j < LT_RED_LANES; j++) { a[j].re = 1.0; a[j].im = 0.0; }                     \
+    for (; i + LT_RED_LANES <= n; i += LT_RED_LANES) LT_CPROD_BLOCK(a, v + i, LT_RED_LANES); \
+    if (i < n) LT_CPROD_BLOCK(a, v + i, n - i);                                              \
+    LT_RED_TREE(a, LT_STEP_CPROD);                                                           \
+    memcpy(out, &a[0], sizeof a[0]);                                                         \
+}                                                                                            \
+static void lt_red_comb_##NAME(void *a_, const void *b_)                                     \
+{                                                                                            \
+    lt_c128 a, b;                                                                            \
+    memcpy(&a, a_, sizeof a); memcpy(&b, b_, sizeof b);                                      \
+    a = LT_STEP_CPROD(a, b);                                                                 \
+    memcpy(a_, &a, sizeof a);                                                                \
+}                                                                                            \
+static void lt_red_vec_##NAME(void *acc_, const void *v_, int64_t n)                         \
+{                                                                                            \
+    lt_c128 *acc = (lt_c128 *)acc_;                                                          \
+    const VT *v = (const VT *)v_;                                                            \
+    for (int64_t i = 0; i < n; i += LT_CHUNK)                                                \
+        LT_CPROD_BLOCK(acc + i, v + i, n - i < LT_CHUNK ? n - i : LT_CHUNK);                 \
+}                                                                                            \
+static void lt_red_init_##NAME(void *acc_, int64_t n)                                        \
+{                                                                                            \
+    lt_c128 *acc = (lt_c128 *)acc_;                                                          \
+    for (int64_t i = 0; i < n; i++) { acc[i].re = 1.0; acc[i].im = 0.0; }                    \
+}
+LT_RED_CPROD(prod_c64, lt_c64)
+LT_RED_CPROD(prod_c128, lt_c128)
+
 /* Float max/min of a chunk, vectorizable: the lanes ignore NaN (a plain compare and
  * select), a second pass over the chunk (in L1) looks for NaN, and a chunk holding one
  * gives its first NaN.  Ties and signed zeros go as in LT_STEP_FMAX/FMIN. */
@@ -166,6 +242,8 @@ typedef struct {
     { name, lt_red_vsz_##NAME, (int32_t)sizeof(AT), lt_red_seg_##NAME, lt_red_comb_##NAME, lt_red_vec_##NAME, lt_red_init_##NAME }
 #define LT_RF_F(name, NAME, AT) \
     { name, lt_red_vsz_##NAME, (int32_t)sizeof(AT), lt_red_fseg_##NAME, lt_red_comb_##NAME, lt_red_vec_##NAME, lt_red_init_##NAME }
+#define LT_RF_C(name, NAME) \
+    { name, lt_red_vsz_##NAME, (int32_t)sizeof(lt_c128), lt_red_seg_##NAME, lt_red_comb_##NAME, lt_red_vec_##NAME, lt_red_init_##NAME }
 #define LT_RF_INT(dt, SFX, T) LT_RF("max:" dt, max_##SFX, T), LT_RF("min:" dt, min_##SFX, T)
 
 static const lt_redfn lt_reds[] = {
@@ -180,6 +258,7 @@ static const lt_redfn lt_reds[] = {
     LT_RF_INT("int32", i32, int32_t), LT_RF_INT("int64", i64, int64_t),
     LT_RF_INT("uint8", u8, uint8_t), LT_RF_INT("uint16", u16, uint16_t),
     LT_RF_INT("uint32", u32, uint32_t), LT_RF_INT("uint64", u64, uint64_t),
+    LT_RF_C("prod:complex64", prod_c64), LT_RF_C("prod:complex128", prod_c128),
 };
 #define LT_N_REDS ((int)(sizeof lt_reds / sizeof lt_reds[0]))
 
@@ -187,38 +266,42 @@ int lt_red_count(void) { return LT_N_REDS; }
 const char *lt_red_name(int fn) { return (fn >= 0 && fn < LT_N_REDS) ? lt_reds[fn].name : ""; }
 int lt_red_acc_size(int fn) { return (fn >= 0 && fn < LT_N_REDS) ? lt_reds[fn].acc_size : 0; }
 
-/* Pairwise combination of a stream of partials: partial k is merged with the stored ones
- * as the bits of k carry, so the tree depends on the number of partials only. */
+/* the largest accumulator (complex128) */
+#define LT_RED_ACC 16
+
+/* Pairwise combination of a stream of partials (fn->acc_size bytes each): partial k is
+ * merged with the stored ones as the bits of k carry, so the tree depends on the number of
+ * partials only. */
 typedef struct {
-    unsigned char v[64][8];
+    unsigned char v[64][LT_RED_ACC];
     int64_t count;
 } lt_counter;
 
 static void lt_counter_push(lt_counter *k, const lt_redfn *fn, const void *x)
 {
-    unsigned char cur[8];
+    unsigned char cur[LT_RED_ACC];
     int level = 0;
-    memcpy(cur, x, 8);
+    memcpy(cur, x, (size_t)fn->acc_size);
     for (int64_t c = k->count; c & 1; c >>= 1, level++) {
         fn->comb(k->v[level], cur);            /* the stored partial is the left one */
-        memcpy(cur, k->v[level], 8);
+        memcpy(cur, k->v[level], (size_t)fn->acc_size);
     }
-    memcpy(k->v[level], cur, 8);
+    memcpy(k->v[level], cur, (size_t)fn->acc_size);
     k->count++;
 }
 
 static void lt_counter_result(const lt_counter *k, const lt_redfn *fn, void *out)
 {
-    unsigned char r[8] = {0};
+    unsigned char r[LT_RED_ACC] = {0};
     int have = 0;
     /* from the highest stored level down (not from 63: this runs once per row and block) */
     for (int level = k->count ? 63 - __builtin_clzll((unsigned long long)k->count) : -1;
          level >= 0; level--) {
         if (!((k->count >> level) & 1)) continue;
-        if (!have) { memcpy(r, k->v[level], 8); have = 1; }
+        if (!have) { memcpy(r, k->v[level], (size_t)fn->acc_size); have = 1; }
         else fn->comb(r, k->v[level]);
     }
-    memcpy(out, r, 8);
+    memcpy(out, r, (size_t)fn->acc_size);
 }
 
 enum { LT_RED_ROWS, LT_RED_BLOCKS, LT_RED_OUTER_P, LT_RED_OUTER_Q };
@@ -228,7 +311,7 @@ typedef struct {
     int mode;
     int64_t P, R, Q;
     int64_t first, end;          /* the units this thread runs */
-    char *blocks;                /* LT_RED_BLOCKS: n_red * n_units partials of 8 bytes */
+    char *blocks;                /* LT_RED_BLOCKS: n_red * n_units partials of LT_RED_ACC bytes */
     int64_t n_units;
     int status;
 } lt_rtask;
@@ -253,7 +336,7 @@ static void lt_red_range(lt_rtask *t)
                 const char *v = (const char *)c.regp[reg];
                 char *acc = p->red_ptr[s];
                 for (int64_t i = 0; i < rows; i++) {
-                    unsigned char part[8];
+                    unsigned char part[LT_RED_ACC];
                     fn->seg(v + i * R * vsz, R, part);
                     memcpy(acc + (row0 + i) * fn->acc_size, part, (size_t)fn->acc_size);
                 }
@@ -273,13 +356,14 @@ static void lt_red_range(lt_rtask *t)
                 lt_ctx_chunk(&c, row * R + ch * LT_CHUNK, n);
                 for (s = 0; s < p->n_red; s++) {
                     const lt_redfn *fn = &lt_reds[p->red_fn[s]];
-                    unsigned char part[8];
+                    unsigned char part[LT_RED_ACC];
                     fn->seg(c.regp[p->red_reg[s]], n, part);
                     lt_counter_push(&k[s], fn, part);
                 }
             }
             for (s = 0; s < p->n_red; s++)
-                lt_counter_result(&k[s], &lt_reds[p->red_fn[s]], t->blocks + ((size_t)s * t->n_units + u) * 8);
+                lt_counter_result(&k[s], &lt_reds[p->red_fn[s]],
+                                  t->blocks + ((size_t)s * t->n_units + u) * LT_RED_ACC);
         }
     } else if (t->mode == LT_RED_OUTER_P) {
         /* kept inner run: unit = p; each accumulator combines its values in order of r */
@@ -418,7 +502,7 @@ static int lt_run_reduce_distinct(const lt_program *p)
 
     char *blocks = NULL;
     if (mode == LT_RED_BLOCKS) {
-        blocks = (char *)malloc((size_t)p->n_red * (size_t)n_units * 8);
+        blocks = (char *)malloc((size_t)p->n_red * (size_t)n_units * LT_RED_ACC);
         if (!blocks) return -1;
     }
     lt_rtask tasks[256];
@@ -447,10 +531,10 @@ static int lt_run_reduce_distinct(const lt_program *p)
             const lt_redfn *fn = &lt_reds[p->red_fn[s]];
             for (int64_t row = 0; row < P; row++) {
                 lt_counter k;
-                unsigned char r[8];
+                unsigned char r[LT_RED_ACC];
                 k.count = 0;
                 for (int64_t b = 0; b < nb; b++)
-                    lt_counter_push(&k, fn, blocks + ((size_t)s * n_units + row * nb + b) * 8);
+                    lt_counter_push(&k, fn, blocks + ((size_t)s * n_units + row * nb + b) * LT_RED_ACC);
                 lt_counter_result(&k, fn, r);
                 memcpy(p->red_ptr[s] + row * fn->acc_size, r, (size_t)fn->acc_size);
             }

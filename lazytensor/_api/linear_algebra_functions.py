@@ -2,8 +2,10 @@
 ``tensordot`` and ``vecdot``.  (``matrix_transpose`` is a shape function and lives with
 them in ``manipulation.py``.)
 
-They are not elementwise: each evaluates its operands and uses NumPy on the values.  The
-operands are promoted to one dtype first by lazytensor's promotion rules.
+They are not elementwise: each evaluates its operands and uses NumPy on the values, except
+``vecdot`` of complex operands, which is the sum of ``conj(x1) * x2`` recorded as a fused
+reduction (docs/complex.md).  The operands are promoted to one dtype first by lazytensor's
+promotion rules.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from .._engine.dtypes import result_type_of
 from .._engine.shapes import broadcast_shapes_cached
 from .._engine.tensor import Tensor
 from .._engine.shapes import check_size
+from .elementwise import cast, complex_part
+from .statistical import sum as _sum
 from .args import check_kind, integer_arg, normalize_axis, quiet, tensor_value, wrap
 from .ndarray_args import operand
 __all__ = ['matmul', 'tensordot', 'vecdot']
@@ -151,7 +155,10 @@ def vecdot(x1, x2, /, *, axis=-1):
     Returns
     -------
     Tensor
-        The broadcast shape without ``axis``, of the promoted dtype.
+        The broadcast shape without ``axis``, of the promoted dtype.  Complex results are
+        recorded, not computed: the products and their sum are one fused reduction (the
+        parts summed in float64, in a fixed order, as :func:`sum` does); real ones are
+        NumPy's.
 
     Raises
     ------
@@ -159,7 +166,9 @@ def vecdot(x1, x2, /, *, axis=-1):
         If the lengths along ``axis`` differ or the other axes do not broadcast.
     """
     x1, x2 = operand(x1, "vecdot"), operand(x2, "vecdot")     # NumPy's array-likes too
-    a, b, dtype = _operands(x1, x2, "vecdot")
+    for x in (x1, x2):
+        check_kind(x, "vecdot", "biufc", "numeric")
+    dtype = result_type_of((x1.dtype, x2.dtype))
     n = min(x1.ndim, x2.ndim)
     if n == 0:
         raise ValueError(f"vecdot: operands must have at least one dimension, got shapes "
@@ -179,6 +188,9 @@ def vecdot(x1, x2, /, *, axis=-1):
                          f"{x1.shape}) but {x2.shape[ax]} in x2 (shape {x2.shape}); the "
                          f"contracted axis is not broadcast")
     _check_stacks("vecdot", _drop(x1.shape, ax), _drop(x2.shape, ax), x1, x2)
+    if dtype.kind == "c":
+        return _sum(complex_part("conj", cast(x1, dtype)) * cast(x2, dtype), axis=ax)
+    a, b, dtype = _operands(x1, x2, "vecdot")
     with quiet():
         return wrap(np.vecdot(a, b, axis=ax), dtype, computed_by="numpy.vecdot")
 

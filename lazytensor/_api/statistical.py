@@ -5,7 +5,9 @@
 reduces it chunk by chunk, so the input is never stored (see docs/architecture.md,
 "Fused reductions").  Accumulation: float sums, products and means in float64 (float32
 and float16 values are rounded once at the end); integer sums and products wrap around in
-64 bits; max and min in the input's dtype.  Complex input still evaluates and uses NumPy.
+64 bits; max and min in the input's dtype.  Complex sums and means add the parts in
+float64, complex products multiply in complex128 (docs/complex.md); complex max and min
+still evaluate and use NumPy.
 The cumulative functions evaluate their input and use NumPy.
 """
 
@@ -64,10 +66,12 @@ def _accumulation_input(x, dtype, what):
 
 
 def _fused_accumulation(op, x, dt, axes, keepdims):
-    """sum or prod of ``x`` in ``dt`` (real): cast to ``dt``, reduce in float64 or in
-    64-bit integers, round once to ``dt``."""
+    """sum or prod of ``x`` in ``dt``: cast to ``dt``, reduce in float64 (complex128 for a
+    complex prod) or in 64-bit integers, round once to ``dt``."""
     v = cast(x, dt)
-    if dt.kind == "f":
+    if dt.kind == "c":
+        acc = np.dtype(np.complex128)
+    elif dt.kind == "f":
         if dt.itemsize == 2:
             v = cast(v, float32)   # exact; the float16 result is rounded once at the end
         acc = float64
@@ -117,7 +121,8 @@ def _accumulate(op, x, axis, dtype, out, keepdims, initial, where):
     x, dt = _accumulation_input(x, dtype, op)
     m = mask(where, x, op)
     unit = 0 if op == "sum" else 1
-    fused = x.dtype.kind != "c" and dt.kind in "iuf"
+    # complex: a prod multiplies complex accumulators; a sum adds the parts apart
+    fused = x.dtype.kind != "c" and dt.kind in "iuf" or op == "prod" and dt.kind == "c"
     if fused or op == "sum" and dt.kind == "c":
         if m is not None:
             x = _where(m, x, identity_of(x.dtype, unit))
@@ -197,7 +202,9 @@ def prod(x, /, axis=None, dtype=None, out=None, keepdims=False, initial=NoValue,
     -------
     Tensor
         The products; an empty product is 1.  Integer products wrap around on overflow.
-        Float products are accumulated in float64 and rounded once to ``dtype``.
+        Float products are accumulated in float64 and complex products in complex128 (the
+        library's complex multiplication, in a fixed order: the same bits for every thread
+        count and kernel path), rounded once to ``dtype``.
     """
     return _accumulate("prod", x, axis, dtype, out, keepdims, initial, where)
 
