@@ -89,3 +89,15 @@ def test_a_call_with_the_operands_alone_stays_lazy():
     y = lt.exp(x) + 1
     assert not y.is_evaluated
     np.testing.assert_allclose(np.asarray(y), np.exp(A) + 1, rtol=1e-15)
+
+
+def test_a_functions_own_keywords_stay_its_own():
+    # vecdot's axis= is lazytensor's (its errors and conjugation), not np.vecdot's
+    with pytest.raises(IndexError, match="vecdot: axis -3 is out of bounds"):
+        lt.vecdot(lt.ones((2, 3, 4)), lt.ones((3, 4)), axis=-3)
+    x = np.array([[1j, 2.0], [3.0, -1j]])
+    got = lt.vecdot(lt.asarray(x), lt.asarray(x), axis=0)
+    np.testing.assert_allclose(np.asarray(got), np.vecdot(x, x, axis=0))
+    out = lt.empty(2, dtype=lt.complex128)
+    assert lt.vecdot(lt.asarray(x), lt.asarray(x), out=out) is out
+    np.testing.assert_allclose(np.asarray(out), np.vecdot(x, x))

@@ -44,17 +44,17 @@ def ufunc_call(ufunc, name: str, args: tuple, kwargs: dict):
     return result if out_given else _as_tensors(result)
 
 
-def taking_ufunc_args(fn, ufunc: np.ufunc):
-    """``fn`` (lazytensor's function of ``ufunc``'s name, taking its operands only) also
-    taking NumPy's ufunc arguments (``out``, ``where``, ``dtype``, ``casting`` ...)."""
+def taking_ufunc_args(fn, ufunc: np.ufunc, params):
+    """``fn`` (lazytensor's function of ``ufunc``'s name, taking its operands and the
+    keywords ``params``) also taking NumPy's ufunc arguments (``out``, ``where``,
+    ``dtype``, ``casting`` ...)."""
     nin = ufunc.nin
     name = fn.__name__
+    own = frozenset(params)
 
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
-        if not kwargs and len(args) == nin:
-            return fn(*args)
-        if len(args) < nin:          # fn's own error for missing operands
+        if len(args) <= nin and own.issuperset(kwargs):   # fn's own call (or its error)
             return fn(*args, **kwargs)
         return ufunc_call(ufunc, name, args, kwargs)
     wrapped.__doc__ = (fn.__doc__ or "").rstrip() + (
@@ -77,5 +77,5 @@ def with_ufunc_args(functions: dict) -> dict:
             continue
         if "out" in params or any(p.kind is p.VAR_KEYWORD for p in params.values()):
             continue            # it takes them already (elementwise.py's, inline)
-        wrapped[name] = taking_ufunc_args(fn, ufunc)
+        wrapped[name] = taking_ufunc_args(fn, ufunc, params)
     return wrapped
