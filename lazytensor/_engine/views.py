@@ -181,6 +181,19 @@ def _set_base(v, t, weak: bool = False) -> None:
         v._base = t
 
 
+def _plain_memory(t):
+    """``t``'s writable memory when ``view`` has nothing else to do (what settle,
+    _reads_only and _own would find: no pending views of it, not read-only, its value
+    writable), else None.  (Its own function: a reference held in view's frame would
+    change _exclusive's count.)"""
+    node = t._node
+    if node.value is None or node.attrs in _NOT_PLAIN or id(t) in _lazy_base \
+            or id(t) in _lazy_views:
+        return None
+    mem = t._value()
+    return mem if mem.flags.writeable else None
+
+
 def view(t, make, read_only: bool = False, push: bool = True):
     """A tensor over ``make(memory of t)``, a NumPy view of it (``t`` becomes memory-backed;
     a view of a caller's read-only array is a read-only view of that array).
@@ -190,15 +203,11 @@ def view(t, make, read_only: bool = False, push: bool = True):
     a pending tensor stays pending where it can (``_pushed``; ``push=False``: never; not a
     read-only view, whose zero strides NumPy's later reshapes depend on)."""
     why = None
-    node = t._node
-    if node.value is not None and not read_only and node.attrs not in _NOT_PLAIN \
-            and id(t) not in _lazy_base and id(t) not in _lazy_views:
-        # the common case, lean: writable memory of t's own, no pending views of it (what
-        # settle, _reads_only and _own would find)
-        mem = t._value()
-        if mem.flags.writeable:
+    if not read_only:
+        mem = _plain_memory(t)
+        if mem is not None:
             return _view_of(t, make(mem), mem, False, False, None)
-    if node.value is not None:
+    if t._node.value is not None:
         pass
     elif not push:
         why = "a reshape: NumPy's layout decides whether it is a view"
