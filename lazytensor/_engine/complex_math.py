@@ -61,15 +61,3 @@ def log1p(z: np.ndarray) -> np.ndarray:
         near = (np.abs(x) < 0.5) & (np.abs(y) < 0.5) & ((x != 0) | (y != 0))
         re = np.where(near, 0.5 * np.log1p(x * (2.0 + x) + y * y), out.real)
     return _compose(re, out.imag, z.dtype)
-
-
-def sign(z: np.ndarray) -> np.ndarray:
-    """sign with the standard's NaN + NaN j when either part is NaN (NumPy gives +-1 or +-1j
-    when the other part is infinite)."""
-    with np.errstate(all="ignore"):
-        out = np.sign(z)
-    nan = np.isnan(z.real) | np.isnan(z.imag)
-    if np.any(nan):
-        out = np.array(out, copy=True)
-        out[nan] = complex(np.nan, np.nan)
-    return out

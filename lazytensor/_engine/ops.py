@@ -88,6 +88,10 @@ class OpDef:
     # "float64"; 0.5 means correctly rounded) and in fast mode ("fast", both dtypes);
     # float16 results are the float32 result rounded once more
     ulp: tuple = ()
+    # for a ``cc`` function: the measured bound of each part of a complex64 and a complex128
+    # result, in ulps of that part (both modes; a subnormal part within 1 of its ulps;
+    # docs/exact-math.md)
+    cc_ulp: tuple = ()
     # a C function running the whole float loop itself, (n, o, a, b, exact): for an op
     # whose common case vectorises only when every element of the chunk takes it (pow's
     # exponents 2 and 0.5), or that runs a second pass over some elements (pow's accurate path);
@@ -221,7 +225,8 @@ OPS_LIST = [
           dunders=("abs",), ufunc="absolute", cost=(0.035, 0.045)),
     OpDef("sign", 1, _NUM, {"i": "(T)((a > 0) - (a < 0))", "u": "(T)(a > 0)",
                             "f": "(a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a)"},
-          doc="-1, 0 or +1; both zeros give +0; NaN gives NaN.", onnx="Sign", cplx="sign",
+          doc="-1, 0 or +1; both zeros give +0; NaN gives NaN.", onnx="Sign", cplx="sign", cc="ltm_cf_sign##C(a)",
+          cc_ulp=(0.501, 0.501),
           ufunc="sign", cost=(0.12, 0.22)),
     OpDef("square", 1, _NUM, {_INT: "(T)((UT)a * (UT)a)", "f": "a * a"},
           doc="a * a.", cplx="square", cc="ltm_csquare##C(a)",
@@ -229,7 +234,8 @@ OPS_LIST = [
     OpDef("reciprocal", 1, "f", {"f": "(T)1 / a"}, doc="1 / a.", onnx="Reciprocal", cplx="reciprocal", cc="ltm_creciprocal##C(a)",
           ufunc="reciprocal", cost=(0.23, 0.24)),
     OpDef("sqrt", 1, "f", {"f": "LT_BUILTIN(sqrt, F)(a)"},
-          doc="Square root (IEEE, correctly rounded).", onnx="Sqrt", cplx="sqrt",
+          doc="Square root (IEEE, correctly rounded).", onnx="Sqrt", cplx="sqrt", cc="ltm_cf_sqrt##C(a)",
+          cc_ulp=(0.501, 0.501),
           ufunc="sqrt", cost=(0.28, 0.28)),
     OpDef("floor", 1, "f", {"f": "lt_floor##F(a)"}, doc="Round toward -inf.", onnx="Floor",
           ufunc="floor", cost=(0.11, 0.14)),
@@ -241,14 +247,14 @@ OPS_LIST = [
           doc="Round half to even; keeps the sign of zero.", onnx="Round", cplx="round",
           ufunc="rint", cost=(0.067, 0.09)),
     # --- transcendentals: the library's own math (kernels_c/lt_<family>.h) ---------
-    OpDef("exp", 1, "f", {}, onnx="Exp", cplx="exp", math="exp",
-          ulp=(("float32", 0.5), ("float64", 1), ("fast", 1)),
+    OpDef("exp", 1, "f", {}, onnx="Exp", cplx="exp", cc="ltm_cf_exp##C(a)", math="exp",
+          ulp=(("float32", 0.5), ("float64", 1), ("fast", 1)), cc_ulp=(0.501, 1.02),
           ufunc="exp", cost=(0.25, 1.4)),
     OpDef("expm1", 1, "f", {}, cplx="expm1", math="expm1",
           ulp=(("float32", 0.5), ("float64", 1), ("fast", 2)),
           ufunc="expm1", cost=(0.35, 1.7)),
-    OpDef("log", 1, "f", {}, onnx="Log", cplx="log", math="log",
-          ulp=(("float32", 0.5), ("float64", 1), ("fast", 1)),
+    OpDef("log", 1, "f", {}, onnx="Log", cplx="log", cc="ltm_cf_log##C(a)", math="log",
+          ulp=(("float32", 0.5), ("float64", 1), ("fast", 1)), cc_ulp=(0.501, 1),
           ufunc="log", cost=(0.66, 1.7)),
     OpDef("log1p", 1, "f", {}, cplx="log1p", math="log1p",
           ulp=(("float32", 0.5), ("float64", 1), ("fast", 2)),
