@@ -26,7 +26,9 @@ def _quiet():
         yield
 
 
-FN = {"exp": lt.exp, "log": lt.log, "sqrt": lt.sqrt, "sign": lt.sign}
+FN = {"exp": lt.exp, "log": lt.log, "sqrt": lt.sqrt, "sign": lt.sign, "sinh": lt.sinh,
+      "cosh": lt.cosh, "tanh": lt.tanh, "sin": lt.sin, "cos": lt.cos, "tan": lt.tan,
+      "log2": lt.log2, "log10": lt.log10}
 
 
 def run_everywhere(name, z):
@@ -99,7 +101,62 @@ TABLES = {
         (FINITE, [INF, -INF], lambda a, b: np.copysign(0.0, a), lambda a, b: np.sign(b)),
         ([INF, -INF], [INF, -INF], NAN, NAN),
     ],
+    # the tables for +0 <= a (sinh is odd, cosh even: the test also runs -z and conj(z))
+    "sinh": [
+        ([0.0], [0.0], 0.0, 0.0),
+        ([0.0], [INF], ZERO_ANY_SIGN, NAN),
+        ([0.0], [NAN], ZERO_ANY_SIGN, NAN),
+        (POS_FINITE, [INF], NAN, NAN),
+        (POS_FINITE, [NAN], NAN, NAN),
+        ([INF], [0.0], INF, 0.0),
+        ([INF], POS_FINITE, lambda a, b: INF * np.cos(b), lambda a, b: INF * np.sin(b)),
+        ([INF], [INF], INF_ANY_SIGN, NAN),
+        ([INF], [NAN], INF_ANY_SIGN, NAN),
+        ([NAN], [0.0], NAN, 0.0),
+        ([NAN], NONZERO_FINITE, NAN, NAN),
+        ([NAN], [NAN], NAN, NAN),
+    ],
+    "cosh": [
+        ([0.0], [0.0], 1.0, 0.0),
+        ([0.0], [INF], NAN, ZERO_ANY_SIGN),
+        ([0.0], [NAN], NAN, ZERO_ANY_SIGN),
+        (NONZERO_FINITE, [INF], NAN, NAN),
+        (NONZERO_FINITE, [NAN], NAN, NAN),
+        ([INF], [0.0], INF, 0.0),
+        ([INF], NONZERO_FINITE, lambda a, b: INF * np.cos(b), lambda a, b: INF * np.sin(b)),
+        ([INF], [INF], INF_ANY_SIGN, NAN),
+        ([INF], [NAN], INF, NAN),
+        ([NAN], [0.0, -0.0], NAN, ZERO_ANY_SIGN),
+        ([NAN], NONZERO_FINITE, NAN, NAN),
+        ([NAN], [NAN], NAN, NAN),
+    ],
+    "tanh": [
+        ([0.0], [0.0], 0.0, 0.0),
+        (NONZERO_FINITE, [INF], NAN, NAN),
+        ([0.0], [INF], 0.0, NAN),
+        (NONZERO_FINITE, [NAN], NAN, NAN),
+        ([0.0], [NAN], 0.0, NAN),
+        ([INF], POS_FINITE, 1.0, 0.0),
+        ([INF], [INF], 1.0, ZERO_ANY_SIGN),
+        ([INF], [NAN], 1.0, ZERO_ANY_SIGN),
+        ([NAN], [0.0], NAN, 0.0),
+        ([NAN], NONZERO_FINITE + [INF, -INF], NAN, NAN),
+        ([NAN], [NAN], NAN, NAN),
+    ],
 }
+PARITY = {"sinh": -1, "tanh": -1, "cosh": 1}   # f(-z) = parity * f(z)
+
+
+def _over(spec, k):
+    """A table entry of log divided by ln b (the standard's change of base for log2, log10)."""
+    if callable(spec):
+        return lambda a, b: spec(a, b) / k
+    return ("|.|", spec[1] / k) if isinstance(spec, tuple) else spec / k
+
+
+for _name, _base in (("log2", 2.0), ("log10", 10.0)):
+    TABLES[_name] = [(a, b, _over(re, np.log(_base)), _over(im, np.log(_base)))
+                     for a, b, re, im in TABLES["log"]]
 
 
 def _check_part(got, want, a, b, ftype):
@@ -134,6 +191,15 @@ def test_every_special_case_of_the_standard(name, dtype):
     for (a, b, re, im), g in zip(cases, got):
         ok = _check_part(g.real, re, a, b, ftype) and _check_part(g.imag, im, a, b, ftype)
         assert ok, (name, dtype.__name__, complex(a, b), complex(g), re, im)
+    if name in PARITY:   # the rows for a < 0 by symmetry (NaN's sign means nothing)
+        neg = run_everywhere(name, -z)
+        for (a, b, re, im), g, h in zip(cases, got, neg):
+            for gp, hp, spec in ((g.real, h.real, re), (g.imag, h.imag, im)):
+                if isinstance(spec, tuple) or np.isnan(gp):
+                    assert np.isnan(gp) == np.isnan(hp)
+                else:
+                    want = PARITY[name] * gp
+                    assert hp == want and np.signbit(hp) == np.signbit(want), (name, -complex(a, b))
     if name != "sign":
         zc = np.conj(z)
         gc = run_everywhere(name, zc)
@@ -144,8 +210,35 @@ def test_every_special_case_of_the_standard(name, dtype):
         assert (np.signbit(gc.imag[both]) != np.signbit(got.imag[both])).all()
 
 
+@pytest.mark.parametrize("dtype", CDTYPES)
+@pytest.mark.parametrize("name,hyp", [("sin", "sinh"), ("cos", "cosh"), ("tan", "tanh")])
+def test_circular_functions_are_the_standards_identities(name, hyp, dtype):
+    """sin z = -1j sinh(1j z), cos z = cosh(1j z), tan z = -1j tanh(1j z), bit for bit on every
+    special value pair (the standard defines their special cases so), 1j z being the exact
+    rotation -b + aj."""
+    vals = [0.0, -0.0, 0.75, -2.5, 1e30, INF, -INF, NAN]
+    z = np.array([complex(a, b) for a in vals for b in vals], dtype)
+    rot = np.empty_like(z)
+    rot.real, rot.imag = -z.imag, z.real
+    got = run_everywhere(name, z)
+    w = run_everywhere(hyp, rot)
+    want = np.empty_like(w)
+    if name == "cos":
+        want = w
+    else:
+        want.real, want.imag = w.imag, -w.real
+    for part in ("real", "imag"):
+        g, h = getattr(got, part), getattr(want, part)
+        assert ((np.isnan(g) & np.isnan(h)) | ((g == h) & (np.signbit(g) == np.signbit(h)))).all()
+
+
 # ---- accuracy against mpmath -----------------------------------------------------------------------
-MP = {"exp": mpmath.exp, "log": mpmath.log, "sqrt": mpmath.sqrt, "sign": lambda z: z / abs(z)}
+MP = {"exp": mpmath.exp, "log": mpmath.log, "sqrt": mpmath.sqrt, "sign": lambda z: z / abs(z),
+      "sinh": mpmath.sinh, "cosh": mpmath.cosh, "tanh": mpmath.tanh, "sin": mpmath.sin,
+      "cos": mpmath.cos, "tan": mpmath.tan, "log2": lambda z: mpmath.log(z) / mpmath.log(2),
+      "log10": lambda z: mpmath.log(z) / mpmath.log(10)}
+# operands of exp-like growth: parts of magnitude below 2^6 in the random sample
+GROWING = ("exp", "sinh", "cosh", "tanh", "sin", "cos", "tan")
 
 
 def _hard(dtype, name):
@@ -156,11 +249,13 @@ def _hard(dtype, name):
     fi = np.finfo(ftype)
     tiny, big = float(fi.smallest_subnormal), float(fi.max)
     vals = [tiny, 3 * tiny, float(fi.tiny), 1e-20, 0.5, 1.0, 2.5, 1e20, big]
-    if name == "exp":
+    if name in GROWING:
         xs = [0.0, 1e-30, -0.7, 30.0, 88.5, -103.5, 705.0, 709.9, 710.5, 1000.0, 1400.0,
-              -1000.0]
+              -1000.0, tiny, 1e-5, 21.9, 22.1, -40.5]
         ys = [tiny, 1e-300, 1e-20, 1.0, PI / 2, PI, 3 * PI / 2, 1e5 * PI / 2, 1e22, big, -2.5]
         zs = [complex(x, y) for x in xs for y in ys]
+        if name in ("sin", "cos", "tan"):
+            zs = [complex(z.imag, z.real) for z in zs]
     else:
         zs = [complex(s1 * a, s2 * b) for a in vals for b in vals for s1 in (1, -1)
               for s2 in (1, -1)]
@@ -188,14 +283,14 @@ def part_error_ulps(got, exact, ftype):
 
 
 @pytest.mark.parametrize("dtype", CDTYPES)
-@pytest.mark.parametrize("name", ["exp", "log", "sqrt", "sign"])
+@pytest.mark.parametrize("name", list(MP))
 def test_componentwise_accuracy_against_mpmath(name, dtype):
     """Each part within the op table's bound (ulps of that part; a subnormal part within one
     of its ulps: two roundings), on random and hard operands."""
     mpmath.mp.prec = 200
     ftype = PART[dtype]
     bound = OPS[name].cc_ulp[CDTYPES.index(dtype)]
-    spread = 6 if name == "exp" else (40 if dtype == np.complex64 else 300)
+    spread = 6 if name in GROWING else (40 if dtype == np.complex64 else 300)
     z = np.concatenate([_random(dtype, 300, spread, seed=list(MP).index(name)), _hard(dtype, name)])
     got = run_everywhere(name, z)
     fi = np.finfo(ftype)

@@ -187,6 +187,36 @@ static inline lt_c64 ltm_cf_log_f32(lt_c64 z)
     return o;
 }
 
+/* log2 and log10: the standard's change of base, log(z) / ln b, log's special cases
+ * divided likewise; the real part from ln|z| as a double-double times 1/ln b (2^-104), the
+ * imaginary part atan2(y, x) / ln b in double (complex64: rounded once more to float) */
+#define LTM_CF_LOGB(NAME, INV_HI, INV_LO, LNB)                                                \
+static inline lt_c128 ltm_cf_##NAME##_f64(lt_c128 z)                                          \
+{                                                                                             \
+    if (__builtin_expect(!ltm_cf_log_plain(z.re, z.im), 0)) {                                 \
+        lt_c128 w = ltm_cf_log_special(z.re, z.im);                                           \
+        w.re = w.re / (LNB); w.im = w.im / (LNB);                                             \
+        return w;                                                                             \
+    }                                                                                         \
+    const lt_dd r = lt_dd_mul(ltm_cf_logabs(z.re, z.im), lt_dd_make(INV_HI, INV_LO));         \
+    lt_c128 o = { r.hi + r.lo, ltm_atan2_f64(z.im, z.re) / (LNB) };                           \
+    return o;                                                                                 \
+}                                                                                             \
+static inline lt_c64 ltm_cf_##NAME##_f32(lt_c64 z)                                            \
+{                                                                                             \
+    if (__builtin_expect(!ltm_cf_log_plain(z.re, z.im), 0)) {                                 \
+        const lt_c128 w = ltm_cf_log_special(z.re, z.im);                                     \
+        lt_c64 o = { (float)(w.re / (LNB)), (float)(w.im / (LNB)) };                          \
+        return o;                                                                             \
+    }                                                                                         \
+    const lt_dd r = lt_dd_mul(ltm_cf_logabs(z.re, z.im), lt_dd_make(INV_HI, INV_LO));         \
+    lt_c64 o = { lt_dd_to_f32(r), (float)(ltm_atan2_f64(z.im, z.re) / (LNB)) };               \
+    return o;                                                                                 \
+}
+LTM_CF_LOGB(log2, lt_tab_log_k[3], lt_tab_log_k[4], lt_tab_log_k[10])
+LTM_CF_LOGB(log10, lt_tab_log_k[5], lt_tab_log_k[6], 0x1.26bb1bbb55516p+1)
+#undef LTM_CF_LOGB
+
 /* ------------------------------------------------------------------ sqrt */
 /* sqrt(z) for finite nonzero z: t = sqrt((|x| + |z|) / 2) and q = |y| / (2t) as
  * double-doubles (relative error < 2^-98), t in units of 2^*kt, q of 2^*kq: z is scaled by
@@ -303,3 +333,187 @@ static inline lt_c64 ltm_cf_sign_f32(lt_c64 z)
     lt_c64 o = { z.re == 0 ? z.re : lt_dd_to_f32(re), z.im == 0 ? z.im : lt_dd_to_f32(im) };
     return o;
 }
+
+/* ------------------------------------------------------------------ sinh, cosh, tanh */
+/* and sin, cos, tan by the standard's identities: sin z = -i sinh(iz), cos z = cosh(iz),
+ * tan z = -i tanh(iz), iz = -y + ix (the special cases follow).  Each part of sinh and cosh
+ * is a product (no cancellation): sinh x cos y + i cosh x sin y, cosh x cos y + i sinh x
+ * sin y, in double-double; tanh = (sinh x cosh x + i sin y cos y) / (sinh^2 x + cos^2 y),
+ * a sum of squares below (Kahan's form, no cancellation near y = pi/2). */
+
+/* sinh x and cosh x of a finite nonzero x as double-doubles times 2^m: |x| <= 40 from
+ * expm1(|x|) (2^-95): sinh = (E + E / (1 + E)) / 2, cosh = (e + 1/e) / 2; beyond, both are
+ * exp(|x|) / 2 within 2^-115 */
+static inline void ltm_cf_shch(double x, double lim, lt_dd *sh, lt_dd *ch, int *m)
+{
+    const double ax = __builtin_fabs(x);
+    lt_dd s, c;
+    if (ax <= 40.0) {
+        const lt_dd E = ltm_expm1_dd(ax), e = lt_dd_add_d(E, 1.0);
+        s = lt_dd_add(E, lt_dd_div(E, e));
+        c = lt_dd_add(e, lt_dd_div(lt_dd_make(1.0, 0.0), e));
+        *m = -1;
+    } else {
+        s = c = ltm_cf_expm(ax, lim, m);
+        *m -= 1;
+    }
+    *sh = x < 0 ? lt_dd_neg(s) : s;
+    *ch = c;
+}
+
+/* sin y, cos y with a complex128 y below 2^-500 scaled up by 2^600 (sin y = y there) so that
+ * a subnormal y keeps its bits: returns the exponent of *s (0 or -600) */
+static inline int ltm_cf_sincos_scaled(double y, lt_dd *s, lt_dd *c)
+{
+    if (__builtin_fabs(y) < 0x1p-500) {
+        *s = lt_dd_make(y * 0x1p600, 0.0);
+        *c = lt_dd_make(1.0, 0.0);
+        return -600;
+    }
+    ltm_cf_sincos(y, s, c);
+    return 0;
+}
+
+/* a part's value and exponent: the finished part, per width (f64: rounded, then scaled;
+ * f32: scaled, then rounded once from the double-double) */
+typedef struct { lt_dd v; int m; } ltm_cf_part;
+static inline double ltm_cf_fin_f64(ltm_cf_part p)
+{
+    return ltm_scale_f64(p.v.lo == 0 ? p.v.hi : p.v.hi + p.v.lo, p.m);   /* keeps a zero's sign */
+}
+static inline float ltm_cf_fin_f32(ltm_cf_part p) { return ltm_cf_dd_f32(p.v, p.m); }
+static inline ltm_cf_part ltm_cf_mk(lt_dd v, int m) { ltm_cf_part p = { v, m }; return p; }
+/* an exact double value as a part */
+static inline ltm_cf_part ltm_cf_exact(double v) { return ltm_cf_mk(lt_dd_make(v, 0.0), 0); }
+
+/* sinh (is_cosh 0) or cosh (1) of a finite z, part by part */
+static inline void ltm_cf_sinhcosh(int is_cosh, double x, double y, double lim, ltm_cf_part *re,
+                                   ltm_cf_part *im)
+{
+    lt_dd s, c;
+    const int ms = ltm_cf_sincos_scaled(y, &s, &c);
+    if (x == 0) {          /* sinh = (x cos y, sin y), cosh = (cos y, x sin y): signed zeros */
+        *re = is_cosh ? ltm_cf_mk(c, 0) : ltm_cf_exact(x * c.hi);
+        *im = is_cosh ? ltm_cf_exact(x * s.hi) : ltm_cf_mk(s, ms);
+        return;
+    }
+    lt_dd sh, ch;
+    int m;
+    ltm_cf_shch(x, lim, &sh, &ch, &m);
+    *re = ltm_cf_mk(lt_dd_mul(is_cosh ? ch : sh, c), m);
+    if (y == 0)            /* sinh: +-0 of y's sign; cosh: sinh x * y's */
+        *im = ltm_cf_exact(is_cosh ? (x > 0 ? y : -y) : y);
+    else
+        *im = ltm_cf_mk(lt_dd_mul(is_cosh ? sh : ch, s), m + ms);
+}
+
+/* C99 csinh / ccosh for a non-finite x or y (the standard's tables, extended by
+ * sinh(-z) = -sinh z, cosh(-z) = cosh z and conjugation; unspecified zeros and infinities
+ * take the sign those symmetries give) */
+static inline lt_c128 ltm_cf_sinhcosh_special(int is_cosh, double x, double y)
+{
+    const double inf = (double)INFINITY, nan = __builtin_nan("");
+    lt_c128 o = { nan, nan };
+    const double sgn0 = __builtin_copysign(1.0, x) * __builtin_copysign(1.0, y);
+    if (x != x) {
+        if (y == 0) o.im = y;                                   /* NaN +- 0j */
+    } else if (x == inf || x == -inf) {
+        if (y == 0) {                                          /* +-inf +- 0j */
+            o.re = is_cosh ? inf : x;
+            o.im = is_cosh ? __builtin_copysign(0.0, sgn0) : y;
+        } else if (y - y == 0) {                               /* inf cis(y), signs per parity */
+            lt_dd s, c;
+            ltm_cf_sincos(y, &s, &c);
+            o.re = (is_cosh ? inf : x) * c.hi;
+            o.im = (is_cosh ? x : inf) * s.hi;
+        } else {
+            o.re = is_cosh ? inf : x;                          /* inf + NaN j */
+        }
+    } else if (x == 0) {                                       /* y inf or NaN */
+        if (is_cosh) o.im = __builtin_copysign(0.0, sgn0);     /* NaN + 0j */
+        else o.re = x;                                         /* 0 + NaN j */
+    }
+    return o;                                                  /* else NaN + NaN j */
+}
+
+/* tanh of a finite z, part by part: x = 0: (x, tan y); |x| >= 22: (+-1, 4 sin y cos y
+ * e^-2|x|) (relative error of both < 2^-62); else Kahan's form above */
+static inline void ltm_cf_tanh_parts(double x, double y, double lim, ltm_cf_part *re, ltm_cf_part *im)
+{
+    lt_dd s, c;
+    const int ms = ltm_cf_sincos_scaled(y, &s, &c);
+    if (x == 0) {
+        *re = ltm_cf_exact(x);
+        *im = y == 0 ? ltm_cf_exact(y) : ltm_cf_mk(lt_dd_div(s, c), ms);
+        return;
+    }
+    if (__builtin_fabs(x) >= 22.0) {
+        int m;
+        const lt_dd e = ltm_cf_expm(-2.0 * __builtin_fabs(x), lim, &m);
+        *re = ltm_cf_exact(__builtin_copysign(1.0, x));
+        *im = y == 0 ? ltm_cf_exact(y) : ltm_cf_mk(lt_dd_mul(lt_dd_mul(s, c), e), m + ms + 2);
+        return;
+    }
+    lt_dd sh, ch;
+    int m;   /* -1: |x| < 22 <= 40 */
+    ltm_cf_shch(x, lim, &sh, &ch, &m);
+    sh = lt_dd_make(0.5 * sh.hi, 0.5 * sh.lo);    /* 2^m = 1/2: sinh x and cosh x themselves */
+    ch = lt_dd_make(0.5 * ch.hi, 0.5 * ch.lo);
+    const lt_dd d = lt_dd_add(lt_dd_mul(sh, sh), lt_dd_mul(c, c));
+    *re = ltm_cf_mk(lt_dd_div(lt_dd_mul(sh, ch), d), 0);
+    *im = y == 0 ? ltm_cf_exact(y) : ltm_cf_mk(lt_dd_div(lt_dd_mul(s, c), d), ms);
+}
+
+/* C99 ctanh for a non-finite x or y (tanh(+-inf + bj) = +-1 + 0j with b's sign of zero) */
+static inline lt_c128 ltm_cf_tanh_special(double x, double y)
+{
+    const double nan = __builtin_nan("");
+    lt_c128 o = { nan, nan };
+    if (x != x) {
+        if (y == 0) o.im = y;
+    } else if (x == (double)INFINITY || x == -(double)INFINITY) {
+        o.re = __builtin_copysign(1.0, x);
+        o.im = __builtin_copysign(0.0, y);
+    } else if (x == 0) {
+        o.re = x;                                               /* 0 + NaN j */
+    }
+    return o;
+}
+
+/* kind: 0 sinh, 1 cosh, 2 tanh; the complex128 and complex64 forms */
+static inline lt_c128 ltm_cf_hyp_f64(int kind, double x, double y)
+{
+    if (__builtin_expect(!(x - x == 0 && y - y == 0), 0))
+        return kind == 2 ? ltm_cf_tanh_special(x, y) : ltm_cf_sinhcosh_special(kind, x, y);
+    ltm_cf_part re, im;
+    if (kind == 2) ltm_cf_tanh_parts(x, y, 2790.0, &re, &im);
+    else ltm_cf_sinhcosh(kind, x, y, 2790.0, &re, &im);
+    lt_c128 o = { ltm_cf_fin_f64(re), ltm_cf_fin_f64(im) };
+    return o;
+}
+
+static inline lt_c64 ltm_cf_hyp_f32(int kind, double x, double y)
+{
+    if (__builtin_expect(!(x - x == 0 && y - y == 0), 0)) {
+        const lt_c128 w = kind == 2 ? ltm_cf_tanh_special(x, y) : ltm_cf_sinhcosh_special(kind, x, y);
+        lt_c64 o = { (float)w.re, (float)w.im };
+        return o;
+    }
+    ltm_cf_part re, im;
+    if (kind == 2) ltm_cf_tanh_parts(x, y, 200.0, &re, &im);
+    else ltm_cf_sinhcosh(kind, x, y, 200.0, &re, &im);
+    lt_c64 o = { ltm_cf_fin_f32(re), ltm_cf_fin_f32(im) };
+    return o;
+}
+
+#define LTM_CF_HYP(C, T)                                                                      \
+static inline T ltm_cf_sinh##C(T z) { return ltm_cf_hyp##C(0, z.re, z.im); }                  \
+static inline T ltm_cf_cosh##C(T z) { return ltm_cf_hyp##C(1, z.re, z.im); }                  \
+static inline T ltm_cf_tanh##C(T z) { return ltm_cf_hyp##C(2, z.re, z.im); }                  \
+/* sin z = -i sinh(iz), tan z = -i tanh(iz), cos z = cosh(iz), iz = -y + ix */               \
+static inline T ltm_cf_sin##C(T z) { const T w = ltm_cf_hyp##C(0, -z.im, z.re); T o = { w.im, -w.re }; return o; } \
+static inline T ltm_cf_cos##C(T z) { return ltm_cf_hyp##C(1, -z.im, z.re); }                  \
+static inline T ltm_cf_tan##C(T z) { const T w = ltm_cf_hyp##C(2, -z.im, z.re); T o = { w.im, -w.re }; return o; }
+LTM_CF_HYP(_f64, lt_c128)
+LTM_CF_HYP(_f32, lt_c64)
+#undef LTM_CF_HYP

@@ -36,18 +36,6 @@ def _compose(re, im, dtype):
     return out
 
 
-def tanh(z: np.ndarray) -> np.ndarray:
-    """tanh with the standard's ``tanh(+-inf + b j) = +-1 + 0 j`` (the zero takes b's sign);
-    NumPy gives the sign of sin(2b) there."""
-    with np.errstate(all="ignore"):
-        out = np.tanh(z)
-    edge = np.isinf(z.real) & np.isfinite(z.imag)
-    if np.any(edge):
-        out = np.array(out, copy=True)
-        out.imag[edge] = np.copysign(0.0, z.imag[edge])
-    return out
-
-
 def log1p(z: np.ndarray) -> np.ndarray:
     """log(1 + z) without cancellation near 0: NumPy takes the logarithm of |1 + z|, whose
     real part is 0 for |z| below 2^-53 (the standard says not to compute log(1 + x)).  For
