@@ -28,7 +28,7 @@ def _quiet():
 
 FN = {"exp": lt.exp, "log": lt.log, "sqrt": lt.sqrt, "sign": lt.sign, "sinh": lt.sinh,
       "cosh": lt.cosh, "tanh": lt.tanh, "sin": lt.sin, "cos": lt.cos, "tan": lt.tan,
-      "log2": lt.log2, "log10": lt.log10}
+      "log2": lt.log2, "log10": lt.log10, "expm1": lt.expm1, "log1p": lt.log1p}
 
 
 def run_everywhere(name, z):
@@ -143,6 +143,34 @@ TABLES = {
         ([NAN], NONZERO_FINITE + [INF, -INF], NAN, NAN),
         ([NAN], [NAN], NAN, NAN),
     ],
+    "expm1": [
+        ([0.0, -0.0], [0.0], 0.0, 0.0),      # as exp(z) - 1: +0
+        (FINITE, [INF], NAN, NAN),
+        (FINITE, [NAN], NAN, NAN),
+        ([INF], [0.0], INF, 0.0),
+        ([-INF], FINITE, lambda a, b: 0.0 * np.cos(b) - 1.0, lambda a, b: 0.0 * np.sin(b)),
+        ([INF], NONZERO_FINITE, lambda a, b: INF * np.cos(b) - 1.0, lambda a, b: INF * np.sin(b)),
+        ([-INF], [INF], -1.0, ZERO_ANY_SIGN),
+        ([INF], [INF], INF_ANY_SIGN, NAN),
+        ([-INF], [NAN], -1.0, ZERO_ANY_SIGN),
+        ([INF], [NAN], INF_ANY_SIGN, NAN),
+        ([NAN], [0.0], NAN, 0.0),
+        ([NAN], NONZERO_FINITE + [INF, -INF], NAN, NAN),
+        ([NAN], [NAN], NAN, NAN),
+    ],
+    "log1p": [
+        ([-1.0], [0.0], -INF, 0.0),
+        (FINITE, [INF], INF, PI / 2),
+        (FINITE, [NAN], NAN, NAN),
+        ([-INF], POS_FINITE, INF, PI),
+        ([INF], POS_FINITE, INF, 0.0),
+        ([-INF], [INF], INF, 3 * PI / 4),
+        ([INF], [INF], INF, PI / 4),
+        ([INF, -INF], [NAN], INF, NAN),
+        ([NAN], FINITE, NAN, NAN),
+        ([NAN], [INF], INF, NAN),
+        ([NAN], [NAN], NAN, NAN),
+    ],
 }
 PARITY = {"sinh": -1, "tanh": -1, "cosh": 1}   # f(-z) = parity * f(z)
 
@@ -236,9 +264,10 @@ def test_circular_functions_are_the_standards_identities(name, hyp, dtype):
 MP = {"exp": mpmath.exp, "log": mpmath.log, "sqrt": mpmath.sqrt, "sign": lambda z: z / abs(z),
       "sinh": mpmath.sinh, "cosh": mpmath.cosh, "tanh": mpmath.tanh, "sin": mpmath.sin,
       "cos": mpmath.cos, "tan": mpmath.tan, "log2": lambda z: mpmath.log(z) / mpmath.log(2),
-      "log10": lambda z: mpmath.log(z) / mpmath.log(10)}
+      "log10": lambda z: mpmath.log(z) / mpmath.log(10), "expm1": mpmath.expm1,
+      "log1p": mpmath.log1p}
 # operands of exp-like growth: parts of magnitude below 2^6 in the random sample
-GROWING = ("exp", "sinh", "cosh", "tanh", "sin", "cos", "tan")
+GROWING = ("exp", "expm1", "sinh", "cosh", "tanh", "sin", "cos", "tan")
 
 
 def _hard(dtype, name):
@@ -262,6 +291,8 @@ def _hard(dtype, name):
         t = np.random.default_rng(11).uniform(0, 2 * PI, 200)   # |z| ~ 1
         zs += list(np.cos(t) + 1j * np.sin(t))
         zs += [complex(1 + 2.0 ** -k, 2.0 ** -(k // 2 + 1)) for k in range(5, 50)]
+        if name == "log1p":   # |1 + z| ~ 1, z ~ -1, z ~ 0
+            zs = [z - 1 for z in zs] + zs + [complex(-1 + 2.0 ** -k, 2.0 ** -k) for k in range(1, 60)]
     return np.array(zs, dtype)
 
 
@@ -296,11 +327,15 @@ def test_componentwise_accuracy_against_mpmath(name, dtype):
     fi = np.finfo(ftype)
     for zi, g in zip(z, got):
         e = MP[name](mpmath.mpc(complex(zi)))
-        for gp, ep in ((g.real, e.real), (g.imag, e.imag)):
+        for k, (gp, ep) in enumerate(((g.real, e.real), (g.imag, e.imag))):
             err = part_error_ulps(gp, ep, ftype)
             if err is None:
                 continue
             allowed = bound if abs(ep) >= fi.tiny or ep == 0 else max(bound, 1.0)
+            if name == "expm1" and k == 0:   # near e^x cos y = 1: relative to the terms
+                x, y = mpmath.mpf(float(zi.real)), mpmath.mpf(float(zi.imag))
+                terms = abs(mpmath.exp(x) * mpmath.cos(y)) + 2 * mpmath.sin(y / 2) ** 2
+                allowed += float(terms * 2.0 ** -52) / float(np.spacing(ftype(abs(float(ep)))))
             assert err <= allowed, (name, complex(zi), complex(g), complex(e), err)
 
 

@@ -6,7 +6,7 @@ and complex128, beside NumPy's.
 Arithmetic (multiply, divide, square, reciprocal, abs): the normwise relative error, in
 units of roundoff u = eps/2, on N pairs (default 5000) with parts of random sign and
 magnitude 2^-E .. 2^E (E = 30 for complex64, 200 for complex128).
-Functions (exp, log, log2, log10, sqrt, sign, sinh, cosh, tanh, sin, cos, tan): the componentwise error, in ulps of each part of the
+Functions (exp, expm1, log, log1p, log2, log10, sqrt, sign, sinh, cosh, tanh, sin, cos, tan): the componentwise error, in ulps of each part of the
 exact result rounded to the part's type (parts that overflow, and subnormal ones, left
 out; they are checked by tests/test_complex_functions.py), and the normwise one, on N
 random operands (exp and the (hyperbolic) sines, cosines and tangents: |parts| < 2^6) plus the hard ones of tests/test_complex_functions.py.
@@ -65,7 +65,8 @@ FUNCTIONS = {"exp": (np.exp, mpmath.exp), "log": (np.log, mpmath.log),
              "tanh": (np.tanh, mpmath.tanh), "sin": (np.sin, mpmath.sin),
              "cos": (np.cos, mpmath.cos), "tan": (np.tan, mpmath.tan),
              "log2": (np.log2, lambda z: mpmath.log(z) / mpmath.log(2)),
-             "log10": (np.log10, lambda z: mpmath.log(z) / mpmath.log(10))}
+             "log10": (np.log10, lambda z: mpmath.log(z) / mpmath.log(10)),
+             "expm1": (np.expm1, mpmath.expm1), "log1p": (np.log1p, mpmath.log1p)}
 
 
 def _errors(got, exact, ft):
@@ -78,7 +79,7 @@ def _errors(got, exact, ft):
         if np.isfinite(ef) and (abs(ef) >= np.finfo(ft).tiny or e == 0):
             comp = max(comp, float(abs(mpmath.mpf(float(g)) - e)) / float(np.spacing(np.abs(ef))))
     big = float(np.finfo(ft).max)
-    fits = abs(exact.real) <= big and abs(exact.imag) <= big and exact != 0
+    fits = abs(exact.real) <= big and abs(exact.imag) <= big and abs(exact) >= np.finfo(ft).tiny
     norm = float(abs(mpmath.mpc(complex(got)) - exact) / abs(exact)) / u if fits else 0.0
     return comp, norm
 

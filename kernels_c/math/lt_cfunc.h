@@ -517,3 +517,95 @@ static inline T ltm_cf_tan##C(T z) { const T w = ltm_cf_hyp##C(2, -z.im, z.re); 
 LTM_CF_HYP(_f64, lt_c128)
 LTM_CF_HYP(_f32, lt_c64)
 #undef LTM_CF_HYP
+
+/* ------------------------------------------------------------------ expm1, log1p */
+/* expm1 z = (e^x cos y - 1) + i e^x sin y: the real part as expm1(x) cos y - 2 sin^2(y/2)
+ * in double-double (its two terms cancel only near the curve e^x cos y = 1, where the part
+ * itself is small: there its error is relative to the terms), beyond x = 600 as exp's part
+ * (the -1 is below 2^-800 of it; the double-double products need operands below 2^995),
+ * below -700 as -1; the imaginary part is exp's */
+static inline void ltm_cf_expm1_parts(double x, double y, double lim, ltm_cf_part *re,
+                                      ltm_cf_part *im)
+{
+    int m;
+    const lt_dd e = ltm_cf_expm(x, lim, &m);
+    lt_dd s, c;
+    const int ms = ltm_cf_sincos_scaled(y, &s, &c);
+    *im = y == 0 ? ltm_cf_exact(y) : ltm_cf_mk(lt_dd_mul(e, s), m + ms);
+    if (y == 0) {                       /* expm1(x) + yj; (+-0 + 0j) gives +0 as exp(z) - 1 */
+        *re = x > 600.0 ? ltm_cf_mk(e, m) : x < -700.0 ? ltm_cf_exact(-1.0)
+                        : x == 0 ? ltm_cf_exact(0.0) : ltm_cf_mk(ltm_expm1_dd(x), 0);
+    } else if (x > 600.0) {   /* e^x |cos y| > 2^800: the -1 is lost; expm1_dd's 2^866 stays */
+        *re = ltm_cf_mk(lt_dd_mul(e, c), m);
+    } else if (x < -700.0) {
+        *re = ltm_cf_exact(-1.0);
+    } else {
+        lt_dd sh, ch;                   /* sin(y/2); y/2 loses a bit only below 2^-1021 */
+        ltm_cf_sincos(0.5 * y, &sh, &ch);
+        const lt_dd a = x == 0 ? lt_dd_make(0.0, 0.0) : lt_dd_mul(ltm_expm1_dd(x), c);
+        const lt_dd b = lt_dd_mul(sh, sh);
+        *re = ltm_cf_mk(lt_dd_sub(a, lt_dd_make(2.0 * b.hi, 2.0 * b.lo)), 0);
+    }
+}
+
+/* expm1's special cases: exp's minus 1 (the standard's table: -inf gives -1 + 0 cis(b)) */
+static inline lt_c128 ltm_cf_expm1_special(double x, double y)
+{
+    lt_c128 o = ltm_cf_exp_special(x, y);
+    o.re = o.re - 1.0;
+    return o;
+}
+
+/* log1p z = log(1 + z).  x > -1/2 and |z| < 2^26: ln|1 + z| = log1p(t) / 2, t = 2x + x^2 +
+ * y^2 summed exactly but for the last roundings of its small terms (no cancellation left:
+ * 1 + t >= 1/4); otherwise 1 + x is exact (x in [-2^53, -1/2]) or its rounding is below
+ * 2^-52 of a |1 + z| >= 2^25, and log's ln|w| of w = (1 + x) + yi serves.  The imaginary
+ * part atan2(y, 1 + x); special operands and z = -1 are log's of w. */
+static inline int ltm_cf_log1p_plain(double x, double y)
+{
+    return x - x == 0 && y - y == 0 && (x != -1.0 || y != 0);
+}
+
+static inline lt_dd ltm_cf_log1p_re(double x, double y)
+{
+    const double ax = __builtin_fabs(x), ay = __builtin_fabs(y);
+    if (x <= -0.5 || ax >= 0x1p26 || ay >= 0x1p26) return ltm_cf_logabs(1.0 + x, y);
+    const lt_dd p = lt_two_prod(x, x), q = lt_two_prod(y, y);
+    const lt_dd a = lt_two_sum(2.0 * x, p.hi);
+    const lt_dd b = lt_two_sum(a.hi, q.hi);
+    const lt_dd u = lt_two_sum(b.lo, a.lo);
+    const lt_dd v = lt_two_sum(u.hi, p.lo + q.lo);
+    lt_dd t = lt_two_sum(b.hi, v.hi);
+    t = lt_two_sum(t.hi, t.lo + (u.lo + v.lo));
+    const lt_dd r = ltm_log1p_dd(t);
+    return lt_dd_make(0.5 * r.hi, 0.5 * r.lo);
+}
+
+#define LTM_CF_WIDTH(C, T, R, FIN, LIM)                                                       \
+static inline T ltm_cf_expm1##C(T z)                                                          \
+{                                                                                             \
+    const double x = z.re, y = z.im;                                                          \
+    if (__builtin_expect(!(x - x == 0 && y - y == 0), 0)) {                                   \
+        const lt_c128 w = ltm_cf_expm1_special(x, y);                                         \
+        T o = { (R)w.re, (R)w.im };                                                           \
+        return o;                                                                             \
+    }                                                                                         \
+    ltm_cf_part re, im;                                                                       \
+    ltm_cf_expm1_parts(x, y, LIM, &re, &im);                                                  \
+    T o = { FIN(re), FIN(im) };                                                               \
+    return o;                                                                                 \
+}                                                                                             \
+static inline T ltm_cf_log1p##C(T z)                                                          \
+{                                                                                             \
+    const double x = z.re, y = z.im;                                                          \
+    if (__builtin_expect(!ltm_cf_log1p_plain(x, y), 0)) {                                     \
+        const lt_c128 w = ltm_cf_log_special(1.0 + x, y);                                     \
+        T o = { (R)w.re, (R)w.im };                                                           \
+        return o;                                                                             \
+    }                                                                                         \
+    T o = { FIN(ltm_cf_mk(ltm_cf_log1p_re(x, y), 0)), (R)ltm_atan2_f64(y, 1.0 + x) };          \
+    return o;                                                                                 \
+}
+LTM_CF_WIDTH(_f64, lt_c128, double, ltm_cf_fin_f64, 2790.0)
+LTM_CF_WIDTH(_f32, lt_c64, float, ltm_cf_fin_f32, 200.0)
+#undef LTM_CF_WIDTH

@@ -88,9 +88,9 @@ class OpDef:
     # "float64"; 0.5 means correctly rounded) and in fast mode ("fast", both dtypes);
     # float16 results are the float32 result rounded once more
     ulp: tuple = ()
-    # for a ``cc`` function: the measured bound of each part of a complex64 and a complex128
-    # result, in ulps of that part (both modes; a subnormal part within 1 of its ulps;
-    # docs/exact-math.md)
+    # for a ``cc`` function: the bound of each part of a complex64 and a complex128 result, in
+    # ulps of that part (both modes; a subnormal part within 1 of its ulps; expm1's real part
+    # plus 2^-52 of its terms' size near e^x cos y = 1; docs/complex.md)
     cc_ulp: tuple = ()
     # a C function running the whole float loop itself, (n, o, a, b, exact): for an op
     # whose common case vectorises only when every element of the chunk takes it (pow's
@@ -250,14 +250,14 @@ OPS_LIST = [
     OpDef("exp", 1, "f", {}, onnx="Exp", cplx="exp", cc="ltm_cf_exp##C(a)", math="exp",
           ulp=(("float32", 0.5), ("float64", 1), ("fast", 1)), cc_ulp=(0.501, 1.02),
           ufunc="exp", cost=(0.25, 1.4)),
-    OpDef("expm1", 1, "f", {}, cplx="expm1", math="expm1",
-          ulp=(("float32", 0.5), ("float64", 1), ("fast", 2)),
+    OpDef("expm1", 1, "f", {}, cplx="expm1", cc="ltm_cf_expm1##C(a)", math="expm1",
+          ulp=(("float32", 0.5), ("float64", 1), ("fast", 2)), cc_ulp=(0.501, 1.02),
           ufunc="expm1", cost=(0.35, 1.7)),
     OpDef("log", 1, "f", {}, onnx="Log", cplx="log", cc="ltm_cf_log##C(a)", math="log",
           ulp=(("float32", 0.5), ("float64", 1), ("fast", 1)), cc_ulp=(0.501, 1),
           ufunc="log", cost=(0.66, 1.7)),
-    OpDef("log1p", 1, "f", {}, cplx="log1p", math="log1p",
-          ulp=(("float32", 0.5), ("float64", 1), ("fast", 2)),
+    OpDef("log1p", 1, "f", {}, cplx="log1p", cc="ltm_cf_log1p##C(a)", math="log1p",
+          ulp=(("float32", 0.5), ("float64", 1), ("fast", 2)), cc_ulp=(0.501, 2),
           ufunc="log1p", cost=(0.45, 1.9)),
     OpDef("log2", 1, "f", {}, cplx="log2", cc="ltm_cf_log2##C(a)", math="log2",
           ulp=(("float32", 0.5), ("float64", 1), ("fast", 2)), cc_ulp=(0.501, 2.5),
