@@ -1,7 +1,7 @@
 """Measure the error of the kernel's complex ops against mpmath (200 bits), for complex64
 and complex128, beside NumPy's.
 
-    python tools/complex_accuracy.py [N]
+    python tools/complex_accuracy.py [N] [--functions]   # --functions: the functions only
 
 Arithmetic (multiply, divide, square, reciprocal, abs): the normwise relative error, in
 units of roundoff u = eps/2, on N pairs (default 5000) with parts of random sign and
@@ -88,6 +88,8 @@ def functions(n: int) -> None:
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
     from test_complex_functions import GROWING, _hard   # the tests' hard operands
 
+    warnings.simplefilter("ignore")
+    mpmath.mp.prec = 200
     rng = np.random.default_rng(8)
     for dt, ft in ((np.complex64, np.float32), (np.complex128, np.float64)):
         for name, (np_fn, mp_fn) in FUNCTIONS.items():
@@ -111,5 +113,6 @@ def functions(n: int) -> None:
 
 if __name__ == "__main__":
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 5000
-    main(count)
+    if "--functions" not in sys.argv:
+        main(count)
     functions(count)

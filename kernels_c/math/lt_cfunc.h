@@ -155,6 +155,16 @@ static inline lt_dd ltm_cf_logabs(double x, double y)
     return r;
 }
 
+/* atan2(y, x) as a double-double for finite (x, y) not both zero, x = xd.hi + xd.lo (lt_trig.h's
+ * kernel: relative error < 2^-65; a ratio below 2^-900 is y/x rounded once) */
+static inline lt_dd ltm_cf_atan2_dd(double y, lt_dd xd)
+{
+    const int xneg = xd.hi < 0 || (xd.hi == 0 && __builtin_signbit(xd.hi));
+    const lt_dd ax = xneg ? lt_dd_neg(xd) : xd;
+    const lt_dd r = ltm_trig_at2_dd(lt_dd_make(__builtin_fabs(y), 0.0), ax, xneg, 0);
+    return __builtin_signbit(y) ? lt_dd_neg(r) : r;
+}
+
 /* log's special operands (a part infinite or NaN, or both zero): log of the hypot (which
  * takes an infinite part over NaN) and atan2's quadrants give the standard's table */
 static inline lt_c128 ltm_cf_log_special(double x, double y)
@@ -171,8 +181,8 @@ static inline int ltm_cf_log_plain(double x, double y)
 static inline lt_c128 ltm_cf_log_f64(lt_c128 z)
 {
     if (__builtin_expect(!ltm_cf_log_plain(z.re, z.im), 0)) return ltm_cf_log_special(z.re, z.im);
-    const lt_dd r = ltm_cf_logabs(z.re, z.im);
-    lt_c128 o = { r.hi + r.lo, ltm_atan2_f64(z.im, z.re) };
+    const lt_dd r = ltm_cf_logabs(z.re, z.im), t = ltm_cf_atan2_dd(z.im, lt_dd_make(z.re, 0.0));
+    lt_c128 o = { r.hi + r.lo, t.lo == 0 ? t.hi : t.hi + t.lo };
     return o;
 }
 
@@ -188,8 +198,7 @@ static inline lt_c64 ltm_cf_log_f32(lt_c64 z)
 }
 
 /* log2 and log10: the standard's change of base, log(z) / ln b, log's special cases
- * divided likewise; the real part from ln|z| as a double-double times 1/ln b (2^-104), the
- * imaginary part atan2(y, x) / ln b in double (complex64: rounded once more to float) */
+ * divided likewise; both parts double-doubles (ln|z|, atan2(y, x)) times 1/ln b, rounded once */
 #define LTM_CF_LOGB(NAME, INV_HI, INV_LO, LNB)                                                \
 static inline lt_c128 ltm_cf_##NAME##_f64(lt_c128 z)                                          \
 {                                                                                             \
@@ -198,8 +207,10 @@ static inline lt_c128 ltm_cf_##NAME##_f64(lt_c128 z)                            
         w.re = w.re / (LNB); w.im = w.im / (LNB);                                             \
         return w;                                                                             \
     }                                                                                         \
-    const lt_dd r = lt_dd_mul(ltm_cf_logabs(z.re, z.im), lt_dd_make(INV_HI, INV_LO));         \
-    lt_c128 o = { r.hi + r.lo, ltm_atan2_f64(z.im, z.re) / (LNB) };                           \
+    const lt_dd inv = lt_dd_make(INV_HI, INV_LO);                                             \
+    const lt_dd r = lt_dd_mul(ltm_cf_logabs(z.re, z.im), inv);                                \
+    const lt_dd t = lt_dd_mul(ltm_cf_atan2_dd(z.im, lt_dd_make(z.re, 0.0)), inv);             \
+    lt_c128 o = { r.hi + r.lo, t.lo == 0 ? t.hi : t.hi + t.lo };                              \
     return o;                                                                                 \
 }                                                                                             \
 static inline lt_c64 ltm_cf_##NAME##_f32(lt_c64 z)                                            \
@@ -209,8 +220,10 @@ static inline lt_c64 ltm_cf_##NAME##_f32(lt_c64 z)                              
         lt_c64 o = { (float)(w.re / (LNB)), (float)(w.im / (LNB)) };                          \
         return o;                                                                             \
     }                                                                                         \
-    const lt_dd r = lt_dd_mul(ltm_cf_logabs(z.re, z.im), lt_dd_make(INV_HI, INV_LO));         \
-    lt_c64 o = { lt_dd_to_f32(r), (float)(ltm_atan2_f64(z.im, z.re) / (LNB)) };               \
+    const lt_dd inv = lt_dd_make(INV_HI, INV_LO);                                             \
+    const lt_dd r = lt_dd_mul(ltm_cf_logabs(z.re, z.im), inv);                                \
+    const lt_dd t = lt_dd_mul(ltm_cf_atan2_dd(z.im, lt_dd_make(z.re, 0.0)), inv);             \
+    lt_c64 o = { lt_dd_to_f32(r), lt_dd_to_f32(t) };                                          \
     return o;                                                                                 \
 }
 LTM_CF_LOGB(log2, lt_tab_log_k[3], lt_tab_log_k[4], lt_tab_log_k[10])
@@ -560,7 +573,8 @@ static inline lt_c128 ltm_cf_expm1_special(double x, double y)
  * y^2 summed exactly but for the last roundings of its small terms (no cancellation left:
  * 1 + t >= 1/4); otherwise 1 + x is exact (x in [-2^53, -1/2]) or its rounding is below
  * 2^-52 of a |1 + z| >= 2^25, and log's ln|w| of w = (1 + x) + yi serves.  The imaginary
- * part atan2(y, 1 + x); special operands and z = -1 are log's of w. */
+ * part atan2(y, 1 + x) with 1 + x as a double-double; special operands and z = -1 are log's
+ * of w. */
 static inline int ltm_cf_log1p_plain(double x, double y)
 {
     return x - x == 0 && y - y == 0 && (x != -1.0 || y != 0);
@@ -603,7 +617,8 @@ static inline T ltm_cf_log1p##C(T z)                                            
         T o = { (R)w.re, (R)w.im };                                                           \
         return o;                                                                             \
     }                                                                                         \
-    T o = { FIN(ltm_cf_mk(ltm_cf_log1p_re(x, y), 0)), (R)ltm_atan2_f64(y, 1.0 + x) };          \
+    const lt_dd t = ltm_cf_atan2_dd(y, lt_two_sum(1.0, x));   /* 1 + x exactly */           \
+    T o = { FIN(ltm_cf_mk(ltm_cf_log1p_re(x, y), 0)), FIN(ltm_cf_mk(t, 0)) };                  \
     return o;                                                                                 \
 }
 LTM_CF_WIDTH(_f64, lt_c128, double, ltm_cf_fin_f64, 2790.0)
