@@ -1,4 +1,4 @@
-"""Complex operands: computed by NumPy, with the Array API special cases NumPy misses."""
+"""Complex functions: the Array API special cases NumPy misses."""
 
 import numpy as np
 import pytest

@@ -1,15 +1,21 @@
-"""Measure the normwise relative error of the kernel's complex multiply, divide, square,
-reciprocal and abs against mpmath (200 bits), for complex64 and complex128, beside NumPy's.
+"""Measure the error of the kernel's complex ops against mpmath (200 bits), for complex64
+and complex128, beside NumPy's.
 
-    python tools/complex_accuracy.py [N]
+    python tools/complex_accuracy.py [N] [--functions]   # --functions: the functions only
 
-Operands: parts of random sign with magnitudes 2^-E .. 2^E (E = 30 for complex64, 200 for
-complex128), N pairs (default 5000).  Errors are printed in units of roundoff u = eps/2;
-the figures go to docs/exact-math.md.
+Arithmetic (multiply, divide, square, reciprocal, abs): the normwise relative error, in
+units of roundoff u = eps/2, on N pairs (default 5000) with parts of random sign and
+magnitude 2^-E .. 2^E (E = 30 for complex64, 200 for complex128).
+Functions (exp, expm1, log, log1p, log2, log10, sqrt, sign, sinh, cosh, tanh, sin, cos, tan): the componentwise error, in ulps of each part of the
+exact result rounded to the part's type (parts that overflow, and subnormal ones, left
+out; they are checked by tests/test_complex_functions.py), and the normwise one, on N
+random operands (exp and the (hyperbolic) sines, cosines and tangents: |parts| < 2^6) plus the hard ones of tests/test_complex_functions.py.
+The figures go to docs/exact-math.md and docs/complex.md.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 
@@ -53,5 +59,60 @@ def main(n: int) -> None:
             print(f"{dt.__name__:10} {name:10} lazytensor {worst:.3f} u   numpy {worst_np:.3f} u")
 
 
+FUNCTIONS = {"exp": (np.exp, mpmath.exp), "log": (np.log, mpmath.log),
+             "sqrt": (np.sqrt, mpmath.sqrt), "sign": (np.sign, lambda z: z / abs(z)),
+             "sinh": (np.sinh, mpmath.sinh), "cosh": (np.cosh, mpmath.cosh),
+             "tanh": (np.tanh, mpmath.tanh), "sin": (np.sin, mpmath.sin),
+             "cos": (np.cos, mpmath.cos), "tan": (np.tan, mpmath.tan),
+             "log2": (np.log2, lambda z: mpmath.log(z) / mpmath.log(2)),
+             "log10": (np.log10, lambda z: mpmath.log(z) / mpmath.log(10)),
+             "expm1": (np.expm1, mpmath.expm1), "log1p": (np.log1p, mpmath.log1p)}
+
+
+def _errors(got, exact, ft):
+    """(worst componentwise ulps over the normal finite parts, normwise in u)"""
+    u = float(np.finfo(ft).eps) / 2
+    comp = 0.0
+    for g, e in ((got.real, exact.real), (got.imag, exact.imag)):
+        with np.errstate(all="ignore"):
+            ef = ft(float(e)) if abs(e) < 1e400 else ft(np.inf)
+        if np.isfinite(ef) and (abs(ef) >= np.finfo(ft).tiny or e == 0):
+            comp = max(comp, float(abs(mpmath.mpf(float(g)) - e)) / float(np.spacing(np.abs(ef))))
+    big = float(np.finfo(ft).max)
+    fits = abs(exact.real) <= big and abs(exact.imag) <= big and abs(exact) >= np.finfo(ft).tiny
+    norm = float(abs(mpmath.mpc(complex(got)) - exact) / abs(exact)) / u if fits else 0.0
+    return comp, norm
+
+
+def functions(n: int) -> None:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+    from test_complex_functions import GROWING, _hard   # the tests' hard operands
+
+    warnings.simplefilter("ignore")
+    mpmath.mp.prec = 200
+    rng = np.random.default_rng(8)
+    for dt, ft in ((np.complex64, np.float32), (np.complex128, np.float64)):
+        for name, (np_fn, mp_fn) in FUNCTIONS.items():
+            emax = 6 if name in GROWING else (30 if ft is np.float32 else 200)
+            m = rng.uniform(-1, 1, (2, n)) * 2.0 ** rng.integers(-emax, emax, (2, n))
+            z = np.concatenate([(m[0] + 1j * m[1]).astype(dt), _hard(dt, name)])
+            ours = np.asarray(getattr(lt, name)(lt.asarray(z)))
+            theirs = np_fn(z)
+            w = [0.0] * 4
+            for i in range(len(z)):
+                if not np.isfinite(z[i]) or z[i] == 0:
+                    continue
+                e = mp_fn(mpmath.mpc(complex(z[i])))
+                if not (mpmath.isfinite(e.real) and mpmath.isfinite(e.imag)):
+                    continue
+                a, b = _errors(ours[i], e, ft), _errors(theirs[i], e, ft)
+                w = [max(w[0], a[0]), max(w[1], a[1]), max(w[2], b[0]), max(w[3], b[1])]
+            print(f"{dt.__name__:10} {name:5} lazytensor {w[0]:.3f} ulp/part, {w[1]:.3f} u "
+                  f"normwise   numpy {w[2]:.3f} ulp/part, {w[3]:.3f} u normwise")
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5000)
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 5000
+    if "--functions" not in sys.argv:
+        main(count)
+    functions(count)

@@ -31,11 +31,13 @@ def _ulps(v: float) -> str:
 
 
 def _mode(op) -> str:
+    cc = (f"complex64 <= {op.cc_ulp[0]:g}, complex128 <= {op.cc_ulp[1]:g} ulp per part"
+          if op.cc_ulp else "")
     if not op.ulp:
-        return "exact"
+        return f"exact; {cc}" if cc else "exact"
     b = dict(op.ulp)
     return (f"exact ({'own math' if op.math else 'own pow'}): float32 {_ulps(b['float32'])}, float64 {_ulps(b['float64'])}; "
-            f"fast <= {b['fast']:g} ulp")
+            f"fast <= {b['fast']:g} ulp" + (f"; {cc}" if cc else ""))
 
 
 def table() -> str:

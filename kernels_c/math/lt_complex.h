@@ -7,6 +7,22 @@
  * NaN + NaN i.  Differences from NumPy: docs/complex.md.
  * Pasted into every kernel-path region by the build; names start with ltm_. */
 
+/* v as computed, opaque to the optimiser: gcc 12's SLP vectoriser packs a complex formula's
+ * two parts into one vector and fuses its products with the alternating add/subtract into
+ * FMADDSUB/FMSUBADD on the FMA paths, -ffp-contract=off notwithstanding (then the avx2
+ * path's bits differ from the generic path's: found in divide and reciprocal, where the
+ * inlining depends on the size of the whole unit).  Every product that meets a sum in
+ * the scalar formulas below goes through it; the vectorised chunk loops keep the parts in
+ * separate arrays instead. */
+#if defined(__x86_64__) || defined(__i386__)
+#define LTM_OPAQUE(v) __asm__("" : "+x"(v))
+#elif defined(__aarch64__)
+#define LTM_OPAQUE(v) __asm__("" : "+w"(v))
+#else
+#define LTM_OPAQUE(v) __asm__("" : "+m"(v))
+#endif
+#define LTM_OPAQUE4(p, q, r, s) do { LTM_OPAQUE(p); LTM_OPAQUE(q); LTM_OPAQUE(r); LTM_OPAQUE(s); } while (0)
+
 /* 2^k, |k| within the normal exponents; the exponent of a finite x (of a subnormal: the
  * least normal one's); ltm_scale multiplies by 2^e in steps that neither overflow nor
  * underflow on their own (exact unless the result is subnormal or overflows) */
@@ -84,7 +100,8 @@ static inline T ltm_cmul_recover##C(R a, R b, R c, R d, T z)                    
         recalc = 1;                                                                           \
     }                                                                                         \
     if (recalc) {                                                                             \
-        const R ac = a * c, bd = b * d, ad = a * d, bc = b * c;                               \
+        R ac = a * c, bd = b * d, ad = a * d, bc = b * c;                                     \
+        LTM_OPAQUE4(ac, bd, ad, bc);                                                          \
         T o = { (R)INFINITY * (ac - bd), (R)INFINITY * (ad + bc) };                           \
         return o;                                                                             \
     }                                                                                         \
@@ -98,7 +115,8 @@ static inline T ltm_cmul_scaled##C(T x, T y)                                    
     const int ex = ltm_cexp##C(x.re, x.im), ey = ltm_cexp##C(y.re, y.im);                     \
     const R a = ltm_scale##C(x.re, -ex), b = ltm_scale##C(x.im, -ex);                         \
     const R c = ltm_scale##C(y.re, -ey), d = ltm_scale##C(y.im, -ey);                         \
-    const R ac = a * c, bd = b * d, ad = a * d, bc = b * c;                                   \
+    R ac = a * c, bd = b * d, ad = a * d, bc = b * c;                                         \
+    LTM_OPAQUE4(ac, bd, ad, bc);                                                              \
     T z = { ltm_scale##C(ac - bd, ex + ey), ltm_scale##C(ad + bc, ex + ey) };                 \
     return z;                                                                                 \
 }                                                                                             \
@@ -106,7 +124,8 @@ static inline T ltm_cmul_scaled##C(T x, T y)                                    
  * a sum of it and an infinite product is that infinity (the textbook sum gives inf - inf) */ \
 static inline R ltm_cterm##C(R x, R y, R u, R v, R sign)                                      \
 {                                                                                             \
-    const R p = x * y, q = u * v;                                                             \
+    R p = x * y, q = u * v;                                                                   \
+    LTM_OPAQUE(p); LTM_OPAQUE(q);                                                             \
     const int p_inf = ltm_isinf##C(p) && (ltm_isinf##C(x) || ltm_isinf##C(y));                \
     const int q_inf = ltm_isinf##C(q) && (ltm_isinf##C(u) || ltm_isinf##C(v));                \
     if (p_inf && !q_inf && q == q) return p;                                                  \
@@ -120,7 +139,8 @@ static inline T ltm_cmul_inf##C(T x, T y)                                       
 }                                                                                             \
 static inline T ltm_cmul##C(T x, T y)                                                         \
 {                                                                                             \
-    const R ac = x.re * y.re, bd = x.im * y.im, ad = x.re * y.im, bc = x.im * y.re;           \
+    R ac = x.re * y.re, bd = x.im * y.im, ad = x.re * y.im, bc = x.im * y.re;                 \
+    LTM_OPAQUE4(ac, bd, ad, bc);                                                              \
     T z = { ac - bd, ad + bc };                                                               \
     if (__builtin_expect(!(ltm_finite##C(z.re) && ltm_finite##C(z.im)), 0)) {                 \
         if (ltm_finite##C(x.re) && ltm_finite##C(x.im) && ltm_finite##C(y.re) &&              \
@@ -146,7 +166,8 @@ static inline T ltm_cdiv_recover##C(R a, R b, R c, R d, T z)                    
     const int cd_finite = c - c == 0 && d - d == 0;                                           \
     if ((ltm_isinf##C(a) || ltm_isinf##C(b)) && cd_finite) {                                  \
         a = ltm_box##C(a); b = ltm_box##C(b);                                                 \
-        const R ac = a * c, bd = b * d, bc = b * c, ad = a * d;                               \
+        R ac = a * c, bd = b * d, bc = b * c, ad = a * d;                                     \
+        LTM_OPAQUE4(ac, bd, ad, bc);                                                          \
         T o = { (R)INFINITY * (ac + bd), (R)INFINITY * (bc - ad) };                           \
         return o;                                                                             \
     }                                                                                         \
@@ -154,7 +175,8 @@ static inline T ltm_cdiv_recover##C(R a, R b, R c, R d, T z)                    
         c = ltm_box##C(c); d = ltm_box##C(d);                                                 \
         const int e = ltm_cexp##C(a, b);   /* the zeros' signs, without overflow */           \
         a = ltm_scale##C(a, -e); b = ltm_scale##C(b, -e);                                     \
-        const R ac = a * c, bd = b * d, bc = b * c, ad = a * d;                               \
+        R ac = a * c, bd = b * d, bc = b * c, ad = a * d;                                     \
+        LTM_OPAQUE4(ac, bd, ad, bc);                                                          \
         T o = { (R)0 * (ac + bd), (R)0 * (bc - ad) };                                         \
         return o;                                                                             \
     }                                                                                         \
@@ -170,14 +192,20 @@ static inline T ltm_smith##C(R a, R b, R c, R d)                                
             z.re = a / ac_;                                                                   \
             z.im = b / ad_;                                                                   \
         } else {                                                                              \
-            const R rat = d / c, scl = (R)1 / (c + d * rat);                                  \
-            z.re = (a + b * rat) * scl;                                                       \
-            z.im = (b - a * rat) * scl;                                                       \
+            const R rat = d / c;                                                              \
+            R dr = d * rat, br = b * rat, ar = a * rat;                                       \
+            LTM_OPAQUE(dr); LTM_OPAQUE(br); LTM_OPAQUE(ar);                                   \
+            const R scl = (R)1 / (c + dr);                                                    \
+            z.re = (a + br) * scl;                                                            \
+            z.im = (b - ar) * scl;                                                            \
         }                                                                                     \
     } else {                                                                                  \
-        const R rat = c / d, scl = (R)1 / (d + c * rat);                                      \
-        z.re = (a * rat + b) * scl;                                                           \
-        z.im = (b * rat - a) * scl;                                                           \
+        const R rat = c / d;                                                                  \
+        R cr = c * rat, ar = a * rat, br = b * rat;                                           \
+        LTM_OPAQUE(cr); LTM_OPAQUE(ar); LTM_OPAQUE(br);                                       \
+        const R scl = (R)1 / (d + cr);                                                        \
+        z.re = (ar + b) * scl;                                                                \
+        z.im = (br - a) * scl;                                                                \
     }                                                                                         \
     return z;                                                                                 \
 }                                                                                             \
@@ -214,11 +242,17 @@ static inline T ltm_creciprocal_plain##C(R a, R b)                              
 {                                                                                             \
     T z;                                                                                      \
     if (__builtin_fabs(b) <= __builtin_fabs(a)) {                                             \
-        const R r = b / a, d = a + b * r;                                                     \
+        const R r = b / a;                                                                    \
+        R br = b * r;                                                                         \
+        LTM_OPAQUE(br);                                                                       \
+        const R d = a + br;                                                                   \
         z.re = (R)1 / d;                                                                      \
         z.im = -r / d;                                                                        \
     } else {                                                                                  \
-        const R r = a / b, d = a * r + b;                                                     \
+        const R r = a / b;                                                                    \
+        R ar = a * r;                                                                         \
+        LTM_OPAQUE(ar);                                                                       \
+        const R d = ar + b;                                                                   \
         z.re = r / d;                                                                         \
         z.im = (R)-1 / d;                                                                     \
     }                                                                                         \

@@ -15,7 +15,6 @@ import math
 
 import numpy as np
 
-from . import complex_math as _complex
 from . import dtypes as _dtypes
 from . import graph as _graph
 from .fpenv import library_state
@@ -170,8 +169,7 @@ def apply(name: str, *args, attrs: tuple = ()) -> Tensor:
         attrs = _attributes(name, attrs)
     if dtype.kind == "c" and not OPS[name].cc:   # not in the kernel yet: NumPy, now
         fn_name = OPS[name].cplx
-        return _complex_now(getattr(_complex, fn_name, None) or getattr(np, fn_name), args,
-                            dtype, out_dtype)
+        return _complex_now(getattr(np, fn_name), args, dtype, out_dtype)
     inputs = tuple(operand_node(a, dtype) for a in args)
     # float attributes are keyed by their bits: leaky_relu(x, -0.0) is not leaky_relu(x, 0.0)
     attrs = tuple(_graph.FloatAttr(a) if isinstance(a, float) else a for a in attrs)
