@@ -446,7 +446,130 @@ static inline float ltm_silu_p1(float xf, float lo, float hi, int32_t *amb)
                 if (amb[i]) { const float x = a[i]; o[i] = (ACC); }                          \
     }
 
+#if LTM_GW == 8 || (LTM_GW == 4 && defined(__FMA__))
+/* ---- float32 exp on the FMA paths: a first pass of their own (issue 41) -------------------
+ * Correctly rounded on each path on its own (docs/exact-math.md): the AVX2 and AVX-512 paths
+ * compute the same FMAs in the same order (4 or 8 lanes), so the same bits; the generic path
+ * keeps the no-FMA two-pass form (ltm_exp_two_pass below), verified on its own.  No table.
+ * For x in [-87.33, 88.72] (the chunk redoes every other x, NaN included, see below):
+ *   k = round(x / ln2) (an FMA with the 1.5 2^52 shifter; |k| <= 128), r = fma(-k, ln2_d, x)
+ *   with ln2_d = RN(ln2): error |k| |ln2 - ln2_d| + 2^-53 |r| < 2^-48.2, |r| <= ln2/2 + 2^-48.
+ *   exp(r) by E(r) of degree 8: the Chebyshev interpolant of e^r on |r| <= ln2/2 (1 + 2^-12),
+ *   coefficients rounded to double (tools/fit_exp32_fma.py): method error below 2^-39.76
+ *   relative.  Estrin's scheme (r^2, r^4, four pairs, two quads, two FMAs: the loop is bound
+ *   by latency with Horner's 8 dependent FMAs): the roundings add below 2^-53 4.4 absolute
+ *   (r^2, r^4: 2^-53, 3 2^-53 relative; e01 = 1 + r: 1.35, e03: 1.42 + 1.35 + 0.13, the
+ *   r^4 term below 0.01), below 2^-50.3 relative (E >= 0.707).  y = E 2^k by an integer
+ *   add of k to the exponent field (exact: y stays a normal double).
+ *   In all y is within 2^-39.74 |y| of exp(x): below 2^13.26 units of y's last place.
+ * Ziv's test: a float32 midpoint within 2^15 units of y's last place (over 3x the bound)
+ * flags the element (about one in 2^13; *clear is the complement: one compare); a result it
+ * does not flag is the correctly rounded one.  Flagged elements go to ltm_exp32_accurate:
+ * the generic path's no-FMA pass (its own test), then the double-double exp. */
+static inline float ltm_exp32_accurate(float x)
+{
+    int32_t amb;
+    float y = ltm_exp_p1(x, -104.0f, 89.0f, &amb);
+    return amb ? ltm_exp_acc_f32(x) : y;
+}
+#undef LTM_VFMA
+#undef LTM_VMAXS
+#undef LTM_VMAXU
+#if LTM_GW == 8
+#define LTM_VFMA(a, b, c) ((ltm_gvd)_mm512_fmadd_pd((__m512d)(a), (__m512d)(b), (__m512d)(c)))
+#define LTM_VMAXS(m, v) ((ltm_gvi)_mm256_max_epi32((__m256i)(m), (__m256i)(v)))
+#define LTM_VMAXU(m, v) ((ltm_gvi)_mm256_max_epu32((__m256i)(m), (__m256i)(v)))
+#else
+#define LTM_VFMA(a, b, c) ((ltm_gvd)_mm256_fmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c)))
+#define LTM_VMAXS(m, v) ((ltm_gvi)_mm_max_epi32((__m128i)(m), (__m128i)(v)))
+#define LTM_VMAXU(m, v) ((ltm_gvi)_mm_max_epu32((__m128i)(m), (__m128i)(v)))
+#endif
+/* LTM_VMAXS, LTM_VMAXU: the lane-wise signed and unsigned max of float bits */
+static inline __attribute__((always_inline)) ltm_gvf ltm_exp32_vec(ltm_gvf xf, ltm_gvl *clear)
+{
+    static const double E[9] = {
+        0x1.0000000000000p+0, 0x1.ffffffffd375dp-1, 0x1.fffffffff7188p-2,
+        0x1.555555a28ae15p-3, 0x1.55555574346c2p-5, 0x1.11108089dfed4p-7,
+        0x1.6c164dd75c7b9p-10, 0x1.a1aab13a7dff3p-13, 0x1.a15a77b1eb712p-16 };
+    const double inv_ln2 = 0x1.71547652b82fep+0, ln2 = 0x1.62e42fefa39efp-1, shifter = 0x1.8p52;
+    const ltm_gvd zero = { 0 };
+#if LTM_GW == 8
+    ltm_gvd x = ltm_vwiden(xf);
+#else
+    ltm_gvd x = (ltm_gvd)_mm256_cvtps_pd((__m128)xf);
+#endif
+    ltm_gvd tk = LTM_VFMA(x, zero + inv_ln2, zero + shifter);
+    ltm_gvd r = LTM_VFMA(tk - shifter, zero - ln2, x);
+    ltm_gvd r2 = r * r, r4 = r2 * r2;
+    ltm_gvd e01 = LTM_VFMA(zero + E[1], r, zero + E[0]), e23 = LTM_VFMA(zero + E[3], r, zero + E[2]);
+    ltm_gvd e45 = LTM_VFMA(zero + E[5], r, zero + E[4]), e67 = LTM_VFMA(zero + E[7], r, zero + E[6]);
+    ltm_gvd e03 = LTM_VFMA(e23, r2, e01), e47 = LTM_VFMA(e67, r2, e45);
+    ltm_gvd e = LTM_VFMA(LTM_VFMA(zero + E[8], r4, e47), r4, e03);
+    /* k into the exponent field: the shifter's low 12 bits are zero */
+    ltm_gvl yb = (ltm_gvl)e + ((ltm_gvl)tk << 52);
+    *clear = ((yb + ((int64_t)0x10000000 + 0x8000)) & 0x1FFFFFFF) > 2 * 0x8000;
+    return __builtin_convertvector((ltm_gvd)yb, ltm_gvf);
+}
+/* The chunk: vectors (the tail through a zero-padded vector), the largest bits of the inputs
+ * kept on the way (one unsigned and one signed max: as unsigned, the floats below -87.33,
+ * -inf and negative NaNs lie above bits(-87.33); as signed, those above 88.72, +inf and
+ * positive NaNs above bits(88.72)); then the flagged elements and, in a chunk that has
+ * them, those outside [-87.33, 88.72] (float32-subnormal results, overflow, NaN: what the
+ * vectors made of them is not kept) redone by ltm_exp32_accurate. */
+static inline void ltm_exp_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+{
+    const float lo = -87.33f, hi = 88.72f;        /* exp(-87.33) > 2^-126, exp(88.72) < FLT_MAX */
+    uint32_t lo_bits, hi_bits;
+    memcpy(&lo_bits, &lo, 4);
+    memcpy(&hi_bits, &hi, 4);
+    int64_t clear[LT_CHUNK + LTM_GW];
+    ltm_gvl all = (ltm_gvl){ 0 } - 1;
+    ltm_gvi smax = { 0 }, umax = { 0 };
+    int64_t i = 0;
+    for (; i + LTM_GW <= n; i += LTM_GW) {
+        ltm_gvf v;
+        ltm_gvl m;
+        memcpy(&v, a + i, sizeof v);
+        smax = LTM_VMAXS(smax, v);
+        umax = LTM_VMAXU(umax, v);
+        v = ltm_exp32_vec(v, &m);
+        memcpy(o + i, &v, sizeof v);
+        memcpy(clear + i, &m, sizeof m);
+        all &= m;
+    }
+    if (i < n) {
+        float t[LTM_GW] = { 0 };
+        memcpy(t, a + i, (size_t)(n - i) * sizeof(float));
+        ltm_gvf v;
+        ltm_gvl m;
+        memcpy(&v, t, sizeof v);
+        smax = LTM_VMAXS(smax, v);
+        umax = LTM_VMAXU(umax, v);
+        v = ltm_exp32_vec(v, &m);
+        memcpy(t, &v, sizeof v);
+        memcpy(o + i, t, (size_t)(n - i) * sizeof(float));
+        memcpy(clear + i, &m, sizeof m);
+        all &= m;
+    }
+    int64_t flagged = 0;
+    int32_t out = 0;
+    for (int j = 0; j < LTM_GW; j++) {
+        flagged |= ~all[j];
+        out |= ((uint32_t)umax[j] > lo_bits) | (smax[j] > (int32_t)hi_bits);
+    }
+    if (flagged | out)
+        for (int64_t j = 0; j < n; j++)
+            if (!clear[j] | !(a[j] >= lo && a[j] <= hi)) o[j] = ltm_exp32_accurate(a[j]);
+}
+static inline float ltm_exp_f32(float x)
+{
+    float y;
+    ltm_exp_f32_chunk(1, &y, &x);
+    return y;
+}
+#else
 ltm_exp_two_pass(ltm_exp, -104.0, 89.0, ltm_exp_acc_f32(x))
+#endif
 ltm_exp_two_pass(ltm_expm1, -104.0, 89.0, ltm_expm1_acc_f32(x))
 ltm_exp_two_pass(ltm_tanh, 0.0, 10.0, ltm_tanh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0))
 ltm_exp_two_pass(ltm_sigmoid, 0.0, 110.0, ltm_sigmoid_acc_f32(x))
