@@ -56,8 +56,10 @@ static inline __attribute__((always_inline)) ltm_gvd ltm_exp32_core(ltm_gvd x)
     ltm_gvd tk = LTM_VFMA(x, zero + inv_ln2, zero + shifter);
     ltm_gvd r = LTM_VFMA(tk - shifter, zero - ln2, x);
     ltm_gvd r2 = r * r, r4 = r2 * r2;
-    ltm_gvd e01 = LTM_VFMA(zero + E[1], r, zero + E[0]), e23 = LTM_VFMA(zero + E[3], r, zero + E[2]);
-    ltm_gvd e45 = LTM_VFMA(zero + E[5], r, zero + E[4]), e67 = LTM_VFMA(zero + E[7], r, zero + E[6]);
+    ltm_gvd e01 = LTM_VFMA(zero + E[1], r, zero + E[0]);
+    ltm_gvd e23 = LTM_VFMA(zero + E[3], r, zero + E[2]);
+    ltm_gvd e45 = LTM_VFMA(zero + E[5], r, zero + E[4]);
+    ltm_gvd e67 = LTM_VFMA(zero + E[7], r, zero + E[6]);
     ltm_gvd e03 = LTM_VFMA(e23, r2, e01), e47 = LTM_VFMA(e67, r2, e45);
     ltm_gvd e = LTM_VFMA(LTM_VFMA(zero + E[8], r4, e47), r4, e03);
     /* k into the exponent field: the shifter's low 12 bits are zero */
@@ -175,7 +177,8 @@ static inline float ltm_silu32_accurate(float x)
 typedef uint32_t ltm_exp32_vu __attribute__((vector_size(4 * LTM_GW)));
 
 /* b where s has its sign bit set (x < 0, -0, negative NaN), else a */
-static inline __attribute__((always_inline)) ltm_gvd ltm_exp32_signsel(ltm_gvd a, ltm_gvd b, ltm_gvd s)
+static inline __attribute__((always_inline)) ltm_gvd ltm_exp32_signsel(ltm_gvd a, ltm_gvd b,
+                                                                       ltm_gvd s)
 {
 #if LTM_GW == 8
     __mmask8 neg = _mm512_cmplt_epi64_mask((__m512i)s, _mm512_setzero_si512());
@@ -214,7 +217,8 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_silu32_vec(ltm_gvf xf, 
 {
     return ltm_sigmoid32_any(xf, clear, 1);
 }
-LTM_EXP32_TWO_PASS(ltm_sigmoid, ltm_sigmoid32_vec, ltm_sigmoid32_accurate, -87.33f, __builtin_inff())
+LTM_EXP32_TWO_PASS(ltm_sigmoid, ltm_sigmoid32_vec, ltm_sigmoid32_accurate, -87.33f,
+                   __builtin_inff())
 LTM_EXP32_TWO_PASS(ltm_silu, ltm_silu32_vec, ltm_silu32_accurate, -87.33f, __builtin_inff())
 
 #else
