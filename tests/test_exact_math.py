@@ -371,7 +371,8 @@ def _exp32_fma_inputs(name):
     boundaries (k + 1/2) ln2 (where r is largest and k may go either way); random inputs; the
     float32 subnormals; the specials.  And the inputs whose value (NumPy/SciPy, float64)
     lies within 2^-39 (relative) of a float32 midpoint, in [-88, 89] at a stride (normal
-    results): the first pass is within 2^-39.73 there,
+    results), and those found by a search where the first pass alone misrounds
+    (testdata/exp32_fma_hard.txt): the first pass is within 2^-39.73 there,
     so Ziv's test sends them to the accurate path.  Shuffled, so that the chunks mix elements
     the vectors keep with those the chunk redoes."""
     from scipy import special
@@ -394,6 +395,12 @@ def _exp32_fma_inputs(name):
         mid = np.where(y >= m, (m.astype(np.float64) + up) / 2, (m.astype(np.float64) + down) / 2)
         hard = allx[(np.abs(y - mid) < 2.0 ** -39 * np.abs(y)) & (np.abs(y) >= 2.0 ** -126)]
     assert hard.size > 20
+    found = os.path.join(os.path.dirname(__file__), "testdata", "exp32_fma_hard.txt")
+    with open(found) as f:
+        rows = [line.split() for line in f if line.strip() and not line.startswith("#")]
+    searched = np.array([int(b, 16) for n, b in rows if n == name], np.uint32).view(np.float32)
+    assert searched.size > 50
+    hard = np.concatenate([hard, searched])
     tiny = np.arange(1, 3000, 7, dtype=np.uint32).view(np.float32)     # float32 subnormals
     specials = np.array([np.inf, -np.inf, np.nan, -np.nan, 1e30, -1e30, 3.4e38, -3.4e38,
                          1e-45, -1e-45, -0.0], np.float32)
