@@ -362,6 +362,74 @@ def test_float32_erf_branches_every_path():
                             f"want {want[~same][:3]}")
 
 
+def _exp32_fma_inputs(name):
+    """float32 inputs for the exact float32 exp, sigmoid and silu, whose FMA paths have a
+    first pass of their own (kernels_c/math/lt_exp32_fma.h) and a chunk that redoes some
+    elements: a hundred ulps either side of the range the vectors keep (-87.33, and
+    88.72 for exp), of the float32-subnormal and overflow thresholds (-87.3365, 88.7228), of
+    the underflow to zero (-103.97), of silu's tiny bound (2^-124) and of the reduction's
+    boundaries (k + 1/2) ln2 (where r is largest and k may go either way); random inputs; the
+    float32 subnormals; the specials.  And the inputs whose value (NumPy/SciPy, float64)
+    lies within 2^-39 (relative) of a float32 midpoint, in [-88, 89] at a stride (normal
+    results), and those found by a search where the first pass alone misrounds
+    (testdata/exp32_fma_hard.txt): the first pass is within 2^-39.73 there,
+    so Ziv's test sends them to the accurate path.  Shuffled, so that the chunks mix elements
+    the vectors keep with those the chunk redoes."""
+    from scipy import special
+    edges = np.array([-87.33, 88.72, np.log(2.0 ** -126), np.log(np.finfo(np.float32).max),
+                      np.log(2.0 ** -150), -104.0, 0.0, 2.0 ** -124, -(2.0 ** -124), 17.33]
+                     + [(k + 0.5) * np.log(2.0) for k in range(-126, 128, 9)], np.float32)
+    base = _ordered(edges)
+    near = _from_ordered((base[:, None] + np.arange(-100, 101)[None, :]).ravel())
+    rng = np.random.default_rng(42)
+    inside = np.concatenate([rng.uniform(-110, 100, 1500), rng.uniform(-1, 1, 500),
+                             rng.uniform(-1e-6, 1e-6, 200)]).astype(np.float32)
+    allx = _from_ordered(np.arange(_ordered(np.float32(-88.0)), _ordered(np.float32(89.0)), 251))
+    xd = allx.astype(np.float64)
+    y = {"exp": np.exp, "sigmoid": special.expit, "silu": lambda v: v * special.expit(v)}[name](xd)
+    with np.errstate(over="ignore"):
+        m = y.astype(np.float32)
+    up = np.nextafter(m, np.float32(np.inf))
+    down = np.nextafter(m, np.float32(-np.inf))
+    with np.errstate(over="ignore", invalid="ignore"):
+        mid = np.where(y >= m, (m.astype(np.float64) + up) / 2, (m.astype(np.float64) + down) / 2)
+        hard = allx[(np.abs(y - mid) < 2.0 ** -39 * np.abs(y)) & (np.abs(y) >= 2.0 ** -126)]
+    assert hard.size > 20
+    found = os.path.join(os.path.dirname(__file__), "testdata", "exp32_fma_hard.txt")
+    with open(found) as f:
+        rows = [line.split() for line in f if line.strip() and not line.startswith("#")]
+    searched = np.array([int(b, 16) for n, b in rows if n == name], np.uint32).view(np.float32)
+    assert searched.size > 50
+    hard = np.concatenate([hard, searched])
+    tiny = np.arange(1, 3000, 7, dtype=np.uint32).view(np.float32)     # float32 subnormals
+    specials = np.array([np.inf, -np.inf, np.nan, -np.nan, 1e30, -1e30, 3.4e38, -3.4e38,
+                         1e-45, -1e-45, -0.0], np.float32)
+    x = np.concatenate([near, inside, hard, tiny, -tiny, specials])
+    return x[rng.permutation(x.size)], hard
+
+
+@pytest.mark.parametrize("name", ["exp", "sigmoid", "silu"])
+def test_float32_exp_family_fma_pass_every_path(name):
+    """The exact float32 exp, sigmoid and silu on every kernel path (the AVX paths compute
+    their own first pass with FMA and no table, the generic one the no-FMA pass), bit for
+    bit against MPFR rounded once to float32, on the inputs of _exp32_fma_inputs (mixed),
+    on the Ziv-flagged inputs alone and on a short call (one partial vector)."""
+    ref_mp = REFS[name][1]
+    x, hard = _exp32_fma_inputs(name)
+    want_all = np.array([ref_mp(v) for v in x], np.float32)
+    if name == "silu":               # silu(-inf) is -0 (the limit; MPFR's -inf * 0 is NaN)
+        want_all[np.isneginf(x)] = -0.0
+    is_hard = np.isin(x, hard)
+    for xs, want in ((x, want_all), (x[is_hard], want_all[is_hard]), (x[:5], want_all[:5])):
+        for path in lt.kernel_paths():
+            with lt.config(kernel_path=path, mode="exact"):
+                got = _call(name, xs)
+            same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
+            assert same.all(), (f"{name} on {path}: {np.count_nonzero(~same)} of {xs.size} "
+                                f"differ, first x = {xs[~same][:3]}, got {got[~same][:3]}, "
+                                f"want {want[~same][:3]}")
+
+
 # ---- fast mode on adversarial ranges ---------------------------------------------------
 # Random and log-uniform samples rarely land where a formula loses accuracy: where a result
 # cancels (logaddexp with exp(a) + exp(b) near 1, log1p and expm1 near 0, log near 1, atan2

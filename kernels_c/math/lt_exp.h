@@ -446,11 +446,9 @@ static inline float ltm_silu_p1(float xf, float lo, float hi, int32_t *amb)
                 if (amb[i]) { const float x = a[i]; o[i] = (ACC); }                          \
     }
 
-ltm_exp_two_pass(ltm_exp, -104.0, 89.0, ltm_exp_acc_f32(x))
+/* exp, sigmoid, silu: lt_exp32_fma.h (a first pass of their own on the FMA paths) */
 ltm_exp_two_pass(ltm_expm1, -104.0, 89.0, ltm_expm1_acc_f32(x))
 ltm_exp_two_pass(ltm_tanh, 0.0, 10.0, ltm_tanh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0))
-ltm_exp_two_pass(ltm_sigmoid, 0.0, 110.0, ltm_sigmoid_acc_f32(x))
-ltm_exp_two_pass(ltm_silu, 0.0, 110.0, ltm_silu_acc_f32(x))
 ltm_exp_two_pass(ltm_sinh, 0.0, 90.0, ltm_sinh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0))
 ltm_exp_two_pass(ltm_cosh, 0.0, 90.0, ltm_cosh_acc_f32(__builtin_fabs((double)x)))
 

@@ -1,0 +1,228 @@
+/* The exp family, continued (lt_exp.h): the float32 exact exp, sigmoid and silu.  On the FMA
+ * paths (AVX2, AVX-512) each has a first pass of its own (issue 41): correctly rounded on
+ * each path on its own (docs/exact-math.md), the AVX2 and AVX-512 paths computing the same
+ * FMAs in the same order (4 or 8 lanes), so the same bits.  The generic path keeps the
+ * no-FMA two-pass forms of lt_exp.h (ltm_exp_two_pass), verified on their own.
+ * Pasted after lt_exp.h into every kernel path (build_kernels.MATH_FAMILIES). */
+
+#if LTM_GW == 8 || (LTM_GW == 4 && defined(__FMA__))
+/* ---- the exp core -------------------------------------------------------------------------
+ * exp(x) in double for x in [-87.33, 88.72] (callers clamp, or redo the others).  No table.
+ *   k = round(x / ln2) (an FMA with the 1.5 2^52 shifter; |k| <= 128), r = fma(-k, ln2_d, x)
+ *   with ln2_d = RN(ln2): error |k| |ln2 - ln2_d| + 2^-53 |r| < 2^-48.2, |r| <= ln2/2 + 2^-48.
+ *   exp(r) by E(r) of degree 8: the Chebyshev interpolant of e^r on |r| <= ln2/2 (1 + 2^-12),
+ *   coefficients rounded to double (tools/fit_exp32_fma.py): method error below 2^-39.76
+ *   relative.  Estrin's scheme (r^2, r^4, four pairs, two quads, two FMAs: the loop is bound
+ *   by latency with Horner's 8 dependent FMAs): the roundings add below 2^-53 4.4 absolute
+ *   (r^2, r^4: 2^-53, 3 2^-53 relative; e01 = 1 + r: 1.35, e03: 1.42 + 1.35 + 0.13, the
+ *   r^4 term below 0.01), below 2^-50.3 relative (E >= 0.707).  y = E 2^k by an integer
+ *   add of k to the exponent field (exact: y stays a normal double).
+ *   In all y is within 2^-39.74 |y| of exp(x). */
+#undef LTM_VFMA
+#undef LTM_VMAXS
+#undef LTM_VMAXU
+#undef LTM_VMINF
+#if LTM_GW == 8
+#define LTM_VFMA(a, b, c) ((ltm_gvd)_mm512_fmadd_pd((__m512d)(a), (__m512d)(b), (__m512d)(c)))
+#define LTM_VMAXS(m, v) ((ltm_gvi)_mm256_max_epi32((__m256i)(m), (__m256i)(v)))
+#define LTM_VMAXU(m, v) ((ltm_gvi)_mm256_max_epu32((__m256i)(m), (__m256i)(v)))
+#define LTM_VMINF(a, b) ((ltm_gvf)_mm256_min_ps((__m256)(a), (__m256)(b)))
+#else
+#define LTM_VFMA(a, b, c) ((ltm_gvd)_mm256_fmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c)))
+#define LTM_VMAXS(m, v) ((ltm_gvi)_mm_max_epi32((__m128i)(m), (__m128i)(v)))
+#define LTM_VMAXU(m, v) ((ltm_gvi)_mm_max_epu32((__m128i)(m), (__m128i)(v)))
+#define LTM_VMINF(a, b) ((ltm_gvf)_mm_min_ps((__m128)(a), (__m128)(b)))
+#endif
+/* LTM_VMAXS, LTM_VMAXU: the lane-wise signed and unsigned max of float bits;
+ * LTM_VMINF(a, b): a < b ? a : b per lane (b where a is NaN) */
+
+static inline __attribute__((always_inline)) ltm_gvd ltm_exp32_widen(ltm_gvf xf)
+{
+#if LTM_GW == 8
+    return ltm_vwiden(xf);
+#else
+    return (ltm_gvd)_mm256_cvtps_pd((__m128)xf);
+#endif
+}
+
+static inline __attribute__((always_inline)) ltm_gvd ltm_exp32_core(ltm_gvd x)
+{
+    static const double E[9] = {
+        0x1.0000000000000p+0, 0x1.ffffffffd375dp-1, 0x1.fffffffff7188p-2,
+        0x1.555555a28ae15p-3, 0x1.55555574346c2p-5, 0x1.11108089dfed4p-7,
+        0x1.6c164dd75c7b9p-10, 0x1.a1aab13a7dff3p-13, 0x1.a15a77b1eb712p-16 };
+    const double inv_ln2 = 0x1.71547652b82fep+0, ln2 = 0x1.62e42fefa39efp-1, shifter = 0x1.8p52;
+    const ltm_gvd zero = { 0 };
+    ltm_gvd tk = LTM_VFMA(x, zero + inv_ln2, zero + shifter);
+    ltm_gvd r = LTM_VFMA(tk - shifter, zero - ln2, x);
+    ltm_gvd r2 = r * r, r4 = r2 * r2;
+    ltm_gvd e01 = LTM_VFMA(zero + E[1], r, zero + E[0]);
+    ltm_gvd e23 = LTM_VFMA(zero + E[3], r, zero + E[2]);
+    ltm_gvd e45 = LTM_VFMA(zero + E[5], r, zero + E[4]);
+    ltm_gvd e67 = LTM_VFMA(zero + E[7], r, zero + E[6]);
+    ltm_gvd e03 = LTM_VFMA(e23, r2, e01), e47 = LTM_VFMA(e67, r2, e45);
+    ltm_gvd e = LTM_VFMA(LTM_VFMA(zero + E[8], r4, e47), r4, e03);
+    /* k into the exponent field: the shifter's low 12 bits are zero */
+    return (ltm_gvd)((ltm_gvl)e + ((ltm_gvl)tk << 52));
+}
+
+/* Ziv's test for a result y within 2^-39.73 |y| (2^13.27 units of its last place): *clear
+ * when no float32 midpoint lies within 2^15 units of y (over 3x the bound; about one element
+ * in 2^13 is flagged), one compare.  A y that is clear rounds to the correctly rounded float32
+ * (y is a normal float32 here: the callers redo the others). */
+static inline __attribute__((always_inline)) ltm_gvl ltm_exp32_clear(ltm_gvd y)
+{
+    return (((ltm_gvl)y + ((int64_t)0x10000000 + 0x8000)) & 0x1FFFFFFF) > 2 * 0x8000;
+}
+
+/* NAME_f32_chunk and NAME_f32 from a first pass VEC (ltm_gvf VEC(ltm_gvf x, ltm_gvl *clear),
+ * right for x in [LO, HI]): vectors (the tail through a zero-padded vector), the largest bits
+ * of the inputs kept on the way (one unsigned and one signed max: as unsigned, the floats
+ * below LO < 0, -inf and negative NaNs lie above bits(LO); as signed, those above HI, +inf
+ * and positive NaNs above bits(HI)); then the flagged elements and, in a chunk that has them,
+ * the x outside [LO, HI] (NaN too: what the vectors made of them is not kept) redone by ACC
+ * (float ACC(float)). */
+#undef LTM_EXP32_TWO_PASS
+#define LTM_EXP32_TWO_PASS(NAME, VEC, ACC, LO, HI)                                           \
+    static inline void NAME##_f32_chunk(int64_t n, float *restrict o,                       \
+                                        const float *restrict a)                             \
+    {                                                                                        \
+        const float lo = LO, hi = HI;                                                        \
+        uint32_t lo_bits, hi_bits;                                                           \
+        memcpy(&lo_bits, &lo, 4);                                                            \
+        memcpy(&hi_bits, &hi, 4);                                                            \
+        int64_t clear[LT_CHUNK + LTM_GW];                                                    \
+        ltm_gvl all = (ltm_gvl){ 0 } - 1;                                                    \
+        ltm_gvi smax = { 0 }, umax = { 0 };                                                  \
+        int64_t i = 0;                                                                       \
+        for (; i + LTM_GW <= n; i += LTM_GW) {                                               \
+            ltm_gvf v;                                                                       \
+            ltm_gvl m;                                                                       \
+            memcpy(&v, a + i, sizeof v);                                                     \
+            smax = LTM_VMAXS(smax, v);                                                       \
+            umax = LTM_VMAXU(umax, v);                                                       \
+            v = VEC(v, &m);                                                                  \
+            memcpy(o + i, &v, sizeof v);                                                     \
+            memcpy(clear + i, &m, sizeof m);                                                 \
+            all &= m;                                                                        \
+        }                                                                                    \
+        if (i < n) {                                                                         \
+            float t[LTM_GW] = { 0 };                                                         \
+            memcpy(t, a + i, (size_t)(n - i) * sizeof(float));                              \
+            ltm_gvf v;                                                                       \
+            ltm_gvl m;                                                                       \
+            memcpy(&v, t, sizeof v);                                                         \
+            smax = LTM_VMAXS(smax, v);                                                       \
+            umax = LTM_VMAXU(umax, v);                                                       \
+            v = VEC(v, &m);                                                                  \
+            memcpy(t, &v, sizeof v);                                                         \
+            memcpy(o + i, t, (size_t)(n - i) * sizeof(float));                               \
+            memcpy(clear + i, &m, sizeof m);                                                 \
+            all &= m;                                                                        \
+        }                                                                                    \
+        int64_t flagged = 0;                                                                 \
+        int32_t out = 0;                                                                     \
+        for (int j = 0; j < LTM_GW; j++) {                                                   \
+            flagged |= ~all[j];                                                              \
+            out |= ((uint32_t)umax[j] > lo_bits) | (smax[j] > (int32_t)hi_bits);             \
+        }                                                                                    \
+        if (flagged | out)                                                                   \
+            for (int64_t j = 0; j < n; j++)                                                  \
+                if (!clear[j] | !(a[j] >= lo && a[j] <= hi)) o[j] = ACC(a[j]);               \
+    }                                                                                        \
+    static inline float NAME##_f32(float x)                                                  \
+    {                                                                                        \
+        float y;                                                                             \
+        NAME##_f32_chunk(1, &y, &x);                                                         \
+        return y;                                                                            \
+    }
+
+/* ---- exp: y = the core's exp(x), x in [-87.33, 88.72] (exp(-87.33) > 2^-126: a normal
+ * float32; exp(88.72) < FLT_MAX).  The chunk redoes the rest (float32-subnormal results,
+ * overflow, NaN) and the flagged elements with ltm_exp32_accurate: the generic path's no-FMA
+ * pass (its own test), then the double-double exp. */
+static inline float ltm_exp32_accurate(float x)
+{
+    int32_t amb;
+    float y = ltm_exp_p1(x, -104.0f, 89.0f, &amb);
+    return amb ? ltm_exp_acc_f32(x) : y;
+}
+static inline __attribute__((always_inline)) ltm_gvf ltm_exp32_vec(ltm_gvf xf, ltm_gvl *clear)
+{
+    ltm_gvd y = ltm_exp32_core(ltm_exp32_widen(xf));
+    *clear = ltm_exp32_clear(y);
+    return __builtin_convertvector(y, ltm_gvf);
+}
+LTM_EXP32_TWO_PASS(ltm_exp, ltm_exp32_vec, ltm_exp32_accurate, -87.33f, 88.72f)
+
+/* ---- sigmoid and silu: E = exp(-a), a = min(|x|, 87.33) (in float), by the core (2^-39.74);
+ * sigmoid = N / (1 + E) with N = 1 (x >= 0) or E (x < 0), silu = x sigmoid.  The error of E
+ * reaches the quotient scaled by at most 1 (E / (1 + E) <= 1, 1 / (1 + E) <= 1), the sum, the
+ * division and silu's product add 3 2^-53: within 2^-39.73 |y|, the test above.  For x > 87.33
+ * the clamp changes nothing that shows: sigmoid and silu round to 1 and x from x = 17.33 on,
+ * and so do the clamped quotients (E(87.33) < 2^-125).  The chunk redoes x < -87.33 (results
+ * near or below 2^-126) and NaN, and the flagged elements, with the generic path's pass. */
+static inline float ltm_sigmoid32_accurate(float x)
+{
+    int32_t amb;
+    float y = ltm_sigmoid_p1(x, 0.0f, 110.0f, &amb);
+    return amb ? ltm_sigmoid_acc_f32(x) : y;
+}
+static inline float ltm_silu32_accurate(float x)
+{
+    int32_t amb;
+    float y = ltm_silu_p1(x, 0.0f, 110.0f, &amb);
+    return amb ? ltm_silu_acc_f32(x) : y;
+}
+typedef uint32_t ltm_exp32_vu __attribute__((vector_size(4 * LTM_GW)));
+
+/* b where s has its sign bit set (x < 0, -0, negative NaN), else a */
+static inline __attribute__((always_inline)) ltm_gvd ltm_exp32_signsel(ltm_gvd a, ltm_gvd b,
+                                                                       ltm_gvd s)
+{
+#if LTM_GW == 8
+    __mmask8 neg = _mm512_cmplt_epi64_mask((__m512i)s, _mm512_setzero_si512());
+    return (ltm_gvd)_mm512_mask_blend_pd(neg, (__m512d)a, (__m512d)b);
+#else
+    return (ltm_gvd)_mm256_blendv_pd((__m256d)a, (__m256d)b, (__m256d)s);
+#endif
+}
+static inline __attribute__((always_inline)) ltm_gvf ltm_sigmoid32_any(ltm_gvf xf, ltm_gvl *clear,
+                                                                       int times_x)
+{
+    const ltm_gvf fzero = { 0 };
+    const ltm_gvd zero = { 0 };
+    ltm_gvi ab = (ltm_gvi)xf & 0x7FFFFFFF;
+    ltm_gvf na = (ltm_gvf)((ltm_gvi)LTM_VMINF((ltm_gvf)ab, fzero + 87.33f) | (int32_t)0x80000000);
+    ltm_gvd e = ltm_exp32_core(ltm_exp32_widen(na));                      /* E = exp(-a) */
+    ltm_gvd x = ltm_exp32_widen(xf);
+    ltm_gvd y = ltm_exp32_signsel(zero + 1.0, e, x) / (e + 1.0);          /* -0: E = 1 */
+    if (times_x)
+        y = x * y;
+    *clear = ltm_exp32_clear(y);
+    if (times_x) {
+        /* 0 < |x| < 2^-124: silu may be float32-subnormal (other rounding boundaries), so
+         * not clear: 1 <= bits < bits(2^-124), as bits + 2^31 - 1 compared signed */
+        ltm_exp32_vu t = (ltm_exp32_vu)ab + 0x7FFFFFFFu;
+        ltm_gvi tiny = (ltm_gvi)t < (int32_t)(0x01800000u + 0x7FFFFFFFu);
+        *clear &= ~__builtin_convertvector(tiny, ltm_gvl);
+    }
+    return __builtin_convertvector(y, ltm_gvf);
+}
+static inline __attribute__((always_inline)) ltm_gvf ltm_sigmoid32_vec(ltm_gvf xf, ltm_gvl *clear)
+{
+    return ltm_sigmoid32_any(xf, clear, 0);
+}
+static inline __attribute__((always_inline)) ltm_gvf ltm_silu32_vec(ltm_gvf xf, ltm_gvl *clear)
+{
+    return ltm_sigmoid32_any(xf, clear, 1);
+}
+LTM_EXP32_TWO_PASS(ltm_sigmoid, ltm_sigmoid32_vec, ltm_sigmoid32_accurate, -87.33f,
+                   __builtin_inff())
+LTM_EXP32_TWO_PASS(ltm_silu, ltm_silu32_vec, ltm_silu32_accurate, -87.33f, __builtin_inff())
+
+#else
+ltm_exp_two_pass(ltm_exp, -104.0, 89.0, ltm_exp_acc_f32(x))
+ltm_exp_two_pass(ltm_sigmoid, 0.0, 110.0, ltm_sigmoid_acc_f32(x))
+ltm_exp_two_pass(ltm_silu, 0.0, 110.0, ltm_silu_acc_f32(x))
+#endif
