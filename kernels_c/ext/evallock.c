@@ -222,16 +222,10 @@ static int evallock_take_roots(evallock_t *self, int blocking, PyObject *roots)
     if (self->st.count > 0 && self->owner == me) {
         self->st.count++;
     } else {
-        if (pthread_mutex_trylock(&self->mutex) != 0) {
-            if (!blocking) return 0;
-            int rc;
-            Py_BEGIN_ALLOW_THREADS
-            rc = pthread_mutex_lock(&self->mutex);
-            Py_END_ALLOW_THREADS
-            if (rc != 0) {
-                PyErr_SetString(PyExc_RuntimeError, "lazytensor: the evaluation lock failed");
-                return -1;
-            }
+        if (!blocking) {
+            if (pthread_mutex_trylock(&self->mutex) != 0) return 0;
+        } else if (evallock_mutex(self) < 0) {
+            return -1;
         }
         self->owner = me;
         self->st.count = 1;
