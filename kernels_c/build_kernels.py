@@ -103,11 +103,11 @@ def _c_expr(body, dt):
 # forms ltm_NAME_f32 / ltm_NAME_f64 (and optionally ltm_NAME_f32_chunk, a whole-chunk
 # vectorised form) and the fast forms ltm_NAME_f32_fast / ltm_NAME_f64_fast (optionally
 # ltm_NAME_f32_fast_chunk).
-MATH_FAMILIES = ("exp", "exp_fast", "log", "erf", "trig", "misc", "pow", "complex", "cfunc")
+MATH_FAMILIES = ("exp", "exp_fast", "log", "erf", "trig", "misc", "pow", "complex", "cfunc", "cfunc_inv")
 # exp_fast: the exp family's float32 fast forms, in a header of their own (no file over 1000
 # lines); pow after exp and log, whose cores it calls; complex: the complex arithmetic (the
 # ``cc`` bodies' helpers, after misc's hypot); cfunc: the complex functions (exp, log ...) on
-# the real families' cores
+# the real families' cores; cfunc_inv: the inverse functions, on cfunc's helpers
 
 
 def _math_headers():
