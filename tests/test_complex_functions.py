@@ -461,6 +461,33 @@ def test_inverse_functions_are_one_kernel_and_numpys_values(dtype):
     np.testing.assert_allclose(np.asarray(r), want, rtol=tol * 10, atol=tol * 10)
 
 
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_inverse_functions_special_values_are_numpys(dtype):
+    """On every pair of special values (signed zeros on the cuts, +-1, infinities, NaN) the
+    inverse functions give NumPy's values and signs, but asin(+-inf + nanj) = nan - infj and
+    atan(+-inf + nanj) = +-pi/2 - 0j by the standard's -1j * f(1j z) from asinh's and atanh's
+    unspecified signs, taken + (NumPy: nan + infj, +-pi/2 + 0j, though its asinh and atanh
+    give + there too)."""
+    vals = [0.0, -0.0, 0.5, -2.5, 1.0, -1.0, 1e30, INF, -INF, NAN]
+    z = np.array([complex(a, b) for a in vals for b in vals], dtype)
+    npf = {"asinh": np.arcsinh, "asin": np.arcsin, "atanh": np.arctanh, "atan": np.arctan,
+           "acosh": np.arccosh, "acos": np.arccos}
+    ftype = PART[dtype]
+    for name in INVERSE:
+        got, want = run_everywhere(name, z), npf[name](z)
+        for zi, g, w in zip(z, got, want):
+            if name in ("asin", "atan") and np.isinf(zi.real) and np.isnan(zi.imag):
+                want = (NAN, -INF) if name == "asin" else (np.copysign(PI / 2, zi.real), -0.0)
+                assert _check_part(g.real, want[0], 0, 0, ftype)
+                assert _check_part(g.imag, want[1], 0, 0, ftype)
+                continue
+            for gp, wp in ((g.real, w.real), (g.imag, w.imag)):
+                ok = (np.isnan(gp) and np.isnan(wp)) or (
+                    np.signbit(gp) == np.signbit(wp)
+                    and (gp == wp or abs(gp - wp) <= 4 * np.spacing(np.abs(wp))))
+                assert ok, (name, complex(zi), complex(g), complex(w))
+
+
 # ---- the arithmetic's rare paths: the same bits on every path --------------------------------------
 @pytest.mark.parametrize("dtype", CDTYPES)
 def test_arithmetic_rare_paths_have_the_same_bits_on_every_path(dtype):

@@ -133,7 +133,7 @@ static inline lt_c128 ltm_cf_acos_special(double x, double y)
     if (x != x) {
         if (ltm_cf_isinf(y)) o.im = -y;                         /* NaN -+ inf j */
     } else if (y != y) {
-        if (ltm_cf_isinf(x)) o.im = inf;                        /* NaN + inf j (sign: +) */
+        if (ltm_cf_isinf(x)) o.im = -inf;                       /* NaN - inf j (NumPy's sign) */
         else if (x == 0) o.re = ltm_cf_pi2.hi;                  /* pi/2 + NaN j */
     } else {
         o.re = ltm_atan2_f64(__builtin_fabs(y), x);
