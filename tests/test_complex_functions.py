@@ -1,4 +1,4 @@
-"""Complex exp, log, sqrt and sign in the kernel (kernels_c/math/lt_cfunc.h): every special
+"""Complex functions in the kernel (kernels_c/math/lt_cfunc.h, lt_cfunc_inv.h): every special
 case of the Array API 2025.12 tables, on every kernel path and thread count with the same
 bits; accuracy against mpmath within the bounds of the op table (componentwise, in ulps of
 each part); fusion with real ops (docs/complex.md)."""
@@ -28,7 +28,10 @@ def _quiet():
 
 FN = {"exp": lt.exp, "log": lt.log, "sqrt": lt.sqrt, "sign": lt.sign, "sinh": lt.sinh,
       "cosh": lt.cosh, "tanh": lt.tanh, "sin": lt.sin, "cos": lt.cos, "tan": lt.tan,
-      "log2": lt.log2, "log10": lt.log10, "expm1": lt.expm1, "log1p": lt.log1p}
+      "log2": lt.log2, "log10": lt.log10, "expm1": lt.expm1, "log1p": lt.log1p,
+      "asinh": lt.asinh, "asin": lt.asin, "atanh": lt.atanh, "atan": lt.atan,
+      "acosh": lt.acosh, "acos": lt.acos}
+INVERSE = ("asinh", "asin", "atanh", "atan", "acosh", "acos")
 
 
 def run_everywhere(name, z):
@@ -171,8 +174,63 @@ TABLES = {
         ([NAN], [INF], INF, NAN),
         ([NAN], [NAN], NAN, NAN),
     ],
+    # the inverse functions (asin and atan: the identities' test below); asinh and atanh are
+    # odd (rows for +0 <= a, the test runs -z), every one conjugate-symmetric
+    "asinh": [
+        ([0.0], [0.0], 0.0, 0.0),
+        (POS_FINITE, [INF], INF, PI / 2),
+        (FINITE, [NAN], NAN, NAN),
+        ([INF], POS_FINITE, INF, 0.0),
+        ([INF], [INF], INF, PI / 4),
+        ([INF], [NAN], INF, NAN),                # C99 Annex G (the standard has no row)
+        ([NAN], [0.0], NAN, 0.0),
+        ([NAN], NONZERO_FINITE, NAN, NAN),
+        ([NAN], [INF], INF_ANY_SIGN, NAN),
+        ([NAN], [NAN], NAN, NAN),
+    ],
+    "atanh": [
+        ([0.0], [0.0], 0.0, 0.0),
+        ([0.0], [NAN], 0.0, NAN),
+        ([1.0], [0.0], INF, 0.0),
+        (POS_FINITE, [INF], 0.0, PI / 2),
+        (NONZERO_FINITE, [NAN], NAN, NAN),
+        ([INF], POS_FINITE, 0.0, PI / 2),
+        ([INF], [INF], 0.0, PI / 2),
+        ([INF], [NAN], 0.0, NAN),
+        ([NAN], FINITE, NAN, NAN),
+        ([NAN], [INF], ZERO_ANY_SIGN, PI / 2),
+        ([NAN], [NAN], NAN, NAN),
+    ],
+    "acosh": [
+        ([0.0, -0.0], [0.0], 0.0, PI / 2),
+        (FINITE, [INF], INF, PI / 2),
+        (NONZERO_FINITE, [NAN], NAN, NAN),
+        ([0.0], [NAN], NAN, ("|.|", PI / 2)),
+        ([-INF], POS_FINITE, INF, PI),
+        ([INF], POS_FINITE, INF, 0.0),
+        ([-INF], [INF], INF, 3 * PI / 4),
+        ([INF], [INF], INF, PI / 4),
+        ([INF, -INF], [NAN], INF, NAN),
+        ([NAN], FINITE, NAN, NAN),
+        ([NAN], [INF], INF, NAN),
+        ([NAN], [NAN], NAN, NAN),
+    ],
+    "acos": [
+        ([0.0, -0.0], [0.0], PI / 2, -0.0),
+        ([0.0, -0.0], [NAN], PI / 2, NAN),
+        (FINITE, [INF], PI / 2, -INF),
+        (NONZERO_FINITE, [NAN], NAN, NAN),
+        ([-INF], POS_FINITE, PI, -INF),
+        ([INF], POS_FINITE, 0.0, -INF),
+        ([-INF], [INF], 3 * PI / 4, -INF),
+        ([INF], [INF], PI / 4, -INF),
+        ([INF, -INF], [NAN], NAN, INF_ANY_SIGN),
+        ([NAN], FINITE, NAN, NAN),
+        ([NAN], [INF], NAN, -INF),
+        ([NAN], [NAN], NAN, NAN),
+    ],
 }
-PARITY = {"sinh": -1, "tanh": -1, "cosh": 1}   # f(-z) = parity * f(z)
+PARITY = {"sinh": -1, "tanh": -1, "cosh": 1, "asinh": -1, "atanh": -1}   # f(-z) = parity * f(z)
 
 
 def _over(spec, k):
@@ -239,12 +297,13 @@ def test_every_special_case_of_the_standard(name, dtype):
 
 
 @pytest.mark.parametrize("dtype", CDTYPES)
-@pytest.mark.parametrize("name,hyp", [("sin", "sinh"), ("cos", "cosh"), ("tan", "tanh")])
+@pytest.mark.parametrize("name,hyp", [("sin", "sinh"), ("cos", "cosh"), ("tan", "tanh"),
+                                      ("asin", "asinh"), ("atan", "atanh")])
 def test_circular_functions_are_the_standards_identities(name, hyp, dtype):
-    """sin z = -1j sinh(1j z), cos z = cosh(1j z), tan z = -1j tanh(1j z), bit for bit on every
-    special value pair (the standard defines their special cases so), 1j z being the exact
-    rotation -b + aj."""
-    vals = [0.0, -0.0, 0.75, -2.5, 1e30, INF, -INF, NAN]
+    """sin z = -1j sinh(1j z), cos z = cosh(1j z), tan z = -1j tanh(1j z), asin z = -1j
+    asinh(1j z), atan z = -1j atanh(1j z), bit for bit on every special value pair (the
+    standard defines their special cases so), 1j z being the exact rotation -b + aj."""
+    vals = [0.0, -0.0, 0.75, -2.5, 1e30, 1.0, -1.0, INF, -INF, NAN]
     z = np.array([complex(a, b) for a in vals for b in vals], dtype)
     rot = np.empty_like(z)
     rot.real, rot.imag = -z.imag, z.real
@@ -265,7 +324,8 @@ MP = {"exp": mpmath.exp, "log": mpmath.log, "sqrt": mpmath.sqrt, "sign": lambda 
       "sinh": mpmath.sinh, "cosh": mpmath.cosh, "tanh": mpmath.tanh, "sin": mpmath.sin,
       "cos": mpmath.cos, "tan": mpmath.tan, "log2": lambda z: mpmath.log(z) / mpmath.log(2),
       "log10": lambda z: mpmath.log(z) / mpmath.log(10), "expm1": mpmath.expm1,
-      "log1p": mpmath.log1p}
+      "log1p": mpmath.log1p, "asinh": mpmath.asinh, "asin": mpmath.asin, "atanh": mpmath.atanh,
+      "atan": mpmath.atan, "acosh": mpmath.acosh, "acos": mpmath.acos}
 # operands of exp-like growth: parts of magnitude below 2^6 in the random sample
 GROWING = ("exp", "expm1", "sinh", "cosh", "tanh", "sin", "cos", "tan")
 
@@ -291,6 +351,13 @@ def _hard(dtype, name):
         t = np.random.default_rng(11).uniform(0, 2 * PI, 200)   # |z| ~ 1
         zs += list(np.cos(t) + 1j * np.sin(t))
         zs += [complex(1 + 2.0 ** -k, 2.0 ** -(k // 2 + 1)) for k in range(5, 50)]
+        if name in INVERSE:   # near the branch points +-1, +-i, on the cuts, zero parts
+            near = [0.0, 2.0 ** -1074, 1e-300, 2.0 ** -60, 2.0 ** -30, 1e-8]
+            w = [complex(1 + s1 * d, s2 * e) for d in near for e in near for s1 in (1, -1)
+                 for s2 in (1, -1)]
+            w += [complex(s1 * a, s2 * b) for a in (0.0, 0.5, 1.0, 2.0 ** 60, 2.0 ** 61)
+                  for b in (0.0, 2.0 ** -401, 2.0 ** -59, 2.0 ** 59) for s1 in (1, -1) for s2 in (1, -1)]
+            zs += w + [-z for z in w] + [complex(-z.imag, z.real) for z in w]
         if name == "log1p":   # |1 + z| ~ 1, z ~ -1, z ~ 0
             zs = [z - 1 for z in zs] + zs + [complex(-1 + 2.0 ** -k, 2.0 ** -k) for k in range(1, 60)]
     return np.array(zs, dtype)
@@ -313,12 +380,26 @@ def part_error_ulps(got, exact, ftype):
     return float(abs(mpmath.mpf(float(got)) - exact)) / ulp
 
 
+def _mp_operand(z, name):
+    """z for mpmath: a zero part of an inverse function's operand as +-2^-2300 (mpmath has no
+    signed zeros: this picks the side of a branch cut, and moves a branch point's value by
+    less than the least subnormal)."""
+    if name not in INVERSE:
+        return mpmath.mpc(z)
+    tz = mpmath.mpf(2) ** -2300
+    part = [(tz if np.copysign(1.0, v) > 0 else -tz) if v == 0 else mpmath.mpf(v)
+            for v in (z.real, z.imag)]
+    return mpmath.mpc(*part)
+
+
 @pytest.mark.parametrize("dtype", CDTYPES)
 @pytest.mark.parametrize("name", list(MP))
 def test_componentwise_accuracy_against_mpmath(name, dtype):
     """Each part within the op table's bound (ulps of that part; a subnormal part within one
-    of its ulps: two roundings), on random and hard operands."""
-    mpmath.mp.prec = 200
+    of its ulps: two roundings), on random and hard operands.  The inverse functions at 2600
+    bits: mpmath's formulas cancel near 0 (asinh of 1e-63 + 1e-76j lost its real part at
+    200 bits) and the signed zeros above need the room."""
+    mpmath.mp.prec = 2600 if name in INVERSE else 200
     ftype = PART[dtype]
     bound = OPS[name].cc_ulp[CDTYPES.index(dtype)]
     spread = 6 if name in GROWING else (40 if dtype == np.complex64 else 300)
@@ -326,7 +407,10 @@ def test_componentwise_accuracy_against_mpmath(name, dtype):
     got = run_everywhere(name, z)
     fi = np.finfo(ftype)
     for zi, g in zip(z, got):
-        e = MP[name](mpmath.mpc(complex(zi)))
+        on, off = (zi.real, zi.imag) if name == "atanh" else (zi.imag, zi.real)
+        if name in ("atanh", "atan") and abs(on) == 1 and off == 0:
+            continue   # the poles +-1 (+-i): the table's
+        e = MP[name](_mp_operand(complex(zi), name))
         for k, (gp, ep) in enumerate(((g.real, e.real), (g.imag, e.imag))):
             err = part_error_ulps(gp, ep, ftype)
             if err is None:
@@ -354,6 +438,54 @@ def test_exp_of_a_phase_is_one_kernel_with_the_real_ops():
     assert len(lt.explain(s)) == 1
     np.testing.assert_allclose(np.asarray(s), np.sqrt(np.log(z) * 2) + z / np.abs(z) - np.abs(z),
                                rtol=1e-14)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_inverse_functions_are_one_kernel_and_numpys_values(dtype):
+    """The six inverse functions fused with real and complex ops in one kernel, their values
+    NumPy's on ordinary operands (off the branch cuts, where NumPy's formulas are accurate)."""
+    rng = np.random.default_rng(3)
+    z = (rng.uniform(-3, 3, 500) + 1j * rng.uniform(-3, 3, 500)).astype(dtype)
+    x = rng.uniform(-1, 1, 500).astype(PART[dtype])
+    Z, X = lt.asarray(z), lt.asarray(x)
+    r = lt.asinh(Z) + lt.asin(Z) * 2 - lt.atanh(Z) + lt.atan(Z) * X + lt.acosh(Z) - lt.acos(Z)
+    e = lt.explain(r)
+    assert len(e) == 1
+    assert {"asinh", "asin", "atanh", "atan", "acosh", "acos"} <= set(e.kernels[0]["ops"])
+    tol = 2e-5 if dtype == np.complex64 else 1e-13
+    for name, f in (("asinh", np.arcsinh), ("asin", np.arcsin), ("atanh", np.arctanh),
+                    ("atan", np.arctan), ("acosh", np.arccosh), ("acos", np.arccos)):
+        np.testing.assert_allclose(np.asarray(FN[name](Z)), f(z), rtol=tol, atol=0, err_msg=name)
+    want = (np.arcsinh(z) + np.arcsin(z) * 2 - np.arctanh(z) + np.arctan(z) * x + np.arccosh(z)
+            - np.arccos(z))
+    np.testing.assert_allclose(np.asarray(r), want, rtol=tol * 10, atol=tol * 10)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_inverse_functions_special_values_are_numpys(dtype):
+    """On every pair of special values (signed zeros on the cuts, +-1, infinities, NaN) the
+    inverse functions give NumPy's values and signs, but asin(+-inf + nanj) = nan - infj and
+    atan(+-inf + nanj) = +-pi/2 - 0j by the standard's -1j * f(1j z) from asinh's and atanh's
+    unspecified signs, taken + (NumPy: nan + infj, +-pi/2 + 0j, though its asinh and atanh
+    give + there too)."""
+    vals = [0.0, -0.0, 0.5, -2.5, 1.0, -1.0, 1e30, INF, -INF, NAN]
+    z = np.array([complex(a, b) for a in vals for b in vals], dtype)
+    npf = {"asinh": np.arcsinh, "asin": np.arcsin, "atanh": np.arctanh, "atan": np.arctan,
+           "acosh": np.arccosh, "acos": np.arccos}
+    ftype = PART[dtype]
+    for name in INVERSE:
+        got, want = run_everywhere(name, z), npf[name](z)
+        for zi, g, w in zip(z, got, want):
+            if name in ("asin", "atan") and np.isinf(zi.real) and np.isnan(zi.imag):
+                want = (NAN, -INF) if name == "asin" else (np.copysign(PI / 2, zi.real), -0.0)
+                assert _check_part(g.real, want[0], 0, 0, ftype)
+                assert _check_part(g.imag, want[1], 0, 0, ftype)
+                continue
+            for gp, wp in ((g.real, w.real), (g.imag, w.imag)):
+                ok = (np.isnan(gp) and np.isnan(wp)) or (
+                    np.signbit(gp) == np.signbit(wp)
+                    and (gp == wp or abs(gp - wp) <= 4 * np.spacing(np.abs(wp))))
+                assert ok, (name, complex(zi), complex(g), complex(w))
 
 
 # ---- the arithmetic's rare paths: the same bits on every path --------------------------------------

@@ -1,15 +1,18 @@
 """Measure the error of the kernel's complex ops against mpmath (200 bits), for complex64
 and complex128, beside NumPy's.
 
-    python tools/complex_accuracy.py [N] [--functions]   # --functions: the functions only
+    python tools/complex_accuracy.py [N] [--functions] [--only asin,acos]
+    # --functions: the functions only; --only: those functions
 
 Arithmetic (multiply, divide, square, reciprocal, abs): the normwise relative error, in
 units of roundoff u = eps/2, on N pairs (default 5000) with parts of random sign and
 magnitude 2^-E .. 2^E (E = 30 for complex64, 200 for complex128).
-Functions (exp, expm1, log, log1p, log2, log10, sqrt, sign, sinh, cosh, tanh, sin, cos, tan): the componentwise error, in ulps of each part of the
+Functions (exp, expm1, log, log1p, log2, log10, sqrt, sign, sinh, cosh, tanh, sin, cos, tan,
+asinh, asin, atanh, atan, acosh, acos): the componentwise error, in ulps of each part of the
 exact result rounded to the part's type (parts that overflow, and subnormal ones, left
 out; they are checked by tests/test_complex_functions.py), and the normwise one, on N
-random operands (exp and the (hyperbolic) sines, cosines and tangents: |parts| < 2^6) plus the hard ones of tests/test_complex_functions.py.
+random operands (exp and the (hyperbolic) sines, cosines and tangents: |parts| < 2^6) plus the hard ones of tests/test_complex_functions.py
+(the inverse functions: mpmath at 2600 bits, signed zero parts as +-2^-2300, as the tests).
 The figures go to docs/exact-math.md and docs/complex.md.
 """
 
@@ -66,7 +69,10 @@ FUNCTIONS = {"exp": (np.exp, mpmath.exp), "log": (np.log, mpmath.log),
              "cos": (np.cos, mpmath.cos), "tan": (np.tan, mpmath.tan),
              "log2": (np.log2, lambda z: mpmath.log(z) / mpmath.log(2)),
              "log10": (np.log10, lambda z: mpmath.log(z) / mpmath.log(10)),
-             "expm1": (np.expm1, mpmath.expm1), "log1p": (np.log1p, mpmath.log1p)}
+             "expm1": (np.expm1, mpmath.expm1), "log1p": (np.log1p, mpmath.log1p),
+             "asinh": (np.arcsinh, mpmath.asinh), "asin": (np.arcsin, mpmath.asin),
+             "atanh": (np.arctanh, mpmath.atanh), "atan": (np.arctan, mpmath.atan),
+             "acosh": (np.arccosh, mpmath.acosh), "acos": (np.arccos, mpmath.acos)}
 
 
 def _errors(got, exact, ft):
@@ -84,15 +90,17 @@ def _errors(got, exact, ft):
     return comp, norm
 
 
-def functions(n: int) -> None:
+def functions(n: int, only=None) -> None:
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-    from test_complex_functions import GROWING, _hard   # the tests' hard operands
+    from test_complex_functions import GROWING, INVERSE, _hard, _mp_operand   # the tests'
 
     warnings.simplefilter("ignore")
-    mpmath.mp.prec = 200
     rng = np.random.default_rng(8)
     for dt, ft in ((np.complex64, np.float32), (np.complex128, np.float64)):
         for name, (np_fn, mp_fn) in FUNCTIONS.items():
+            if only and name not in only:
+                continue
+            mpmath.mp.prec = 2600 if name in INVERSE else 200
             emax = 6 if name in GROWING else (30 if ft is np.float32 else 200)
             m = rng.uniform(-1, 1, (2, n)) * 2.0 ** rng.integers(-emax, emax, (2, n))
             z = np.concatenate([(m[0] + 1j * m[1]).astype(dt), _hard(dt, name)])
@@ -102,7 +110,10 @@ def functions(n: int) -> None:
             for i in range(len(z)):
                 if not np.isfinite(z[i]) or z[i] == 0:
                     continue
-                e = mp_fn(mpmath.mpc(complex(z[i])))
+                on, off = (z[i].real, z[i].imag) if name != "atan" else (z[i].imag, z[i].real)
+                if name in ("atanh", "atan") and abs(on) == 1 and off == 0:
+                    continue   # the poles (the special cases' tests)
+                e = mp_fn(_mp_operand(complex(z[i]), name))
                 if not (mpmath.isfinite(e.real) and mpmath.isfinite(e.imag)):
                     continue
                 a, b = _errors(ours[i], e, ft), _errors(theirs[i], e, ft)
@@ -112,7 +123,8 @@ def functions(n: int) -> None:
 
 
 if __name__ == "__main__":
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 5000
-    if "--functions" not in sys.argv:
+    count = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 5000
+    pick = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
+    if "--functions" not in sys.argv and not pick:
         main(count)
-    functions(count)
+    functions(count, pick)
