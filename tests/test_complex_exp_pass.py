@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import lazytensor as lt
+from lazytensor._engine.ops import OPS
 
 PATHS = [p for p in ("generic", "avx2") if p in lt.kernel_paths()]
 
@@ -130,3 +131,40 @@ def test_random_bits():
 def test_hypothesis(pairs):
     z = np.array([complex(a, b) for a, b in pairs], np.complex64)
     check(z)
+
+
+# ---- complex128: the chunk loop (x in [-600, 690], 2^-500 <= |y| < 2^25) and the scalar path
+def inputs128():
+    rng = np.random.default_rng(128)
+    xs = np.concatenate([rng.uniform(-605, 695, 300), [-600.0, np.nextafter(-600.0, -1e9), 690.0,
+                         np.nextafter(690.0, 1e9), 0.0, -0.0, 1e-300, 700.0, -650.0]])
+    k = rng.integers(-2**24, 2**24, 300)
+    near = k * (np.pi / 2)
+    ys = np.concatenate([rng.uniform(-10, 10, 300), np.exp2(rng.uniform(-510, 26, 300)),
+                         near, np.nextafter(near, np.inf),
+                         [2.0**25, np.nextafter(2.0**25, 0), 2.0**-500, np.nextafter(2.0**-500, 0),
+                          -(2.0**-500), 3.0, -3.0]])
+    z = np.empty(len(ys), np.complex128)
+    z.real = rng.choice(xs, len(ys))
+    z.imag = ys
+    return z
+
+
+def test_complex128_within_bound():
+    """Each part within the op table's complex128 bound (in ulps of the part, mpmath), the
+    same bits on every path and thread count; zeros, subnormals and infinities as NumPy's."""
+    bound = OPS["exp"].cc_ulp[1]
+    z = inputs128()
+    got = everywhere(z)
+    want = np.exp(z)
+    for i in range(len(z)):
+        with mpmath.workprec(300):
+            e = mpmath.exp(mpmath.mpc(float(z[i].real), float(z[i].imag)))
+            for g, v, n in ((got[i].real, e.real, want[i].real), (got[i].imag, e.imag, want[i].imag)):
+                if abs(n) >= 2.0**-1022 and np.isfinite(n):
+                    ulp = np.spacing(abs(float(v)))
+                    assert abs(mpmath.mpf(float(g)) - v) / ulp <= bound, (z[i], got[i])
+                elif abs(n) < 2.0**-1022:
+                    assert abs(g - n) <= 2.0**-1074 * 2, (z[i], got[i], want[i])
+                else:
+                    assert g == n, (z[i], got[i], want[i])
