@@ -114,6 +114,93 @@ static inline lt_c64 ltm_cf_exp_f32(lt_c64 z)
     return o;
 }
 
+/* complex64 exp over a chunk (n <= LT_CHUNK): a first pass in double, branch-free, for
+ * x in [-87, 88] and |y| < 2^18 (exp(x) is a normal float32 below the overflow threshold,
+ * y reduces by Cody-Waite), then ltm_cf_exp_f32 for what it leaves open.  Each part is
+ * v = RN(e * t), e = ltm_exp_d(x) (relative error < 2^-51.9), t = cos y or sin y from
+ * ltm_trig_red32_cw + ltm_trig_sc_d (< 2.5 * 2^-53 and 1.95 * 2^-53, the reduction's
+ * 2^-94 absolute included), the product's rounding 2^-53: |v - exp(z)part| < 5.7 * 2^-53
+ * |v| (second-order terms < 2^-100).  Ziv's test with 2^-49 |v| (2.8x that); a part below
+ * 2^-126 (its grid is not float32's normal one) is open.  Same bits as ltm_cf_exp_f32: that
+ * path rounds each part once (lt_dd_to_f32, exact scaling in the normal range) from a value
+ * A within 2^-95 of the true part T; a passed test means every value within 2^-49 |v| of v
+ * rounds to (float)v, and A lies there (|A - v| <= |A - T| + |T - v| < 5.8 * 2^-53 |v|).
+ * y = 0 keeps its bits in the imaginary part, as there.  No sum meets a product here, so
+ * there is nothing for the FMA paths to contract (checked with objdump). */
+static inline void ltm_cf_exp_f32_chunk(int64_t n, lt_c64 *restrict o, const lt_c64 *restrict a)
+{
+    float xs[LT_CHUNK], ys[LT_CHUNK], ore[LT_CHUNK], oim[LT_CHUNK];
+    int32_t open[LT_CHUNK];
+    for (int64_t i = 0; i < n; i++) { xs[i] = a[i].re; ys[i] = a[i].im; }
+    int32_t any = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const float xf = xs[i], yf = ys[i];
+        const int32_t ok = (xf >= -87.0f) & (xf <= 88.0f)
+                           & (__builtin_fabsf(yf) < (float)LTM_TRIG_CW_MAX);
+        const double x = lt_selectf(ok, xf, 0.0f), y = lt_selectf(ok, yf, 0.0f);
+        const double e = ltm_exp_d(x);
+        uint64_t q; double rh, rl, sn, cs;
+        ltm_trig_red32_cw(__builtin_fabs(y), &q, &rh, &rl);
+        ltm_trig_sc_d(rh, rl, &sn, &cs);
+        const uint64_t odd = q & 1;
+        double s = odd ? cs : sn, c = odd ? sn : cs;
+        s = ltm_trig_neg(0, q, y < 0) ? -s : s;
+        c = ltm_trig_neg(1, q, 0) ? -c : c;
+        const double re = e * c, im = e * s;
+        const double are = __builtin_fabs(re), aim = __builtin_fabs(im);
+        const int32_t op_re = lt_f32_ambiguous(re, are * 0x1p-49) | (are < 0x1p-126);
+        const int32_t op_im = (lt_f32_ambiguous(im, aim * 0x1p-49) | (aim < 0x1p-126)) & (yf != 0);
+        ore[i] = (float)re;
+        oim[i] = yf == 0 ? yf : (float)im;
+        open[i] = (ok ^ 1) | op_re | op_im;
+        any |= open[i];
+    }
+    for (int64_t i = 0; i < n; i++) { o[i].re = ore[i]; o[i].im = oim[i]; }
+    if (any)
+        for (int64_t i = 0; i < n; i++)
+            if (open[i]) o[i] = ltm_cf_exp_f32(a[i]);
+}
+
+/* complex128 exp over a chunk: for x in [-600, 690] and 2^-500 <= |y| < 2^25 every branch of
+ * ltm_cf_exp_f64 is decided (|x| <= 700, Cody-Waite reduction, 2^m within one scaling step),
+ * so the same operations run branch-free over the chunk, parts in separate arrays (the
+ * same bits by construction: nothing is reordered, and no sum meets a product that the
+ * scalar code did not have); the other elements then take ltm_cf_exp_f64 */
+static inline void ltm_cf_exp_f64_chunk(int64_t n, lt_c128 *restrict o, const lt_c128 *restrict a)
+{
+    double xs[LT_CHUNK], ys[LT_CHUNK], ore[LT_CHUNK], oim[LT_CHUNK];
+    int32_t other[LT_CHUNK];
+    for (int64_t i = 0; i < n; i++) { xs[i] = a[i].re; ys[i] = a[i].im; }
+    int32_t any = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const double ay = __builtin_fabs(ys[i]);
+        const int32_t ok = (xs[i] >= -600.0) & (xs[i] <= 690.0) & (ay >= 0x1p-500) & (ay < 0x1p25);
+        const double x = lt_select(ok, xs[i], 0.0), y = lt_select(ok, ys[i], 1.0);
+        double sh, sl;
+        const int64_t k = ltm_exp_core64(x, &sh, &sl);
+        const int m = (int)((k - (k & 127)) / 128);
+        const lt_dd e = lt_dd_make(sh, sl);
+        uint64_t q;
+        const lt_dd r = ltm_trig_red64_cw(__builtin_fabs(y), &q);
+        lt_dd sn, cs;
+        ltm_trig_sc_dd(r.hi, r.lo, &sn, &cs);
+        const int odd = (int)(q & 1), neg_s = (int)((q >> 1) & 1), neg_c = (int)(((q + 1) >> 1) & 1);
+        lt_dd s = lt_dd_select(odd, cs, sn), c = lt_dd_select(odd, sn, cs);
+        s = lt_dd_select(neg_s ^ (y < 0), lt_dd_neg(s), s);
+        c = lt_dd_select(neg_c, lt_dd_neg(c), c);
+        const lt_dd re = lt_dd_mul(e, c), im = lt_dd_mul(e, s);
+        const double sc = ltm_exp2i_f64(m);
+        ore[i] = (re.hi + re.lo) * sc;
+        oim[i] = (im.hi + im.lo) * sc;
+        other[i] = ok ^ 1;
+        any |= other[i];
+    }
+    for (int64_t i = 0; i < n; i++) { o[i].re = ore[i]; o[i].im = oim[i]; }
+    if (any)
+        for (int64_t i = 0; i < n; i++)
+            if (other[i]) o[i] = ltm_cf_exp_f64(a[i]);
+}
+
 /* ------------------------------------------------------------------ log */
 /* ln|z| as a double-double (relative error < 2^-96) for finite nonzero z: |z|^2 - 1 summed
  * exactly but for its last roundings (2^-150 absolute) near |z| = 1, where log1p takes it;

@@ -247,7 +247,7 @@ OPS_LIST = [
           doc="Round half to even; keeps the sign of zero.", onnx="Round", cplx="round",
           ufunc="rint", cost=(0.067, 0.09)),
     # --- transcendentals: the library's own math (kernels_c/lt_<family>.h) ---------
-    OpDef("exp", 1, "f", {}, onnx="Exp", cplx="exp", cc="ltm_cf_exp##C(a)", math="exp",
+    OpDef("exp", 1, "f", {}, onnx="Exp", cplx="exp", cc="chunk:ltm_cf_exp##C_chunk", math="exp",
           ulp=(("float32", 0.5), ("float64", 1), ("fast", 1)), cc_ulp=(0.501, 1.02),
           ufunc="exp", cost=(0.25, 1.4)),
     OpDef("expm1", 1, "f", {}, cplx="expm1", cc="ltm_cf_expm1##C(a)", math="expm1",
