@@ -17,14 +17,8 @@ import numpy as np
 
 from .._engine.dtypes import python_scalar_type
 from .._engine.tensor import Tensor
-from .creation import asarray
 from .ndarray_args import operand
-
-
-def _as_tensors(result):
-    if isinstance(result, tuple):
-        return tuple(_as_tensors(r) for r in result)
-    return asarray(result) if isinstance(result, (np.ndarray, np.generic)) else result
+from .numpy_values import to_tensors
 
 
 def ufunc_call(ufunc, name: str, args: tuple, kwargs: dict):
@@ -41,7 +35,7 @@ def ufunc_call(ufunc, name: str, args: tuple, kwargs: dict):
                      else operand(a, name) for a in args[:nin])
     out_given = len(args) > nin or kwargs.get("out") is not None
     result = ufunc(*operands, *args[nin:], **kwargs)
-    return result if out_given else _as_tensors(result)
+    return result if out_given else to_tensors(result)
 
 
 def taking_ufunc_args(fn, ufunc: np.ufunc, params):
