@@ -58,8 +58,9 @@ def held(monkeypatch):
     _kernel.clear_cache()
 
 
-def _start(target, held=None):
-    """Run target in a new thread (held in its kernels when ``held`` is given)."""
+def _start(target, held=None, daemon=False):
+    """Run target in a new thread (held in its kernels when ``held`` is given; a daemon
+    thread where a failing test could leave it blocked for good)."""
     errors = []
 
     def guarded():
@@ -67,7 +68,7 @@ def _start(target, held=None):
             target()
         except BaseException as exc:   # reported by the test
             errors.append(exc)
-    t = threading.Thread(target=guarded)
+    t = threading.Thread(target=guarded, daemon=daemon)
     if held is not None:
         held.thread = t
     t.start()
@@ -167,6 +168,60 @@ def test_fork_while_another_thread_holds_claims(held):
     assert child.exitcode == 0 and not errors_a
     np.testing.assert_array_equal(np.frombuffer(got, np.float32), a * np.float32(5) + np.float32(2))
     np.testing.assert_array_equal(ta.numpy(), a + np.float32(7))
+
+
+def test_nested_evaluations_waiting_for_each_other_raise_instead_of_deadlocking():
+    """Two threads, each in the middle of an evaluation (its pending nodes claimed, the lock
+    let go for a kernel), each then nesting an evaluation of what the other has claimed: the
+    second wait would close a cycle, so it raises; once that thread lets its claims go, the
+    first one's wait ends.  Driven step by step on a lock of its own (no kernel runs)."""
+    lock = _kernel._fastpath.EvalLock()
+    x = lt.asarray(_f32(64, 6)) * 3 + 1        # pending: what A evaluates
+    y = lt.asarray(_f32(64, 7)) - 2            # pending: what B evaluates
+    steps = {k: threading.Event() for k in ("a_claimed", "b_claimed", "a_nests")}
+    got = {}
+
+    def thread_a():
+        lock.enter(x._node)
+        token = lock.suspend()                 # A's "kernel": x's nodes claimed, lock let go
+        steps["a_claimed"].set()
+        assert steps["b_claimed"].wait(60)
+        lock.resume(token)
+        steps["a_nests"].set()
+        lock.enter(y._node)                    # claimed by B: A waits for B
+        got["a_waited"] = True
+        lock.release()
+        lock.release()
+
+    def thread_b():
+        assert steps["a_claimed"].wait(60)
+        lock.enter(y._node)
+        token = lock.suspend()
+        steps["b_claimed"].set()
+        assert steps["a_nests"].wait(60)
+        for _ in range(6000):                  # until A waits (it cannot finish first)
+            if lock.stats()["waits"] > 0:
+                break
+            threading.Event().wait(0.01)
+        lock.resume(token)
+        try:
+            lock.enter(x._node)                # claimed by A, who waits for B: a cycle
+        except RuntimeError as exc:
+            got["b_error"] = str(exc)
+        lock.release()                         # B's claims go: A's wait ends
+
+    ta, errors_a = _start(thread_a, daemon=True)
+    tb, errors_b = _start(thread_b, daemon=True)
+    ta.join(60)
+    tb.join(60)
+    assert not ta.is_alive() and not tb.is_alive(), "the threads deadlocked"
+    assert not errors_a and not errors_b, errors_a + errors_b
+    assert "wait for each other" in got.get("b_error", ""), got
+    assert got.get("a_waited") and lock.stats()["waits"] >= 1
+    assert lock.stats()["claims"] == 0
+    # the tensors are untouched: both evaluate normally afterwards
+    np.testing.assert_array_equal(x.numpy(), _f32(64, 6) * np.float32(3) + np.float32(1))
+    np.testing.assert_array_equal(y.numpy(), _f32(64, 7) - np.float32(2))
 
 
 # ---- many threads, random DAGs -----------------------------------------------------------
