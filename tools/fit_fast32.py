@@ -120,22 +120,17 @@ def fit_log1p(deg=9):
     return c
 
 
-def fit_erfcx_split(deg, mid=2.5, lo=0.5, hi=10.6, center=1.5):
-    """erfcx(u) = A(u - center) on [lo, mid]; u erfcx(u) = B(1/u) on [mid, hi]."""
-    u = np.linspace(lo, mid * 1.0005, 6001)
-    y = special.erfcx(u)
+def fit_log_erfc(deg, lo=0.921875, hi=4.0, center=1.75):
+    """log(erfc(u)) = Q(u - center) on [lo, hi], for erf(u) = 1 - exp(Q): fitted in the
+    absolute error of Q weighted by erfc(u)/erf(u), the relative error it makes in erf."""
+    u = np.linspace(lo, hi, 40001)
+    y = np.log(special.erfc(u))
     B = np.stack([(u - center) ** j for j in range(deg + 1)], axis=1)
-    a = fit_f32(B, y, 1.0 / y)
-    ea = np.max(np.abs(horner(a, u - center) / y - 1))
-    u = np.linspace(mid * 0.9995, hi * 1.0005, 6001)
-    w = 1.0 / u
-    y = special.erfcx(u) * u
-    B = np.stack([w ** j for j in range(deg + 1)], axis=1)
-    b = fit_f32(B, y, 1.0 / y)
-    eb = np.max(np.abs(horner(b, w) / y - 1))
-    show(f"erfcx(u) degree {deg} in u - {center} on [{lo}, {mid}]", a, ea)
-    show(f"u erfcx(u) degree {deg} in 1/u on [{mid}, {hi}]", b, eb)
-    return a, b
+    c = fit_f32(B, y, special.erfc(u) / special.erf(u))
+    err = np.max(np.abs((1 - np.exp(horner(c, u - center))) / special.erf(u) - 1))
+    show(f"log erfc(u) degree {deg} in u - {center} on [{lo}, {hi}] (relative error of erf)",
+         c, err)
+    return c
 
 
 def fit_gelu_small(deg=3, top=0.5):
@@ -234,8 +229,8 @@ if __name__ == "__main__":
     fit_odd("asinh", np.arcsinh, 4, 0.5)
     fit_odd("atanh", np.arctanh, 5, 0.5)
     fit_expm1(6)
-    fit_erf_small(4, 0.5)
-    fit_erfcx_split(10, 2.0, 0.5, 10.6, 1.25)
+    fit_erf_small(5, 0.921875)
+    fit_log_erfc(6, 0.921875, 4.0, 1.75)
     fit_log1p(10)
     fit_gelu_small(3, 0.5)
     fit_gelu_mills(4, 0.5, 14.5)

@@ -673,74 +673,37 @@ static __attribute__((flatten)) void ltm_erf_f64_fast_chunk(int64_t n, double *r
                                                             const double *restrict a)
 { for (int64_t i = 0; i < n; i++) o[i] = ltm_erf_fast_core(a[i]); }
 
-/* float32 fast forms in float arithmetic (no tables; helpers ltm_expf_* from lt_exp.h):
- *   |t| < 0.5: erf(t) = t + t (a0 + a1 t^2 + ... + a4 t^8), a0 = 2/sqrt(pi) - 1 (so that its
- *     float rounding costs 2^-28, not 2^-25), a minimax fit (tools/fit_fast32.py), 2^-29.3;
- *   t >= 0.5: erfc(t) = exp(-t^2) erfcx(t), erfcx by two polynomials (ltm_erff_cx);
- *     t^2 (or x^2/2) is carried as an exact pair
- *     zh + zl (x split at 12 bits by masking: xh^2 exact, zl = xl (x + xh) with error 2^-34
- *     relative), since exp(-t^2) turns an absolute error of t^2 into a relative one. */
-static inline float ltm_erff_small(float t)
-{
-    float z = t * t;
-    float q = LT_FMAF(z, 0x1.35465ep-8f, -0x1.b66846p-6f);
-    q = LT_FMAF(z, q, 0x1.ce2544p-4f);
-    q = LT_FMAF(z, q, -0x1.812734p-2f);
-    q = LT_FMAF(z, q, 0x1.06eba8p-3f);
-    return LT_FMAF(t, q, t);
-}
-/* erfcx(t) for 0.5 <= t <= 10.6: t < 2: A(t - 1.25), 2^-28.2; t >= 2: B(1/t) / t, 2^-33.5
- * (degree 10 each, tools/fit_fast32.py); one Horner chain, the coefficients picked per lane */
-static inline float ltm_erff_cxp(float t, float w, int big)
-{
-    float v = big ? w : t - 1.25f;
-    float p = big ? -0x1.d6e11ep-1f : 0x1.04956ep-14f;
-    p = LT_FMAF(v, p, big ? 0x1.d10cfap+1f : -0x1.8e91fp-13f);
-    p = LT_FMAF(v, p, big ? -0x1.92183cp+2f : 0x1.ec53a8p-12f);
-    p = LT_FMAF(v, p, big ? 0x1.8152b2p+2f : -0x1.57e3bep-10f);
-    p = LT_FMAF(v, p, big ? -0x1.928d72p+1f : 0x1.d1e508p-9f);
-    p = LT_FMAF(v, p, big ? 0x1.e97394p-2f : -0x1.29ae6p-7f);
-    p = LT_FMAF(v, p, big ? 0x1.64a978p-2f : 0x1.68a114p-6f);
-    p = LT_FMAF(v, p, big ? 0x1.043e06p-7f : -0x1.9b62eep-5f);
-    p = LT_FMAF(v, p, big ? -0x1.216c94p-2f : 0x1.b56f5p-4f);
-    p = LT_FMAF(v, p, big ? 0x1.6f5604p-16f : -0x1.abaacep-3f);
-    p = LT_FMAF(v, p, big ? 0x1.20dd68p-1f : 0x1.78a692p-2f);
-    return p;
-}
-static inline float ltm_erff_cx(float t)
-{
-    int big = t >= 2.0f;
-    float w = 1.0f / t;
-    float p = ltm_erff_cxp(t, w, big);
-    return big ? p * w : p;
-}
-
-/* erfc(t) = m 2^k for 0.5 <= t <= 10.6, with (zh + zl) = t^2 (zh <= 113 exact in float) */
-static inline float ltm_erfcf_m(float t, float zh, float zl, int32_t *k)
-{
-    float r = ltm_expf_red(-zh, k);
-    float c = ltm_erff_cx(t);
-    return LT_FMAF(c, ltm_expf_q(r - zl), c);
-}
-/* xh + xl = x with xh keeping the leading 12 bits: xh^2 and xl (x + xh) are (nearly) exact */
-static inline float ltm_erff_sq(float x, float *lo)
-{
-    float xh = ltm_i32_as_f32(ltm_f32_as_i32(x) & (int32_t)0xFFFFF000);
-    float xl = x - xh;
-    *lo = xl * (x + xh);
-    return xh * xh;
-}
-
+/* float32 fast form in float arithmetic (no tables, no division; ltm_expf_* from
+ * lt_exp_fast.h), both branches computed and one picked per lane:
+ *   |x| < 0.921875: erf(x) = x + x (a0 + a1 z + ... + a5 z^5), z = x^2, a0 = 2/sqrt(pi) - 1
+ *     (so that its float rounding costs 2^-28, not 2^-25); a minimax fit, 2^-25.9;
+ *   above: erf(a) = 1 - exp(Q(a - 1.75)), Q of degree 6 fitted to log erfc(a) on
+ *     [0.921875, 4] with the weight erfc/erf, so its absolute error is what erf feels
+ *     (2^-29.1 relative in erf); a is clamped to 4 (erfc(4) < 2^-25: 1 - E rounds to 1).
+ *     exp(Q) = (1 + q) 2^k, k in [-25, -2]: 1 - 2^k is exact, the result one FMA.
+ * Both fits by tools/fit_fast32.py. */
 static inline float ltm_erf_f32_fast(float x)
 {
+    float z = x * x;
+    float p = LT_FMAF(z, -0x1.3a3a6ep-11f, 0x1.47470ep-8f);
+    p = LT_FMAF(z, p, -0x1.b68e02p-6f);
+    p = LT_FMAF(z, p, 0x1.ce1abp-4f);
+    p = LT_FMAF(z, p, -0x1.8126e8p-2f);
+    p = LT_FMAF(z, p, 0x1.06eba6p-3f);
+    float y_small = LT_FMAF(x, p, x);
     float ax = __builtin_fabsf(x);
-    float yA = ltm_erff_small(x);
-    float t = ax < 0.5f ? 0.5f : (ax > 4.0f ? 4.0f : ax);    /* erfc(4) < 2^-25: 1 - E = 1 */
-    float zl, zh = ltm_erff_sq(t, &zl);
+    float v = (ax > 4.0f ? 4.0f : ax) - 1.75f;
+    float q = LT_FMAF(v, 0x1.9ea61ap-13f, -0x1.017daap-10f);
+    q = LT_FMAF(v, q, 0x1.2d7a82p-8f);
+    q = LT_FMAF(v, q, -0x1.50902ap-6f);
+    q = LT_FMAF(v, q, -0x1.d1e344p-1f);
+    q = LT_FMAF(v, q, -0x1.fad48p+1f);
+    q = LT_FMAF(v, q, -0x1.1457ep+2f);
     int32_t k;
-    float m = ltm_erfcf_m(t, zh, zl, &k);                     /* k >= -24 */
-    float yB = __builtin_copysignf(LT_FMAF(-m, ltm_f32_pow2(k), 1.0f), x);
-    float y = ax < 0.5f ? yA : yB;
+    float r = ltm_expf_red(q, &k);
+    float s = ltm_f32_pow2(k);
+    float y_big = __builtin_copysignf(LT_FMAF(-s, ltm_expf_q(r), 1.0f - s), x);
+    float y = ax < 0.921875f ? y_small : y_big;
     return x == x ? y : x;
 }
 
