@@ -91,7 +91,7 @@ class OpDef:
     # for a ``cc`` function: the bound of each part of a complex64 and a complex128 result, in
     # ulps of that part (both modes; a subnormal part within 1 of its ulps; expm1's real part
     # plus 2^-52 of its terms' size near e^x cos y = 1; docs/complex.md); pow's is normwise, in
-    # u = eps/2, of exp(b log a) (complex128: |b log a| < 2^26), its integer exponents being
+    # u = eps/2, of exp(b log a) (complex128: |b log a| < 2^18), its integer exponents being
     # NumPy's repeated products
     cc_ulp: tuple = ()
     # a C function running the whole float loop itself, (n, o, a, b, exact): for an op
