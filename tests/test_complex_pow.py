@@ -183,6 +183,11 @@ def test_special_values_are_numpys(dtype):
     zero = (a == 0) & (b != 0)
     assert (got[zero & (b.real > 0)] == 0).all() and not np.signbit(got[zero & (b.real > 0)].real).any()
     assert np.isnan(got[zero & ~(b.real > 0)]).all()
+    # exact mode: every NaN part is the canonical quiet NaN
+    ftype = PART[dtype]
+    bits = np.uint32 if ftype == np.float32 else np.uint64
+    parts = np.concatenate([got.real, got.imag])
+    assert (parts[np.isnan(parts)].view(bits) == np.array(np.nan, ftype).view(bits)).all()
 
 
 @pytest.mark.parametrize("dtype", CDTYPES)
