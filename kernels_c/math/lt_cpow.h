@@ -91,17 +91,13 @@ static inline void ltm_cpow_parts(double ar, double ai, double br, double bi, do
     const lt_dd lr = ltm_cf_logabs(ar, ai), li = ltm_cf_atan2_dd(ai, lt_dd_make(ar, 0.0));
     /* w = b log a: (br lr - bi li) + (br li + bi lr) i, each part exact but for the
      * double-double roundings of its two products and its sum */
-    lt_dd wr = lt_dd_sub(lt_dd_mul_d(lr, br), lt_dd_mul_d(li, bi));
+    const lt_dd wr = lt_dd_sub(lt_dd_mul_d(lr, br), lt_dd_mul_d(li, bi));
     lt_dd wi = lt_dd_add(lt_dd_mul_d(li, br), lt_dd_mul_d(lr, bi));
-    if (wr.hi == 0) {   /* a zero keeps the textbook product's sign, as exp(w) reads it */
-        double p = br * lr.hi, q = bi * li.hi;
-        LTM_OPAQUE(p); LTM_OPAQUE(q);
-        wr = lt_dd_make(p - q, 0.0);
-    }
-    if (wi.hi == 0) {
+    if (wi.hi == 0) {   /* exp(w) keeps a zero Im w's sign: the textbook sum's (b real, a > 0) */
         double p = br * li.hi, q = bi * lr.hi;
         LTM_OPAQUE(p); LTM_OPAQUE(q);
-        wi = lt_dd_make(p + q, 0.0);
+        const double z = p + q;
+        wi = lt_dd_make(z == 0 ? z : 0.0, 0.0);
     }
     int m;
     lt_dd e = ltm_cf_expm(wr.hi, lim, &m);
