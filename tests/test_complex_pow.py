@@ -249,3 +249,31 @@ def test_mixed_operands_dtypes_and_values_are_numpys(left):
         assert got.dtype == want.dtype, (x.dtype if not np.isscalar(x) else x, y, got.dtype)
         tol = 1e-5 if want.dtype == np.complex64 else 1e-13
         np.testing.assert_allclose(np.asarray(got), want, rtol=tol, atol=tol)
+
+
+def test_complex64_parts_near_a_rounding_boundary_are_correctly_rounded():
+    """complex64's first pass (lt_cpow.h, Ziv's test) must leave open every part that a
+    float32 rounding boundary may separate from the exact value: operands whose parts lie
+    within 2^-50..2^-38 of a midpoint (relative to |a^b|, found with NumPy in complex128)
+    get the correctly rounded parts of mpmath's value."""
+    mpmath.mp.prec = 200
+    rng = np.random.default_rng(6)
+    n = 1 << 20
+    a = (rng.uniform(-4, 4, n) + 1j * rng.uniform(-4, 4, n)).astype(np.complex64)
+    b = (rng.uniform(-3, 3, n) + 1j * rng.uniform(-3, 3, n)).astype(np.complex64)
+    ref = np.power(a.astype(np.complex128), b.astype(np.complex128))
+    mod = np.abs(ref)
+    near = np.zeros(n, bool)
+    for part in (ref.real, ref.imag):
+        f = part.astype(np.float32)
+        nb = np.nextafter(f, np.where(part > f, np.float32(np.inf), np.float32(-np.inf)))
+        mid = (f.astype(np.float64) + nb.astype(np.float64)) / 2
+        d = np.abs(part - mid) / mod
+        near |= (d > 2.0 ** -50) & (d < 2.0 ** -38) & (np.abs(part) > 2.0 ** -100)
+    a, b = a[near], b[near]
+    assert len(a) >= 10
+    got = pow_everywhere(a, b)
+    for x, y, g in zip(a, b, got):
+        e = mpmath.power(mpmath.mpc(complex(x)), mpmath.mpc(complex(y)))
+        for gp, ep in ((g.real, e.real), (g.imag, e.imag)):
+            assert gp == np.float32(float(ep)), (x, y, g, complex(e))

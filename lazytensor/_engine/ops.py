@@ -179,7 +179,7 @@ OPS_LIST = [
           doc="Power; integers by repeated squaring with wrap-around; floats by the library's "
               "own pow (kernels_c/math/lt_pow.h): float32 correctly rounded, float64 within "
               "1 ulp, the same bits on every kernel path, in both modes.",
-          onnx="Pow", cplx="power", cc="ltm_cf_pow##C(a, b)", cc_ulp=(1.01, 1.5),
+          onnx="Pow", cplx="power", cc="chunk:ltm_cf_pow##C_chunk", cc_ulp=(1.01, 1.5),
           dunders=("pow",), ufunc="power", cost=(6, 5.7)),
     # float max/min: "a NaN a wins, else a NaN b, else the larger", as lt_max/lt_min
     # (lt_math.h): one max/min instruction and a select of a NaN a once vectorised
