@@ -104,12 +104,13 @@ def _c_expr(body, dt):
 # vectorised form) and the fast forms ltm_NAME_f32_fast / ltm_NAME_f64_fast (optionally
 # ltm_NAME_f32_fast_chunk).
 MATH_FAMILIES = ("exp", "exp32_fma", "exp_fast", "log", "erf", "trig", "misc", "pow", "complex",
-                 "cfunc", "cfunc_inv")
+                 "cfunc", "cfunc_inv", "cpow")
 # exp32_fma: the float32 exact exp, sigmoid, silu (their FMA paths' first passes); exp_fast: the
 # exp family's float32 fast forms, in a header of their own (no file over 1000 lines); pow
 # after exp and log, whose cores it calls; complex: the complex arithmetic (the ``cc`` bodies'
 # helpers, after misc's hypot); cfunc: the complex functions (exp, log ...) on the real
-# families' cores; cfunc_inv: the inverse functions, on cfunc's helpers
+# families' cores; cfunc_inv: the inverse functions, on cfunc's helpers; cpow: complex pow,
+# on cfunc's
 
 
 def _math_headers():

@@ -1,8 +1,8 @@
 """Measure the error of the kernel's complex ops against mpmath (200 bits), for complex64
 and complex128, beside NumPy's.
 
-    python tools/complex_accuracy.py [N] [--functions] [--only asin,acos]
-    # --functions: the functions only; --only: those functions
+    python tools/complex_accuracy.py [N] [--functions] [--only asin,acos] [--pow]
+    # --functions: the functions only; --only: those functions; --pow: pow only
 
 Arithmetic (multiply, divide, square, reciprocal, abs): the normwise relative error, in
 units of roundoff u = eps/2, on N pairs (default 5000) with parts of random sign and
@@ -13,6 +13,10 @@ exact result rounded to the part's type (parts that overflow, and subnormal ones
 out; they are checked by tests/test_complex_functions.py), and the normwise one, on N
 random operands (exp and the (hyperbolic) sines, cosines and tangents: |parts| < 2^6) plus the hard ones of tests/test_complex_functions.py
 (the inverse functions: mpmath at 2600 bits, signed zero parts as +-2^-2300, as the tests).
+pow (--pow): the normwise error of a ** b for N pairs per band of |b log a| (2^-4..2^4,
+2^4..2^10, 2^10..2^20, 2^20..2^30, 2^30..2^45, 2^45..2^60), a with parts of random sign and magnitude 2^-E .. 2^E,
+results that overflow or underflow left out; and of the integer powers n = 2..99 and
+-99..-2 (NumPy's repeated products) on a of modulus 2^(+-4/n) (no overflow).
 The figures go to docs/exact-math.md and docs/complex.md.
 """
 
@@ -122,7 +126,54 @@ def functions(n: int, only=None) -> None:
                   f"normwise   numpy {w[2]:.3f} ulp/part, {w[3]:.3f} u normwise")
 
 
+def _pow_operands(rng, n, dt, emax, lo, hi):
+    """n pairs (a, b) with |b log a| in [2^lo, 2^hi): a random, b = t / log a rounded to the
+    dtype, t of that size with a real part that does not overflow exp"""
+    m = rng.uniform(-1, 1, (2, n)) * 2.0 ** rng.integers(-emax, emax, (2, n))
+    a = (m[0] + 1j * m[1]).astype(dt)
+    size = 2.0 ** rng.uniform(lo, hi, n)
+    lim = np.minimum(size, 80.0 if dt == np.complex64 else 700.0)   # Re t: no overflow
+    re = rng.uniform(-1, 1, n) * lim
+    t = re + 1j * rng.choice([-1.0, 1.0], n) * np.sqrt(size ** 2 - re ** 2)
+    b = (t / np.log(a.astype(np.complex128))).astype(dt)
+    return a, b
+
+
+def powers(n: int) -> None:
+    warnings.simplefilter("ignore")
+    mpmath.mp.prec = 200
+    rng = np.random.default_rng(9)
+    for dt, ft in ((np.complex64, np.float32), (np.complex128, np.float64)):
+        emax = 30 if ft is np.float32 else 200
+        bands = [(-4, 4), (4, 10), (10, 20), (20, 30), (30, 45), (45, 60)]
+        for lo, hi in bands:
+            a, b = _pow_operands(rng, n, dt, emax, lo, hi)
+            _report_pow(dt, ft, f"|b log a| 2^{lo}..2^{hi}", a, b)
+        k = np.concatenate([np.arange(2, 100), -np.arange(2, 100)])
+        k = np.repeat(k, max(1, n // 200))
+        arg = rng.uniform(-np.pi, np.pi, len(k))
+        a = (2.0 ** (rng.uniform(-4, 4, len(k)) / np.abs(k)) * np.exp(1j * arg)).astype(dt)
+        _report_pow(dt, ft, "integer n, 2 <= |n| < 100", a, k.astype(dt))
+
+
+def _report_pow(dt, ft, what, a, b):
+    ours = np.asarray(lt.pow(lt.asarray(a), lt.asarray(b)))
+    with np.errstate(all="ignore"):
+        theirs = np.power(a, b)
+    w, w_np = 0.0, 0.0
+    for i in range(len(a)):
+        e = mpmath.power(mpmath.mpc(complex(a[i])), mpmath.mpc(complex(b[i])))
+        if b[i].imag == 0 and b[i].real == int(b[i].real):   # mpmath's integer power: exact
+            e = mpmath.mpc(complex(a[i])) ** int(b[i].real)
+        w = max(w, _errors(ours[i], e, ft)[1])
+        w_np = max(w_np, _errors(theirs[i], e, ft)[1])
+    print(f"{dt.__name__:10} pow  {what:28} lazytensor {w:.3f} u   numpy {w_np:.3f} u  (normwise)")
+
+
 if __name__ == "__main__":
+    if "--pow" in sys.argv:
+        powers(int(sys.argv[1]) if sys.argv[1].isdigit() else 2000)
+        sys.exit(0)
     count = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 5000
     pick = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
     if "--functions" not in sys.argv and not pick:

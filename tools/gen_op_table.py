@@ -31,7 +31,9 @@ def _ulps(v: float) -> str:
 
 
 def _mode(op) -> str:
-    cc = (f"complex64 <= {op.cc_ulp[0]:g}, complex128 <= {op.cc_ulp[1]:g} ulp per part"
+    per = ("u normwise (integer exponents: NumPy's products)" if op.name == "pow"
+           else "ulp per part")
+    cc = (f"complex64 <= {op.cc_ulp[0]:g}, complex128 <= {op.cc_ulp[1]:g} {per}"
           if op.cc_ulp else "")
     if not op.ulp:
         return f"exact; {cc}" if cc else "exact"

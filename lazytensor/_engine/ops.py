@@ -90,7 +90,9 @@ class OpDef:
     ulp: tuple = ()
     # for a ``cc`` function: the bound of each part of a complex64 and a complex128 result, in
     # ulps of that part (both modes; a subnormal part within 1 of its ulps; expm1's real part
-    # plus 2^-52 of its terms' size near e^x cos y = 1; docs/complex.md)
+    # plus 2^-52 of its terms' size near e^x cos y = 1; docs/complex.md); pow's is normwise, in
+    # u = eps/2, of exp(b log a) (complex128: |b log a| < 2^18), its integer exponents being
+    # NumPy's repeated products
     cc_ulp: tuple = ()
     # a C function running the whole float loop itself, (n, o, a, b, exact): for an op
     # whose common case vectorises only when every element of the chunk takes it (pow's
@@ -177,7 +179,7 @@ OPS_LIST = [
           doc="Power; integers by repeated squaring with wrap-around; floats by the library's "
               "own pow (kernels_c/math/lt_pow.h): float32 correctly rounded, float64 within "
               "1 ulp, the same bits on every kernel path, in both modes.",
-          onnx="Pow", cplx="power",
+          onnx="Pow", cplx="power", cc="chunk:ltm_cf_pow##C_chunk", cc_ulp=(1.01, 1.5),
           dunders=("pow",), ufunc="power", cost=(6, 5.7)),
     # float max/min: "a NaN a wins, else a NaN b, else the larger", as lt_max/lt_min
     # (lt_math.h): one max/min instruction and a select of a NaN a once vectorised
