@@ -103,14 +103,15 @@ static inline __attribute__((always_inline)) void ltm_vrows16(ltm_gvd *out, cons
 #endif
 }
 
-/* float32 lanes widened to double: one vcvtps2pd on AVX-512 (gcc 12 lowers the generic
- * conversion of 8 lanes through two halves, five instructions) */
+/* float32 lanes widened to double (exact): one vcvtps2pd on AVX-512 and AVX2 (gcc 12 lowers
+ * the generic conversion through two halves: five instructions on AVX-512, a store and a
+ * reload on AVX2) */
 static inline __attribute__((always_inline)) ltm_gvd ltm_vwiden(ltm_gvf xf)
 {
 #if LTM_GW == 8
     return (ltm_gvd)_mm512_cvtps_pd((__m256)xf);
 #elif LTM_GW == 4 && defined(__AVX2__)
-    return (ltm_gvd)_mm256_cvtps_pd((__m128)xf);   /* gcc 12: two halves through memory */
+    return (ltm_gvd)_mm256_cvtps_pd((__m128)xf);
 #else
     return __builtin_convertvector(xf, ltm_gvd);
 #endif
