@@ -29,8 +29,7 @@ BLOCK = 1 << 24
 
 
 def _inputs(base, step, count):
-    pattern = np.arange(base, base + count * step, step, dtype=np.uint64)
-    return pattern.astype(np.uint32).view(np.float32)
+    return np.arange(base, base + count * step, step, dtype=np.uint32).view(np.float32)
 
 
 def _function(lt, name):
@@ -59,9 +58,11 @@ def child(args) -> int:
                 np.save(args.out, _run(lt, name, x))
                 return 0
             digests = []
-            for k in range(0, total, per):
-                x = _inputs(k * step, step, min(per, total - k))
-                digests.append(hashlib.sha256(_run(lt, name, x).tobytes()).hexdigest())
+            first = _inputs(0, step, min(per, total)).view(np.uint32)
+            x = np.empty_like(first)
+            for k in range(0, total, per):   # the bit patterns k step + first, in place
+                np.add(first, np.uint32(k * step), out=x)
+                digests.append(hashlib.sha256(_run(lt, name, x.view(np.float32))).hexdigest())
             out["digests"][name] = digests
     with open(args.out, "w") as f:
         json.dump(out, f)
