@@ -344,7 +344,7 @@ def main():
             f"{float(gcond):.3f}")),
         "",
         fmt_array("lt_tab_gelu32_rows", gelu32_rows(grt), comment=(
-            "the same table by interval (array of structures, the AVX2 and baseline lookups: "
+            "the same table by interval (array of structures, the AVX2 lookups: "
             "one row load per lane): rows of 12: r_0 .. r_9, c, 0"), align=32),
         "",
         fmt_array("lt_tab_gelu32_const", gct, comment="float32 gelu: al, be, clamp of |x|"),

@@ -205,7 +205,7 @@ def main():
                f"{mp.nstr(e16, 4)} (2^{mp.nstr(mp.log(e16, 2), 4)}) */\n"
                f"#define LT_LOG16_OFF {OFF16:#x}ull\n#define LT_LOG16_QDEG {Q16_DEG}\n"
                + arr("lt_tab_log16", r16 + hi16 + lo16)
-               + "/* the same by bucket (array of structures, the AVX2 and baseline lookups: one "
+               + "/* the same by bucket (array of structures, the AVX2 lookups: one "
                "row load per lane): rows r, hi, lo, 0 */\n"
                + arr("lt_tab_log16_rows", [v for i in range(16) for v in (r16[i], hi16[i], lo16[i], 0.0)],
                      align=32)

@@ -403,7 +403,7 @@ static const double lt_tab_gelu32_r[176] = {
     0x1.0e9d7f41695dbp+3, 0x1.333cfa94338bdp+3, 0x1.605fde0b30e4dp+3, 0x1.a67458ec7892ep+3,
 };
 
-/* the same table by interval (array of structures, the AVX2 and baseline lookups: one row load per lane): rows of 12: r_0 .. r_9, c, 0 */
+/* the same table by interval (array of structures, the AVX2 lookups: one row load per lane): rows of 12: r_0 .. r_9, c, 0 */
 static const _Alignas(32) double lt_tab_gelu32_rows[192] = {
     0x1.a71c1b7bd92b0p-2, -0x1.2d893598de680p-2, 0x1.5ade3d8d836a5p-3, -0x1.579430af49399p-4,
     0x1.2f6ea7208be02p-5, -0x1.e85973842bea1p-7, 0x1.6b6205ef0db30p-8, -0x1.f99121f76075ep-10,

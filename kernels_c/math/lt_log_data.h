@@ -186,7 +186,7 @@ static const double lt_tab_log16[48] = {
     -0x1.d589e8336993cp-45, -0x1.a302c2af05591p-45, -0x1.8566f183c169cp-44, -0x1.7694f68a22edfp-45,
     0x1.8448e731cbb19p-44, -0x1.3582f48772f77p-46, 0x1.379c4975aa053p-51, -0x1.eb03525d4d0eep-44,
 };
-/* the same by bucket (array of structures, the AVX2 and baseline lookups: one row load per lane): rows r, hi, lo, 0 */
+/* the same by bucket (array of structures, the AVX2 lookups: one row load per lane): rows r, hi, lo, 0 */
 static const _Alignas(32) double lt_tab_log16_rows[64] = {
     0x1.47ae140000000p+0, -0x1.f991c3cb3c000p-3, 0x1.91f04cd814834p-44, 0x0.0p+0,
     0x1.3b13b20000000p+0, -0x1.a93ed8c8ae000p-3, 0x1.8d643502c76bep-45, 0x0.0p+0,
