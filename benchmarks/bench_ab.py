@@ -58,6 +58,8 @@ def workloads(lt, n: int):
         "where": lambda: lt.where(x < y, 2 * x, y - 1),
         "silu": lambda: x * lt.nn.sigmoid(x),
         "gelu": lambda: lt.nn.gelu(x),
+        "log": lambda: lt.log(lt.abs(x)),
+        "log1p": lambda: lt.log1p(lt.abs(x)),
         "gelu_tanh": lambda: lt.nn.gelu(x, approximate="tanh"),
         "exp_log1p": lambda: lt.exp(-x * x) * lt.log1p(lt.abs(x)),
         "transpose_add": lambda: X.T + Y,

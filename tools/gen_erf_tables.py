@@ -229,6 +229,13 @@ def gen_gelu32():
     return rtab, [al, be, 14.5], worst, cond
 
 
+def gelu32_rows(rtab):
+    """lt_tab_gelu32_r (rows of 16 by coefficient, then the centres) by interval: 16 rows of
+    12 doubles, r_0 .. r_GDEG, c, 0 (ltm_vrows16, kernels_c/math/lt_exp.h)."""
+    assert GDEG == 9 and len(rtab) == 16 * (GDEG + 2)
+    return [v for i in range(16) for v in [rtab[16 * k + i] for k in range(GDEG + 2)] + [0.0]]
+
+
 def gen_erf32():
     """The exact float32 erf's first-pass tables (see the module docstring); returns (small
     coefficients, big table, P's relative method error, P's condition number, the pieces'
@@ -273,11 +280,12 @@ def gen_erf32():
     return small, big, ws, cs, wb, cb
 
 
-def fmt_array(name, vals, per_line=4, comment=None):
+def fmt_array(name, vals, per_line=4, comment=None, align=None):
     lines = []
     if comment:
         lines.append(f"/* {comment} */")
-    lines.append(f"static const double {name}[{len(vals)}] = {{")
+    al = f"_Alignas({align}) " if align else ""
+    lines.append(f"static const {al}double {name}[{len(vals)}] = {{")
     for k in range(0, len(vals), per_line):
         lines.append("    " + ", ".join(hexd(v) for v in vals[k:k + per_line]) + ",")
     lines.append("};")
@@ -334,6 +342,10 @@ def main():
             f"float32 gelu: R(a) on 16 intervals, rows of 16: r_0 .. r_{GDEG} (powers of s = a - c), "
             f"then the centres c; relative error 2^{float(mp.log(gw, 2)):.1f}, condition "
             f"{float(gcond):.3f}")),
+        "",
+        fmt_array("lt_tab_gelu32_rows", gelu32_rows(grt), comment=(
+            "the same table by interval (array of structures, the AVX2 lookups: "
+            "one row load per lane): rows of 12: r_0 .. r_9, c, 0"), align=32),
         "",
         fmt_array("lt_tab_gelu32_const", gct, comment="float32 gelu: al, be, clamp of |x|"),
         "",

@@ -489,7 +489,8 @@ static __attribute__((flatten)) void ltm_erf_f64_chunk(int64_t n, double *restri
 
 /* float32, exact mode: one branch-free formula for every element, in double, a vector at a
  * time (GCC vector types: the same operations on every kernel path, so the same bits; the
- * table lookups are two-register permutes on AVX-512).  With a = min(|x|, 14.5):
+ * table lookups are two-register permutes on AVX-512, row loads transposed in registers on
+ * AVX2: ltm_vrows16, lt_tab_gelu32_rows).  With a = min(|x|, 14.5):
  *   T = a Phi(-a) = a E R,  E = exp(-a^2/2),  R(a) = Phi(-a) exp(a^2/2) (smooth, in (0, 1/2]);
  *   gelu(x) = x - T (x >= 0, T <= x/2: no cancellation), -T (x < 0, never 1 + erf).
  *   Beyond 14.5, -T rounds to -0 (14.5 E R < 2^-151) and x - T is x.  NaN -> canonical NaN.
@@ -534,8 +535,10 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_gelu32_vec(ltm_gvf xf, 
     /* R(a) */
     ltm_gvd g = (a * al - 0.5) - a2 * be;
     ltm_gvl idx = (ltm_gvl)(g + shifter) - shifter_bits;
-    ltm_gvd s = a - ltm_vpick16(rt + 16 * 10, idx);
-#define LTM_GELU32_C(j) ltm_vpick16(rt + 16 * (j), idx)
+    ltm_gvd col[12];                                  /* r_0 .. r_9, c */
+    ltm_vrows16(col, lt_tab_gelu32_rows, 12, rt, 11, idx);
+    ltm_gvd s = a - col[10];
+#define LTM_GELU32_C(j) col[j]
     ltm_gvd s2 = s * s, s4 = s2 * s2, s8 = s4 * s4;
     ltm_gvd p01 = LTM_GELU32_C(0) + LTM_GELU32_C(1) * s, p23 = LTM_GELU32_C(2) + LTM_GELU32_C(3) * s;
     ltm_gvd p45 = LTM_GELU32_C(4) + LTM_GELU32_C(5) * s, p67 = LTM_GELU32_C(6) + LTM_GELU32_C(7) * s;

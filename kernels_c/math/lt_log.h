@@ -275,11 +275,13 @@ static inline __attribute__((always_inline)) ltm_gvd ltm_log16_vec(ltm_gvd u)
     ltm_gvl kf = (ltm_gvl)((ltm_gvu)tmp >> 52) ^ 2048;
     ltm_gvd kd = (ltm_gvd)(kf | 0x4330000000000000) - 0x1.00000000008p52;
 #endif
-    ltm_gvd z = m * ltm_vpick16(t, i) - 1.0;
+    ltm_gvd col[4];                                   /* r_i, hi_i, lo_i */
+    ltm_vrows16(col, lt_tab_log16_rows, 4, t, 3, i);
+    ltm_gvd z = m * col[0] - 1.0;
     ltm_gvd z2 = z * z, z4 = z2 * z2;
     ltm_gvd qz = ((q[0] + q[1] * z) + (q[2] + q[3] * z) * z2) + ((q[4] + q[5] * z) + q[6] * z2) * z4;
-    ltm_gvd small = z2 * qz + (kd * lt_tab_log_k[1] + ltm_vpick16(t + 32, i));
-    return (kd * lt_tab_log_k[0] + ltm_vpick16(t + 16, i)) + (z + small);
+    ltm_gvd small = z2 * qz + (kd * lt_tab_log_k[1] + col[2]);
+    return (kd * lt_tab_log_k[0] + col[1]) + (z + small);
 }
 
 /* Ziv's test for ltm_log16_vec's results, in units of y's last place (see above) */
