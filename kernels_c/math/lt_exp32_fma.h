@@ -67,12 +67,16 @@ static inline __attribute__((always_inline)) ltm_gvd ltm_exp32_core(ltm_gvd x)
 }
 
 /* Ziv's test for a result y within 2^-39.73 |y| (2^13.27 units of its last place): *clear
- * when no float32 midpoint lies within 2^15 units of y (over 3x the bound; about one element
+ * when no float32 midpoint lies within 2^15 units of y (w units: ltm_exp32_clear_w) (over 3x the bound; about one element
  * in 2^13 is flagged), one compare.  A y that is clear rounds to the correctly rounded float32
  * (y is a normal float32 here: the callers redo the others). */
+static inline __attribute__((always_inline)) ltm_gvl ltm_exp32_clear_w(ltm_gvd y, int64_t w)
+{
+    return (((ltm_gvl)y + ((int64_t)0x10000000 + w)) & 0x1FFFFFFF) > 2 * w;
+}
 static inline __attribute__((always_inline)) ltm_gvl ltm_exp32_clear(ltm_gvd y)
 {
-    return (((ltm_gvl)y + ((int64_t)0x10000000 + 0x8000)) & 0x1FFFFFFF) > 2 * 0x8000;
+    return ltm_exp32_clear_w(y, 0x8000);
 }
 
 /* NAME_f32_chunk and NAME_f32 from a first pass VEC (ltm_gvf VEC(ltm_gvf x, ltm_gvl *clear),
@@ -221,7 +225,69 @@ LTM_EXP32_TWO_PASS(ltm_sigmoid, ltm_sigmoid32_vec, ltm_sigmoid32_accurate, -87.3
                    __builtin_inff())
 LTM_EXP32_TWO_PASS(ltm_silu, ltm_silu32_vec, ltm_silu32_accurate, -87.33f, __builtin_inff())
 
+/* ---- the expm1 core: expm1(z) in double for z in [0, 20] (tanh's; see below).  No table.
+ *   k, r as in the exp core: |k| <= 29, so |r - (z - k ln2)| <= 29 |ln2 - ln2_d| + 2^-53 |r|
+ *   < 2^-50.3 (k = 0: r = z exactly); |r| <= ln2/2 (1 + 2^-47).
+ *   p = e^r - 1 = r + r^2 T(r), T of degree 7: the Chebyshev interpolant of (e^r - 1 - r)/r^2
+ *   on |r| <= ln2/2 (1 + 2^-12), coefficients rounded to double (tools/fit_exp32_fma.py): p
+ *   within 2^-42.34 |e^r - 1|.  T by Estrin (as E above); r^2 T <= 0.23 |p|, so its roundings
+ *   (below 6 2^-53 relative) and the last FMA's add below 2.5 2^-53 |p|: p within 2^-42.33.
+ *   m = fma(s, p, s - 1), s = 2^k (k into the exponent bits of 1; s - 1 exact): p's error
+ *   scaled by s |p| / |m| <= sqrt 2 (k = 1, r = -ln2/2; 1 for k = 0, below 0.65 for k >= 2),
+ *   r's error by (m + 1)/m <= 3.42 (k >= 1), the FMA's rounding 2^-53:
+ *   m within 2^-41.83 |expm1(z)|. */
+static inline __attribute__((always_inline)) ltm_gvd ltm_expm1_32_core(ltm_gvd z)
+{
+    static const double T[8] = {
+        0x1.fffffffffe059p-2, 0x1.5555555554f94p-3, 0x1.55555565cb85ep-5,
+        0x1.111111170d13bp-7, 0x1.6c166bd1f2d88p-10, 0x1.a019c3628ffd6p-13,
+        0x1.a136d40e0a8c4p-16, 0x1.72ad54cbd3312p-19 };
+    const double inv_ln2 = 0x1.71547652b82fep+0, ln2 = 0x1.62e42fefa39efp-1, shifter = 0x1.8p52;
+    const ltm_gvd zero = { 0 };
+    ltm_gvd tk = LTM_VFMA(z, zero + inv_ln2, zero + shifter);
+    ltm_gvd r = LTM_VFMA(tk - shifter, zero - ln2, z);
+    ltm_gvd r2 = r * r, r4 = r2 * r2;
+    ltm_gvd t01 = LTM_VFMA(zero + T[1], r, zero + T[0]);
+    ltm_gvd t23 = LTM_VFMA(zero + T[3], r, zero + T[2]);
+    ltm_gvd t45 = LTM_VFMA(zero + T[5], r, zero + T[4]);
+    ltm_gvd t67 = LTM_VFMA(zero + T[7], r, zero + T[6]);
+    ltm_gvd t03 = LTM_VFMA(t23, r2, t01), t47 = LTM_VFMA(t67, r2, t45);
+    ltm_gvd p = LTM_VFMA(r2, LTM_VFMA(t47, r4, t03), r);
+    ltm_gvd s = (ltm_gvd)(((ltm_gvl)tk << 52) + 0x3FF0000000000000);
+    return LTM_VFMA(s, p, s - 1.0);
+}
+
+/* ---- tanh: y = m / (m + 2), m = the expm1 core at z = 2a, a = min(|x|, 10) (in float; z
+ * exact), the sign of x put back on the float32 result.  m's error scaled by 2 / (m + 2) <= 1,
+ * the add and the division 2 2^-53: y within 2^-41.7 |y| < 2^11.3 units of its last place, so
+ * Ziv's test at 2^13 units (about one element in 2^15 flagged).  tanh rounds to 1 from
+ * |x| = 9.01 on, and so does y(10).  For a <= 2^-54 every step is exact (r = z, p = r,
+ * m = z, m + 2 = 2) and y = a: the float32 x itself, tanh(x) correctly rounded (subnormal x
+ * too: |x - tanh x| < |x|^3); above, |y| > 2^-55 is a normal float32 value.  The chunk redoes
+ * NaN (the clamp made it 10) and the flagged elements with the generic path's pass. */
+static inline float ltm_tanh32_accurate(float x)
+{
+    int32_t amb;
+    float y = ltm_tanh_p1(x, 0.0f, 10.0f, &amb);
+    return amb ? ltm_tanh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0) : y;
+}
+static inline __attribute__((always_inline)) ltm_gvf ltm_tanh32_vec(ltm_gvf xf, ltm_gvl *clear)
+{
+    const ltm_gvf fzero = { 0 };
+    ltm_gvi sign = (ltm_gvi)xf & (int32_t)0x80000000;
+    ltm_gvf a = LTM_VMINF((ltm_gvf)((ltm_gvi)xf & 0x7FFFFFFF), fzero + 10.0f);
+    ltm_gvd z = ltm_exp32_widen(a);
+    ltm_gvd m = ltm_expm1_32_core(z + z);
+    ltm_gvd y = m / (m + 2.0);
+    *clear = ltm_exp32_clear_w(y, 0x2000);
+    return (ltm_gvf)((ltm_gvi)__builtin_convertvector(y, ltm_gvf) | sign);
+}
+LTM_EXP32_TWO_PASS(ltm_tanh, ltm_tanh32_vec, ltm_tanh32_accurate, -__builtin_inff(),
+                   __builtin_inff())
+
 #else
+ltm_exp_two_pass(ltm_tanh, 0.0, 10.0,
+                 ltm_tanh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0))
 ltm_exp_two_pass(ltm_exp, -104.0, 89.0, ltm_exp_acc_f32(x))
 ltm_exp_two_pass(ltm_sigmoid, 0.0, 110.0, ltm_sigmoid_acc_f32(x))
 ltm_exp_two_pass(ltm_silu, 0.0, 110.0, ltm_silu_acc_f32(x))
