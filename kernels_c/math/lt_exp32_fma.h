@@ -235,7 +235,7 @@ LTM_EXP32_TWO_PASS(ltm_silu, ltm_silu32_vec, ltm_silu32_accurate, -87.33f, __bui
  *   m = fma(s, p, s - 1), s = 2^k (k into the exponent bits of 1; s - 1 exact): p's error
  *   scaled by s |p| / |m| <= sqrt 2 (k = 1, r = -ln2/2; 1 for k = 0, below 0.65 for k >= 2),
  *   r's error by (m + 1)/m <= 3.42 (k >= 1), the FMA's rounding 2^-53:
- *   m within 2^-41.83 |expm1(z)|. */
+ *   m within 2^-41.81 |expm1(z)|. */
 static inline __attribute__((always_inline)) ltm_gvd ltm_expm1_32_core(ltm_gvd z)
 {
     static const double T[8] = {
