@@ -446,9 +446,8 @@ static inline float ltm_silu_p1(float xf, float lo, float hi, int32_t *amb)
                 if (amb[i]) { const float x = a[i]; o[i] = (ACC); }                          \
     }
 
-/* exp, sigmoid, silu, tanh: lt_exp32_fma.h (a first pass of their own on the FMA paths) */
-ltm_exp_two_pass(ltm_expm1, -104.0, 89.0, ltm_expm1_acc_f32(x))
-ltm_exp_two_pass(ltm_sinh, 0.0, 90.0, ltm_sinh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0))
+/* exp, expm1, sigmoid, silu, tanh, sinh: lt_exp32_fma.h (a first pass of their own on the FMA
+ * paths) */
 ltm_exp_two_pass(ltm_cosh, 0.0, 90.0, ltm_cosh_acc_f32(__builtin_fabs((double)x)))
 
 /* ------------------------------------------------------------------ gelu_tanh float32 */
