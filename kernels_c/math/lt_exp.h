@@ -446,9 +446,8 @@ static inline float ltm_silu_p1(float xf, float lo, float hi, int32_t *amb)
                 if (amb[i]) { const float x = a[i]; o[i] = (ACC); }                          \
     }
 
-/* exp, expm1, sigmoid, silu, tanh, sinh: lt_exp32_fma.h (a first pass of their own on the FMA
- * paths) */
-ltm_exp_two_pass(ltm_cosh, 0.0, 90.0, ltm_cosh_acc_f32(__builtin_fabs((double)x)))
+/* exp, expm1, sigmoid, silu, tanh, sinh, cosh: lt_exp32_fma.h (a first pass of their own on
+ * the FMA paths) */
 
 /* ------------------------------------------------------------------ gelu_tanh float32 */
 /* g(x) = x * sigmoid(v), v = 2u = 2 sqrt(2/pi) (x + 0.044715 x^3), in double, rounded once.

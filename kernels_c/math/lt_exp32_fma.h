@@ -1,5 +1,5 @@
-/* The exp family, continued (lt_exp.h): the float32 exact exp, expm1, sigmoid, silu, tanh
- * and sinh.  On the FMA paths (AVX2, AVX-512) each has a first pass of its own (issue 41):
+/* The exp family, continued (lt_exp.h): the float32 exact exp, expm1, sigmoid, silu, tanh,
+ * sinh and cosh.  On the FMA paths (AVX2, AVX-512) each has a first pass of its own (issue 41):
  * correctly rounded on each path on its own (docs/exact-math.md), the AVX2 and AVX-512 paths
  * computing the same FMAs in the same order (4 or 8 lanes), so the same bits.  The generic
  * path keeps the no-FMA two-pass forms of lt_exp.h (ltm_exp_two_pass), verified on their own.
@@ -338,7 +338,32 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_sinh32_vec(ltm_gvf xf, 
 LTM_EXP32_TWO_PASS(ltm_sinh, ltm_sinh32_vec, ltm_sinh32_accurate, -__builtin_inff(),
                    __builtin_inff())
 
+/* ---- cosh: y = (E + 1/E) / 2, E = the exp core at a = min(|x|, 89.5) (in float; k <= 130
+ * keeps the core's bound, 2^-39.74, and E a normal double).  1/E has E's relative error and
+ * the division's, the sum of the two positive terms 2^-53 more: y within 2^-39.73 |y|, the
+ * exp core's test at 2^15 units.  y >= 1 is a normal float32 value; cosh overflows from
+ * 89.42 on and so does y(89.5).  The chunk redoes NaN and the flagged elements with the
+ * generic path's pass. */
+static inline float ltm_cosh32_accurate(float x)
+{
+    int32_t amb;
+    float y = ltm_cosh_p1(x, 0.0f, 90.0f, &amb);
+    return amb ? ltm_cosh_acc_f32(__builtin_fabs((double)x)) : y;
+}
+static inline __attribute__((always_inline)) ltm_gvf ltm_cosh32_vec(ltm_gvf xf, ltm_gvl *clear)
+{
+    const ltm_gvf fzero = { 0 };
+    ltm_gvf a = LTM_VMINF((ltm_gvf)((ltm_gvi)xf & 0x7FFFFFFF), fzero + 89.5f);
+    ltm_gvd e = ltm_exp32_core(ltm_exp32_widen(a));
+    ltm_gvd y = 0.5 * (e + 1.0 / e);
+    *clear = ltm_exp32_clear(y);
+    return __builtin_convertvector(y, ltm_gvf);
+}
+LTM_EXP32_TWO_PASS(ltm_cosh, ltm_cosh32_vec, ltm_cosh32_accurate, -__builtin_inff(),
+                   __builtin_inff())
+
 #else
+ltm_exp_two_pass(ltm_cosh, 0.0, 90.0, ltm_cosh_acc_f32(__builtin_fabs((double)x)))
 ltm_exp_two_pass(ltm_expm1, -104.0, 89.0, ltm_expm1_acc_f32(x))
 ltm_exp_two_pass(ltm_sinh, 0.0, 90.0,
                  ltm_sinh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0))
