@@ -363,12 +363,15 @@ def test_float32_erf_branches_every_path():
 
 
 def _exp32_fma_inputs(name):
-    """float32 inputs for the exact float32 exp, sigmoid and silu, whose FMA paths have a
-    first pass of their own (kernels_c/math/lt_exp32_fma.h) and a chunk that redoes some
-    elements: a hundred ulps either side of the range the vectors keep (-87.33, and
-    88.72 for exp), of the float32-subnormal and overflow thresholds (-87.3365, 88.7228), of
-    the underflow to zero (-103.97), of silu's tiny bound (2^-124) and of the reduction's
-    boundaries (k + 1/2) ln2 (where r is largest and k may go either way); random inputs; the
+    """float32 inputs for the exact float32 exp, expm1, sigmoid, silu, tanh, sinh and cosh, whose
+    FMA paths have a first pass of their own (kernels_c/math/lt_exp32_fma.h) and a chunk
+    that redoes some elements: a hundred ulps either side of the range the vectors keep
+    (-87.33, and 88.72 for exp and expm1), of the float32-subnormal and overflow thresholds
+    (-87.3365, 88.7228), of the underflow to zero (-103.97), of silu's tiny bound (2^-124),
+    of the reduction's boundaries (k + 1/2) ln2 (where r is largest and k may go either way;
+    for tanh, whose core takes 2|x|, their halves), of the clamps of tanh (10), expm1 (-20),
+    sinh and cosh (89.5), of where they round to +-1 (9.01, -17.33) or overflow (89.42) and
+    of where their first pass becomes exact (2^-54); random inputs; the
     float32 subnormals; the specials.  And the inputs whose value (NumPy/SciPy, float64)
     lies within 2^-39 (relative) of a float32 midpoint, in [-88, 89] at a stride (normal
     results), and those found by a search where the first pass alone misrounds
@@ -378,7 +381,11 @@ def _exp32_fma_inputs(name):
     from scipy import special
     edges = np.array([-87.33, 88.72, np.log(2.0 ** -126), np.log(np.finfo(np.float32).max),
                       np.log(2.0 ** -150), -104.0, 0.0, 2.0 ** -124, -(2.0 ** -124), 17.33]
-                     + [(k + 0.5) * np.log(2.0) for k in range(-126, 128, 9)], np.float32)
+                     + [(k + 0.5) * np.log(2.0) for k in range(-126, 128, 9)]
+                     + [(k + 0.5) * np.log(2.0) / 2 for k in range(0, 30, 3)]
+                     + [(k + 0.5) * np.log(2.0) for k in range(-30, 6)]
+                     + [9.01, 10.0, -17.33, -20.0, 89.42, 89.5, 2.0 ** -54, -(2.0 ** -54)],
+                     np.float32)
     base = _ordered(edges)
     near = _from_ordered((base[:, None] + np.arange(-100, 101)[None, :]).ravel())
     rng = np.random.default_rng(42)
@@ -386,7 +393,8 @@ def _exp32_fma_inputs(name):
                              rng.uniform(-1e-6, 1e-6, 200)]).astype(np.float32)
     allx = _from_ordered(np.arange(_ordered(np.float32(-88.0)), _ordered(np.float32(89.0)), 251))
     xd = allx.astype(np.float64)
-    y = {"exp": np.exp, "sigmoid": special.expit, "silu": lambda v: v * special.expit(v)}[name](xd)
+    y = {"exp": np.exp, "sigmoid": special.expit, "silu": lambda v: v * special.expit(v),
+         "tanh": np.tanh, "expm1": np.expm1, "sinh": np.sinh, "cosh": np.cosh}[name](xd)
     with np.errstate(over="ignore"):
         m = y.astype(np.float32)
     up = np.nextafter(m, np.float32(np.inf))
@@ -399,7 +407,7 @@ def _exp32_fma_inputs(name):
     with open(found) as f:
         rows = [line.split() for line in f if line.strip() and not line.startswith("#")]
     searched = np.array([int(b, 16) for n, b in rows if n == name], np.uint32).view(np.float32)
-    assert searched.size > 50
+    assert searched.size > 40
     hard = np.concatenate([hard, searched])
     tiny = np.arange(1, 3000, 7, dtype=np.uint32).view(np.float32)     # float32 subnormals
     specials = np.array([np.inf, -np.inf, np.nan, -np.nan, 1e30, -1e30, 3.4e38, -3.4e38,
@@ -408,12 +416,13 @@ def _exp32_fma_inputs(name):
     return x[rng.permutation(x.size)], hard
 
 
-@pytest.mark.parametrize("name", ["exp", "sigmoid", "silu"])
+@pytest.mark.parametrize("name", ["exp", "expm1", "sigmoid", "silu", "tanh", "sinh", "cosh"])
 def test_float32_exp_family_fma_pass_every_path(name):
-    """The exact float32 exp, sigmoid and silu on every kernel path (the AVX paths compute
-    their own first pass with FMA and no table, the generic one the no-FMA pass), bit for
-    bit against MPFR rounded once to float32, on the inputs of _exp32_fma_inputs (mixed),
-    on the Ziv-flagged inputs alone and on a short call (one partial vector)."""
+    """The exact float32 exp, expm1, sigmoid, silu, tanh, sinh and cosh on every kernel path (the
+    AVX paths compute their own first pass with FMA and no table, the generic one the no-FMA
+    pass), bit for bit against MPFR rounded once to float32, on the inputs of
+    _exp32_fma_inputs (mixed), on the Ziv-flagged inputs alone and on a short call (one
+    partial vector)."""
     ref_mp = REFS[name][1]
     x, hard = _exp32_fma_inputs(name)
     want_all = np.array([ref_mp(v) for v in x], np.float32)

@@ -485,11 +485,8 @@ static inline float ltm_silu_p1(float xf, float lo, float hi, int32_t *amb)
                 if (amb[i]) { const float x = a[i]; o[i] = (ACC); }                          \
     }
 
-/* exp, sigmoid, silu: lt_exp32_fma.h (a first pass of their own on the FMA paths) */
-ltm_exp_two_pass(ltm_expm1, -104.0, 89.0, ltm_expm1_acc_f32(x))
-ltm_exp_two_pass(ltm_tanh, 0.0, 10.0, ltm_tanh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0))
-ltm_exp_two_pass(ltm_sinh, 0.0, 90.0, ltm_sinh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0))
-ltm_exp_two_pass(ltm_cosh, 0.0, 90.0, ltm_cosh_acc_f32(__builtin_fabs((double)x)))
+/* exp, expm1, sigmoid, silu, tanh, sinh, cosh: lt_exp32_fma.h (a first pass of their own on
+ * the FMA paths) */
 
 /* ------------------------------------------------------------------ gelu_tanh float32 */
 /* g(x) = x * sigmoid(v), v = 2u = 2 sqrt(2/pi) (x + 0.044715 x^3), in double, rounded once.

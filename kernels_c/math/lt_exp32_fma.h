@@ -1,8 +1,8 @@
-/* The exp family, continued (lt_exp.h): the float32 exact exp, sigmoid and silu.  On the FMA
- * paths (AVX2, AVX-512) each has a first pass of its own (issue 41): correctly rounded on
- * each path on its own (docs/exact-math.md), the AVX2 and AVX-512 paths computing the same
- * FMAs in the same order (4 or 8 lanes), so the same bits.  The generic path keeps the
- * no-FMA two-pass forms of lt_exp.h (ltm_exp_two_pass), verified on their own.
+/* The exp family, continued (lt_exp.h): the float32 exact exp, expm1, sigmoid, silu, tanh,
+ * sinh and cosh.  On the FMA paths (AVX2, AVX-512) each has a first pass of its own (issue 41):
+ * correctly rounded on each path on its own (docs/exact-math.md), the AVX2 and AVX-512 paths
+ * computing the same FMAs in the same order (4 or 8 lanes), so the same bits.  The generic
+ * path keeps the no-FMA two-pass forms of lt_exp.h (ltm_exp_two_pass), verified on their own.
  * Pasted after lt_exp.h into every kernel path (build_kernels.MATH_FAMILIES). */
 
 #if LTM_GW == 8 || (LTM_GW == 4 && defined(__FMA__))
@@ -22,19 +22,22 @@
 #undef LTM_VMAXS
 #undef LTM_VMAXU
 #undef LTM_VMINF
+#undef LTM_VMAXF
 #if LTM_GW == 8
 #define LTM_VFMA(a, b, c) ((ltm_gvd)_mm512_fmadd_pd((__m512d)(a), (__m512d)(b), (__m512d)(c)))
 #define LTM_VMAXS(m, v) ((ltm_gvi)_mm256_max_epi32((__m256i)(m), (__m256i)(v)))
 #define LTM_VMAXU(m, v) ((ltm_gvi)_mm256_max_epu32((__m256i)(m), (__m256i)(v)))
 #define LTM_VMINF(a, b) ((ltm_gvf)_mm256_min_ps((__m256)(a), (__m256)(b)))
+#define LTM_VMAXF(a, b) ((ltm_gvf)_mm256_max_ps((__m256)(a), (__m256)(b)))
 #else
 #define LTM_VFMA(a, b, c) ((ltm_gvd)_mm256_fmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c)))
 #define LTM_VMAXS(m, v) ((ltm_gvi)_mm_max_epi32((__m128i)(m), (__m128i)(v)))
 #define LTM_VMAXU(m, v) ((ltm_gvi)_mm_max_epu32((__m128i)(m), (__m128i)(v)))
 #define LTM_VMINF(a, b) ((ltm_gvf)_mm_min_ps((__m128)(a), (__m128)(b)))
+#define LTM_VMAXF(a, b) ((ltm_gvf)_mm_max_ps((__m128)(a), (__m128)(b)))
 #endif
 /* LTM_VMAXS, LTM_VMAXU: the lane-wise signed and unsigned max of float bits;
- * LTM_VMINF(a, b): a < b ? a : b per lane (b where a is NaN) */
+ * LTM_VMINF(a, b): a < b ? a : b per lane (b where a is NaN); LTM_VMAXF(a, b): a > b ? a : b */
 
 static inline __attribute__((always_inline)) ltm_gvd ltm_exp32_widen(ltm_gvf xf)
 {
@@ -68,11 +71,16 @@ static inline __attribute__((always_inline)) ltm_gvd ltm_exp32_core(ltm_gvd x)
 
 /* Ziv's test for a result y within 2^-39.73 |y| (2^13.27 units of its last place): *clear
  * when no float32 midpoint lies within 2^15 units of y (over 3x the bound; about one element
- * in 2^13 is flagged), one compare.  A y that is clear rounds to the correctly rounded float32
- * (y is a normal float32 here: the callers redo the others). */
+ * in 2^13 is flagged; ltm_exp32_clear_w: within w units), one compare.  A y that is clear
+ * rounds to the correctly rounded float32 (y is a normal float32 here: the callers redo the
+ * others). */
+static inline __attribute__((always_inline)) ltm_gvl ltm_exp32_clear_w(ltm_gvd y, int64_t w)
+{
+    return (((ltm_gvl)y + ((int64_t)0x10000000 + w)) & 0x1FFFFFFF) > 2 * w;
+}
 static inline __attribute__((always_inline)) ltm_gvl ltm_exp32_clear(ltm_gvd y)
 {
-    return (((ltm_gvl)y + ((int64_t)0x10000000 + 0x8000)) & 0x1FFFFFFF) > 2 * 0x8000;
+    return ltm_exp32_clear_w(y, 0x8000);
 }
 
 /* NAME_f32_chunk and NAME_f32 from a first pass VEC (ltm_gvf VEC(ltm_gvf x, ltm_gvl *clear),
@@ -221,7 +229,146 @@ LTM_EXP32_TWO_PASS(ltm_sigmoid, ltm_sigmoid32_vec, ltm_sigmoid32_accurate, -87.3
                    __builtin_inff())
 LTM_EXP32_TWO_PASS(ltm_silu, ltm_silu32_vec, ltm_silu32_accurate, -87.33f, __builtin_inff())
 
+/* ---- the expm1 core: expm1(z) in double for z in [-20, 89.5] (tanh's, expm1's and sinh's).
+ *   No table.  k, r as in the exp core: -29 <= k <= 130, so |r - (z - k ln2)| <= 130 |ln2 -
+ *   ln2_d| + 2^-53 |r| < 2^-48.2 (k = 0: r = z exactly); |r| <= ln2/2 (1 + 2^-44).
+ *   p = e^r - 1 = r + r^2 T(r), T of degree 7: the Chebyshev interpolant of (e^r - 1 - r)/r^2
+ *   on |r| <= ln2/2 (1 + 2^-12), coefficients rounded to double (tools/fit_exp32_fma.py): p
+ *   within 2^-42.34 |e^r - 1|.  T by Estrin (as E above); r^2 T <= 0.23 |p|, so its roundings
+ *   (below 6 2^-53 relative) and the last FMA's add below 2.5 2^-53 |p|: p within 2^-42.33.
+ *   m = fma(s, p, s - 1), s = 2^k (k into the exponent bits of 1; s - 1 exact, k >= -29): p's
+ *   error scaled by s |p| / |m| <= sqrt 2 (k = 1, r = -ln2/2; 1 for k = 0, below 0.71
+ *   otherwise), r's error by (m + 1) / |m| <= 3.42 (k != 0), the FMA's rounding 2^-53:
+ *   m within 2^-41.77 |expm1(z)|. */
+static inline __attribute__((always_inline)) ltm_gvd ltm_expm1_32_core(ltm_gvd z)
+{
+    static const double T[8] = {
+        0x1.fffffffffe059p-2, 0x1.5555555554f94p-3, 0x1.55555565cb85ep-5,
+        0x1.111111170d13bp-7, 0x1.6c166bd1f2d88p-10, 0x1.a019c3628ffd6p-13,
+        0x1.a136d40e0a8c4p-16, 0x1.72ad54cbd3312p-19 };
+    const double inv_ln2 = 0x1.71547652b82fep+0, ln2 = 0x1.62e42fefa39efp-1, shifter = 0x1.8p52;
+    const ltm_gvd zero = { 0 };
+    ltm_gvd tk = LTM_VFMA(z, zero + inv_ln2, zero + shifter);
+    ltm_gvd r = LTM_VFMA(tk - shifter, zero - ln2, z);
+    ltm_gvd r2 = r * r, r4 = r2 * r2;
+    ltm_gvd t01 = LTM_VFMA(zero + T[1], r, zero + T[0]);
+    ltm_gvd t23 = LTM_VFMA(zero + T[3], r, zero + T[2]);
+    ltm_gvd t45 = LTM_VFMA(zero + T[5], r, zero + T[4]);
+    ltm_gvd t67 = LTM_VFMA(zero + T[7], r, zero + T[6]);
+    ltm_gvd t03 = LTM_VFMA(t23, r2, t01), t47 = LTM_VFMA(t67, r2, t45);
+    ltm_gvd p = LTM_VFMA(r2, LTM_VFMA(t47, r4, t03), r);
+    ltm_gvd s = (ltm_gvd)(((ltm_gvl)tk << 52) + 0x3FF0000000000000);
+    return LTM_VFMA(s, p, s - 1.0);
+}
+
+/* ---- tanh: y = m / (m + 2), m = the expm1 core at z = 2a, a = min(|x|, 10) (in float; z
+ * exact), the sign of x put back on the float32 result.  m's error scaled by 2 / (m + 2) <= 1,
+ * the add and the division 2 2^-53: y within 2^-41.7 |y| < 2^11.3 units of its last place, so
+ * Ziv's test at 2^13 units (about one element in 2^15 flagged).  tanh rounds to 1 from
+ * |x| = 9.01 on, and so does y(10).  For a <= 2^-54 every step is exact (r = z, p = r,
+ * m = z, m + 2 = 2) and y = a: the float32 x itself, tanh(x) correctly rounded (subnormal x
+ * too: |x - tanh x| < |x|^3); above, |y| > 2^-55 is a normal float32 value.  The chunk redoes
+ * NaN (the clamp made it 10) and the flagged elements with the generic path's pass. */
+static inline float ltm_tanh32_accurate(float x)
+{
+    int32_t amb;
+    float y = ltm_tanh_p1(x, 0.0f, 10.0f, &amb);
+    return amb ? ltm_tanh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0) : y;
+}
+static inline __attribute__((always_inline)) ltm_gvf ltm_tanh32_vec(ltm_gvf xf, ltm_gvl *clear)
+{
+    const ltm_gvf fzero = { 0 };
+    ltm_gvi sign = (ltm_gvi)xf & (int32_t)0x80000000;
+    ltm_gvf a = LTM_VMINF((ltm_gvf)((ltm_gvi)xf & 0x7FFFFFFF), fzero + 10.0f);
+    ltm_gvd z = ltm_exp32_widen(a);
+    ltm_gvd m = ltm_expm1_32_core(z + z);
+    ltm_gvd y = m / (m + 2.0);
+    *clear = ltm_exp32_clear_w(y, 0x2000);
+    return (ltm_gvf)((ltm_gvi)__builtin_convertvector(y, ltm_gvf) | sign);
+}
+LTM_EXP32_TWO_PASS(ltm_tanh, ltm_tanh32_vec, ltm_tanh32_accurate, -__builtin_inff(),
+                   __builtin_inff())
+
+/* ---- expm1: y = the expm1 core at max(x, -20) (in float), the sign of x put back on the
+ * float32 result (only -0 changes: the core makes expm1(-0) +0).  Within 2^-41.77 |y|: Ziv's
+ * test at 2^13 units, as tanh's.  expm1 rounds to -1 below -17.33, and so does y(-20).  For
+ * |x| <= 2^-54 every step is exact and y = x, expm1(x) correctly rounded (subnormal x too:
+ * |expm1(x) - x| < x^2); above, |y| > 2^-55 is a normal float32 value.  The chunk redoes
+ * x > 88.72 (overflow), NaN and the flagged elements with the generic path's pass. */
+static inline float ltm_expm1_32_accurate(float x)
+{
+    int32_t amb;
+    float y = ltm_expm1_p1(x, -104.0f, 89.0f, &amb);
+    return amb ? ltm_expm1_acc_f32(x) : y;
+}
+static inline __attribute__((always_inline)) ltm_gvf ltm_expm1_32_vec(ltm_gvf xf, ltm_gvl *clear)
+{
+    const ltm_gvf fzero = { 0 };
+    ltm_gvi sign = (ltm_gvi)xf & (int32_t)0x80000000;
+    ltm_gvd y = ltm_expm1_32_core(ltm_exp32_widen(LTM_VMAXF(xf, fzero - 20.0f)));
+    *clear = ltm_exp32_clear_w(y, 0x2000);
+    return (ltm_gvf)((ltm_gvi)__builtin_convertvector(y, ltm_gvf) | sign);
+}
+LTM_EXP32_TWO_PASS(ltm_expm1, ltm_expm1_32_vec, ltm_expm1_32_accurate, -__builtin_inff(), 88.72f)
+
+/* ---- sinh: y = (e + e / (1 + e)) / 2, e = the expm1 core at a = min(|x|, 89.5) (in float),
+ * the sign of x put back on the float32 result.  e within 2^-41.77; e / (1 + e) scales e's
+ * error by 1 / (1 + e) <= 1, both terms are >= 0, the add, the division and the sum add
+ * 3 2^-53: y within 2^-41.7 |y|, Ziv's test at 2^13 units.  sinh overflows from 89.42 on
+ * and so does y(89.5) (a double above 2^128: inf in float32).  For a <= 2^-54 every step is
+ * exact (e = a, 1 + e = 1) and y = a, sinh(x) correctly rounded (|sinh x - x| < |x|^3);
+ * above, |y| > 2^-54 is a normal float32 value.  The chunk redoes NaN and the flagged
+ * elements with the generic path's pass. */
+static inline float ltm_sinh32_accurate(float x)
+{
+    int32_t amb;
+    float y = ltm_sinh_p1(x, 0.0f, 90.0f, &amb);
+    return amb ? ltm_sinh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0) : y;
+}
+static inline __attribute__((always_inline)) ltm_gvf ltm_sinh32_vec(ltm_gvf xf, ltm_gvl *clear)
+{
+    const ltm_gvf fzero = { 0 };
+    ltm_gvi sign = (ltm_gvi)xf & (int32_t)0x80000000;
+    ltm_gvf a = LTM_VMINF((ltm_gvf)((ltm_gvi)xf & 0x7FFFFFFF), fzero + 89.5f);
+    ltm_gvd e = ltm_expm1_32_core(ltm_exp32_widen(a));
+    ltm_gvd y = 0.5 * (e + e / (e + 1.0));
+    *clear = ltm_exp32_clear_w(y, 0x2000);
+    return (ltm_gvf)((ltm_gvi)__builtin_convertvector(y, ltm_gvf) | sign);
+}
+LTM_EXP32_TWO_PASS(ltm_sinh, ltm_sinh32_vec, ltm_sinh32_accurate, -__builtin_inff(),
+                   __builtin_inff())
+
+/* ---- cosh: y = (E + 1/E) / 2, E = the exp core at a = min(|x|, 89.5) (in float; k <= 130
+ * keeps the core's bound, 2^-39.74, and E a normal double).  1/E has E's relative error and
+ * the division's, the sum of the two positive terms 2^-53 more: y within 2^-39.73 |y|, the
+ * exp core's test at 2^15 units.  y >= 1 is a normal float32 value; cosh overflows from
+ * 89.42 on and so does y(89.5).  The chunk redoes NaN and the flagged elements with the
+ * generic path's pass. */
+static inline float ltm_cosh32_accurate(float x)
+{
+    int32_t amb;
+    float y = ltm_cosh_p1(x, 0.0f, 90.0f, &amb);
+    return amb ? ltm_cosh_acc_f32(__builtin_fabs((double)x)) : y;
+}
+static inline __attribute__((always_inline)) ltm_gvf ltm_cosh32_vec(ltm_gvf xf, ltm_gvl *clear)
+{
+    const ltm_gvf fzero = { 0 };
+    ltm_gvf a = LTM_VMINF((ltm_gvf)((ltm_gvi)xf & 0x7FFFFFFF), fzero + 89.5f);
+    ltm_gvd e = ltm_exp32_core(ltm_exp32_widen(a));
+    ltm_gvd y = 0.5 * (e + 1.0 / e);
+    *clear = ltm_exp32_clear(y);
+    return __builtin_convertvector(y, ltm_gvf);
+}
+LTM_EXP32_TWO_PASS(ltm_cosh, ltm_cosh32_vec, ltm_cosh32_accurate, -__builtin_inff(),
+                   __builtin_inff())
+
 #else
+ltm_exp_two_pass(ltm_cosh, 0.0, 90.0, ltm_cosh_acc_f32(__builtin_fabs((double)x)))
+ltm_exp_two_pass(ltm_expm1, -104.0, 89.0, ltm_expm1_acc_f32(x))
+ltm_exp_two_pass(ltm_sinh, 0.0, 90.0,
+                 ltm_sinh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0))
+ltm_exp_two_pass(ltm_tanh, 0.0, 10.0,
+                 ltm_tanh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0))
 ltm_exp_two_pass(ltm_exp, -104.0, 89.0, ltm_exp_acc_f32(x))
 ltm_exp_two_pass(ltm_sigmoid, 0.0, 110.0, ltm_sigmoid_acc_f32(x))
 ltm_exp_two_pass(ltm_silu, 0.0, 110.0, ltm_silu_acc_f32(x))
