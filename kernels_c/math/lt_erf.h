@@ -391,22 +391,11 @@ static inline __attribute__((always_inline)) ltm_gvd ltm_erf32_pick(const double
 #endif
 }
 
-/* float32 lanes widened to double (exact): one vcvtps2pd on AVX2, where gcc 12 lowers the
- * generic conversion through two halves; ltm_vwiden's instruction on AVX-512 */
-static inline __attribute__((always_inline)) ltm_gvd ltm_erf32_widen(ltm_gvf xf)
-{
-#if LTM_GW == 4 && defined(__AVX2__)
-    return (ltm_gvd)_mm256_cvtps_pd((__m128)xf);
-#else
-    return ltm_vwiden(xf);
-#endif
-}
-
 static inline __attribute__((always_inline)) ltm_gvf ltm_erf32_vec(ltm_gvf xf, ltm_gvl *ambiguous)
 {
     const double *P = lt_tab_erf32_small, *B = lt_tab_erf32_big;
     const ltm_gvd zero = { 0 };
-    ltm_gvd x = ltm_erf32_widen(xf);
+    ltm_gvd x = ltm_vwiden(xf);
     /* t = |x| clamped to [1, 3.9375] on the float bits (ordered as integers; NaN -> 3.9375),
      * and its piece from the same bits: exponent and top mantissa bit, minus those of 1 */
     ltm_gvi ib = (ltm_gvi)xf & 0x7FFFFFFF;
@@ -414,7 +403,7 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_erf32_vec(ltm_gvf xf, l
     ltm_gvi small32 = below;
     ib = (ib & ~below) | (0x3F800000 & below);
     ib = (ib & ~above) | (0x407C0000 & above);
-    ltm_gvd t = ltm_erf32_widen((ltm_gvf)ib);
+    ltm_gvd t = ltm_vwiden((ltm_gvf)ib);
     ltm_gvl k = ltm_erf32_pickidx(__builtin_convertvector((ib >> 22) - 254, ltm_gvl));
     /* |x| < 1: x P(z) */
     ltm_gvd z = x * x, z2 = z * z;

@@ -39,15 +39,6 @@
 /* LTM_VMAXS, LTM_VMAXU: the lane-wise signed and unsigned max of float bits;
  * LTM_VMINF(a, b): a < b ? a : b per lane (b where a is NaN); LTM_VMAXF(a, b): a > b ? a : b */
 
-static inline __attribute__((always_inline)) ltm_gvd ltm_exp32_widen(ltm_gvf xf)
-{
-#if LTM_GW == 8
-    return ltm_vwiden(xf);
-#else
-    return (ltm_gvd)_mm256_cvtps_pd((__m128)xf);
-#endif
-}
-
 static inline __attribute__((always_inline)) ltm_gvd ltm_exp32_core(ltm_gvd x)
 {
     static const double E[9] = {
@@ -157,7 +148,7 @@ static inline float ltm_exp32_accurate(float x)
 }
 static inline __attribute__((always_inline)) ltm_gvf ltm_exp32_vec(ltm_gvf xf, ltm_gvl *clear)
 {
-    ltm_gvd y = ltm_exp32_core(ltm_exp32_widen(xf));
+    ltm_gvd y = ltm_exp32_core(ltm_vwiden(xf));
     *clear = ltm_exp32_clear(y);
     return __builtin_convertvector(y, ltm_gvf);
 }
@@ -202,8 +193,8 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_sigmoid32_any(ltm_gvf x
     const ltm_gvd zero = { 0 };
     ltm_gvi ab = (ltm_gvi)xf & 0x7FFFFFFF;
     ltm_gvf na = (ltm_gvf)((ltm_gvi)LTM_VMINF((ltm_gvf)ab, fzero + 87.33f) | (int32_t)0x80000000);
-    ltm_gvd e = ltm_exp32_core(ltm_exp32_widen(na));                      /* E = exp(-a) */
-    ltm_gvd x = ltm_exp32_widen(xf);
+    ltm_gvd e = ltm_exp32_core(ltm_vwiden(na));                      /* E = exp(-a) */
+    ltm_gvd x = ltm_vwiden(xf);
     ltm_gvd y = ltm_exp32_signsel(zero + 1.0, e, x) / (e + 1.0);          /* -0: E = 1 */
     if (times_x)
         y = x * y;
@@ -280,7 +271,7 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_tanh32_vec(ltm_gvf xf, 
     const ltm_gvf fzero = { 0 };
     ltm_gvi sign = (ltm_gvi)xf & (int32_t)0x80000000;
     ltm_gvf a = LTM_VMINF((ltm_gvf)((ltm_gvi)xf & 0x7FFFFFFF), fzero + 10.0f);
-    ltm_gvd z = ltm_exp32_widen(a);
+    ltm_gvd z = ltm_vwiden(a);
     ltm_gvd m = ltm_expm1_32_core(z + z);
     ltm_gvd y = m / (m + 2.0);
     *clear = ltm_exp32_clear_w(y, 0x2000);
@@ -305,7 +296,7 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_expm1_32_vec(ltm_gvf xf
 {
     const ltm_gvf fzero = { 0 };
     ltm_gvi sign = (ltm_gvi)xf & (int32_t)0x80000000;
-    ltm_gvd y = ltm_expm1_32_core(ltm_exp32_widen(LTM_VMAXF(xf, fzero - 20.0f)));
+    ltm_gvd y = ltm_expm1_32_core(ltm_vwiden(LTM_VMAXF(xf, fzero - 20.0f)));
     *clear = ltm_exp32_clear_w(y, 0x2000);
     return (ltm_gvf)((ltm_gvi)__builtin_convertvector(y, ltm_gvf) | sign);
 }
@@ -330,7 +321,7 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_sinh32_vec(ltm_gvf xf, 
     const ltm_gvf fzero = { 0 };
     ltm_gvi sign = (ltm_gvi)xf & (int32_t)0x80000000;
     ltm_gvf a = LTM_VMINF((ltm_gvf)((ltm_gvi)xf & 0x7FFFFFFF), fzero + 89.5f);
-    ltm_gvd e = ltm_expm1_32_core(ltm_exp32_widen(a));
+    ltm_gvd e = ltm_expm1_32_core(ltm_vwiden(a));
     ltm_gvd y = 0.5 * (e + e / (e + 1.0));
     *clear = ltm_exp32_clear_w(y, 0x2000);
     return (ltm_gvf)((ltm_gvi)__builtin_convertvector(y, ltm_gvf) | sign);
@@ -354,7 +345,7 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_cosh32_vec(ltm_gvf xf, 
 {
     const ltm_gvf fzero = { 0 };
     ltm_gvf a = LTM_VMINF((ltm_gvf)((ltm_gvi)xf & 0x7FFFFFFF), fzero + 89.5f);
-    ltm_gvd e = ltm_exp32_core(ltm_exp32_widen(a));
+    ltm_gvd e = ltm_exp32_core(ltm_vwiden(a));
     ltm_gvd y = 0.5 * (e + 1.0 / e);
     *clear = ltm_exp32_clear(y);
     return __builtin_convertvector(y, ltm_gvf);
