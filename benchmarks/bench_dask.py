@@ -154,6 +154,10 @@ def main(argv=None):
                     help="elements per block (default 1e6: 100 blocks of the 10^8 run)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads-per-worker", type=int, default=1)
+    ap.add_argument("--worker-saturation", type=float, default=None,
+                    help="dask's distributed.scheduler.worker-saturation for the cluster "
+                         "(default: dask's own, 1.1; inf sends every ready task to the "
+                         "workers at once, as dask did before 2022.11)")
     ap.add_argument("--repeats", type=int, default=5, help="timed calls per workload")
     ap.add_argument("--workloads", default="gelu,black_scholes")
     ap.add_argument("--scheduler", choices=("cluster", "threads"), default="cluster",
@@ -172,6 +176,8 @@ def main(argv=None):
     where = (f"{args.workers} workers x {args.threads_per_worker} thread(s)"
              if args.scheduler == "cluster" else
              f"threaded scheduler, {args.workers} threads, one process")
+    if args.worker_saturation is not None:
+        where += f", worker-saturation {args.worker_saturation}"
     print(f"# bench_dask: {fmt_n(args.n)} float32 per array in {blocks} blocks, {where}, "
           f"best/median of {args.repeats}; commit {git_commit()}; "
           f"{facts.get('Model name', '?')}")
@@ -190,9 +196,15 @@ def main(argv=None):
             print(f"{impl}: done (lazytensor kernel threads: {threads})", flush=True)
         _table(names, rows)
         return
-    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=args.threads_per_worker,
-                           processes=True, host="127.0.0.1", dashboard_address=None,
-                           silence_logs=50)
+    import dask
+    # the scheduler reads it when made (set around its making only: the workers, spawned
+    # again by each restart, would inherit it through dask's config, which fails on inf)
+    saturation = ({} if args.worker_saturation is None else
+                  {"distributed.scheduler.worker-saturation": args.worker_saturation})
+    with dask.config.set(saturation):
+        cluster = LocalCluster(n_workers=args.workers, threads_per_worker=args.threads_per_worker,
+                               processes=True, host="127.0.0.1", dashboard_address=None,
+                               silence_logs=50)
     client = Client(cluster)
     try:
         for impl in ("dask+lazytensor", "dask+NumPy"):
