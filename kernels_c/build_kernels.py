@@ -131,10 +131,12 @@ MATH_DATA_HEADERS, MATH_TEXT = _math_headers()
 def _math_defined(name: str) -> bool:
     if re.search(rf"\b{name}\s*\(", MATH_TEXT):
         return True
-    # LT_F32_TWO_PASS(base, ...) (lt_dd.h), ltm_exp_two_pass(base, ...) and
-    # LTM_VEC_TWO_PASS(base, ...) (lt_exp.h) define base_f32 and base_f32_chunk
+    # LT_F32_TWO_PASS(base, ...) (lt_dd.h), ltm_exp_two_pass(base, ...), LTM_VEC_TWO_PASS(base,
+    # ...) (lt_exp.h) and LTM_EXP32_TWO_PASS(base, ...) (lt_exp32_fma.h) define base_f32 and
+    # base_f32_chunk; so does a row X(base, ...) of lt_exp.h's LTM_EXP32_FAMILY table
     m = re.fullmatch(r"(ltm_\w+)_f32(_chunk)?", name)
-    return bool(m) and re.search(rf"\b(LT_F32_TWO_PASS|ltm_exp_two_pass|LTM_VEC_TWO_PASS)\(\s*{m.group(1)}\s*,",
+    return bool(m) and re.search(rf"\b(LT_F32_TWO_PASS|ltm_exp_two_pass|LTM_VEC_TWO_PASS|"
+                                 rf"LTM_EXP32_TWO_PASS|X)\(\s*{m.group(1)}\s*,",
                                  MATH_TEXT) is not None
 
 

@@ -485,8 +485,29 @@ static inline float ltm_silu_p1(float xf, float lo, float hi, int32_t *amb)
                 if (amb[i]) { const float x = a[i]; o[i] = (ACC); }                          \
     }
 
-/* exp, expm1, sigmoid, silu, tanh, sinh, cosh: lt_exp32_fma.h (a first pass of their own on
- * the FMA paths) */
+/* NAME_f32_accurate: the per-element form of ltm_exp_two_pass's NAME_f32, the accurate path
+ * of the FMA paths' own first passes (lt_exp32_fma.h) */
+#define ltm_exp_define_accurate(NAME, LO, HI, ACC)                                           \
+    static inline float NAME##_f32_accurate(float x)                                         \
+    {                                                                                        \
+        int32_t amb;                                                                         \
+        float y = NAME##_p1(x, LO, HI, &amb);                                               \
+        return amb ? (ACC) : y;                                                              \
+    }
+
+/* The no-FMA two-pass pieces of exp, expm1, sigmoid, silu, tanh, sinh and cosh: their pass-1
+ * clamp bounds and accurate paths, one row each.  The generic path's functions
+ * (ltm_exp_two_pass), and the FMA paths' fallback (ltm_exp_define_accurate) under their own
+ * first passes, lt_exp32_fma.h. */
+#undef LTM_EXP32_FAMILY
+#define LTM_EXP32_FAMILY(X)                                                                  \
+    X(ltm_exp, -104.0f, 89.0f, ltm_exp_acc_f32(x))                                           \
+    X(ltm_expm1, -104.0f, 89.0f, ltm_expm1_acc_f32(x))                                       \
+    X(ltm_sigmoid, 0.0f, 110.0f, ltm_sigmoid_acc_f32(x))                                     \
+    X(ltm_silu, 0.0f, 110.0f, ltm_silu_acc_f32(x))                                           \
+    X(ltm_tanh, 0.0f, 10.0f, ltm_tanh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0)) \
+    X(ltm_sinh, 0.0f, 90.0f, ltm_sinh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0)) \
+    X(ltm_cosh, 0.0f, 90.0f, ltm_cosh_acc_f32(__builtin_fabs((double)x)))
 
 /* ------------------------------------------------------------------ gelu_tanh float32 */
 /* g(x) = x * sigmoid(v), v = 2u = 2 sqrt(2/pi) (x + 0.044715 x^3), in double, rounded once.

@@ -136,23 +136,20 @@ static inline __attribute__((always_inline)) ltm_gvl ltm_exp32_clear(ltm_gvd y)
         return y;                                                                            \
     }
 
+/* NAME_f32_accurate of each function: the generic path's no-FMA pass, then its accurate path */
+LTM_EXP32_FAMILY(ltm_exp_define_accurate)
+
 /* ---- exp: y = the core's exp(x), x in [-87.33, 88.72] (exp(-87.33) > 2^-126: a normal
  * float32; exp(88.72) < FLT_MAX).  The chunk redoes the rest (float32-subnormal results,
- * overflow, NaN) and the flagged elements with ltm_exp32_accurate: the generic path's no-FMA
+ * overflow, NaN) and the flagged elements with ltm_exp_f32_accurate: the generic path's no-FMA
  * pass (its own test), then the double-double exp. */
-static inline float ltm_exp32_accurate(float x)
-{
-    int32_t amb;
-    float y = ltm_exp_p1(x, -104.0f, 89.0f, &amb);
-    return amb ? ltm_exp_acc_f32(x) : y;
-}
 static inline __attribute__((always_inline)) ltm_gvf ltm_exp32_vec(ltm_gvf xf, ltm_gvl *clear)
 {
     ltm_gvd y = ltm_exp32_core(ltm_vwiden(xf));
     *clear = ltm_exp32_clear(y);
     return __builtin_convertvector(y, ltm_gvf);
 }
-LTM_EXP32_TWO_PASS(ltm_exp, ltm_exp32_vec, ltm_exp32_accurate, -87.33f, 88.72f)
+LTM_EXP32_TWO_PASS(ltm_exp, ltm_exp32_vec, ltm_exp_f32_accurate, -87.33f, 88.72f)
 
 /* ---- sigmoid and silu: E = exp(-a), a = min(|x|, 87.33) (in float), by the core (2^-39.74);
  * sigmoid = N / (1 + E) with N = 1 (x >= 0) or E (x < 0), silu = x sigmoid.  The error of E
@@ -161,18 +158,6 @@ LTM_EXP32_TWO_PASS(ltm_exp, ltm_exp32_vec, ltm_exp32_accurate, -87.33f, 88.72f)
  * the clamp changes nothing that shows: sigmoid and silu round to 1 and x from x = 17.33 on,
  * and so do the clamped quotients (E(87.33) < 2^-125).  The chunk redoes x < -87.33 (results
  * near or below 2^-126) and NaN, and the flagged elements, with the generic path's pass. */
-static inline float ltm_sigmoid32_accurate(float x)
-{
-    int32_t amb;
-    float y = ltm_sigmoid_p1(x, 0.0f, 110.0f, &amb);
-    return amb ? ltm_sigmoid_acc_f32(x) : y;
-}
-static inline float ltm_silu32_accurate(float x)
-{
-    int32_t amb;
-    float y = ltm_silu_p1(x, 0.0f, 110.0f, &amb);
-    return amb ? ltm_silu_acc_f32(x) : y;
-}
 typedef uint32_t ltm_exp32_vu __attribute__((vector_size(4 * LTM_GW)));
 
 /* b where s has its sign bit set (x < 0, -0, negative NaN), else a */
@@ -216,9 +201,9 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_silu32_vec(ltm_gvf xf, 
 {
     return ltm_sigmoid32_any(xf, clear, 1);
 }
-LTM_EXP32_TWO_PASS(ltm_sigmoid, ltm_sigmoid32_vec, ltm_sigmoid32_accurate, -87.33f,
+LTM_EXP32_TWO_PASS(ltm_sigmoid, ltm_sigmoid32_vec, ltm_sigmoid_f32_accurate, -87.33f,
                    __builtin_inff())
-LTM_EXP32_TWO_PASS(ltm_silu, ltm_silu32_vec, ltm_silu32_accurate, -87.33f, __builtin_inff())
+LTM_EXP32_TWO_PASS(ltm_silu, ltm_silu32_vec, ltm_silu_f32_accurate, -87.33f, __builtin_inff())
 
 /* ---- the expm1 core: expm1(z) in double for z in [-20, 89.5] (tanh's, expm1's and sinh's).
  *   No table.  k, r as in the exp core: -29 <= k <= 130, so |r - (z - k ln2)| <= 130 |ln2 -
@@ -260,12 +245,6 @@ static inline __attribute__((always_inline)) ltm_gvd ltm_expm1_32_core(ltm_gvd z
  * m = z, m + 2 = 2) and y = a: the float32 x itself, tanh(x) correctly rounded (subnormal x
  * too: |x - tanh x| < |x|^3); above, |y| > 2^-55 is a normal float32 value.  The chunk redoes
  * NaN (the clamp made it 10) and the flagged elements with the generic path's pass. */
-static inline float ltm_tanh32_accurate(float x)
-{
-    int32_t amb;
-    float y = ltm_tanh_p1(x, 0.0f, 10.0f, &amb);
-    return amb ? ltm_tanh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0) : y;
-}
 static inline __attribute__((always_inline)) ltm_gvf ltm_tanh32_vec(ltm_gvf xf, ltm_gvl *clear)
 {
     const ltm_gvf fzero = { 0 };
@@ -277,7 +256,7 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_tanh32_vec(ltm_gvf xf, 
     *clear = ltm_exp32_clear_w(y, 0x2000);
     return (ltm_gvf)((ltm_gvi)__builtin_convertvector(y, ltm_gvf) | sign);
 }
-LTM_EXP32_TWO_PASS(ltm_tanh, ltm_tanh32_vec, ltm_tanh32_accurate, -__builtin_inff(),
+LTM_EXP32_TWO_PASS(ltm_tanh, ltm_tanh32_vec, ltm_tanh_f32_accurate, -__builtin_inff(),
                    __builtin_inff())
 
 /* ---- expm1: y = the expm1 core at max(x, -20) (in float), the sign of x put back on the
@@ -286,12 +265,6 @@ LTM_EXP32_TWO_PASS(ltm_tanh, ltm_tanh32_vec, ltm_tanh32_accurate, -__builtin_inf
  * |x| <= 2^-54 every step is exact and y = x, expm1(x) correctly rounded (subnormal x too:
  * |expm1(x) - x| < x^2); above, |y| > 2^-55 is a normal float32 value.  The chunk redoes
  * x > 88.72 (overflow), NaN and the flagged elements with the generic path's pass. */
-static inline float ltm_expm1_32_accurate(float x)
-{
-    int32_t amb;
-    float y = ltm_expm1_p1(x, -104.0f, 89.0f, &amb);
-    return amb ? ltm_expm1_acc_f32(x) : y;
-}
 static inline __attribute__((always_inline)) ltm_gvf ltm_expm1_32_vec(ltm_gvf xf, ltm_gvl *clear)
 {
     const ltm_gvf fzero = { 0 };
@@ -300,7 +273,7 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_expm1_32_vec(ltm_gvf xf
     *clear = ltm_exp32_clear_w(y, 0x2000);
     return (ltm_gvf)((ltm_gvi)__builtin_convertvector(y, ltm_gvf) | sign);
 }
-LTM_EXP32_TWO_PASS(ltm_expm1, ltm_expm1_32_vec, ltm_expm1_32_accurate, -__builtin_inff(), 88.72f)
+LTM_EXP32_TWO_PASS(ltm_expm1, ltm_expm1_32_vec, ltm_expm1_f32_accurate, -__builtin_inff(), 88.72f)
 
 /* ---- sinh: y = (e + e / (1 + e)) / 2, e = the expm1 core at a = min(|x|, 89.5) (in float),
  * the sign of x put back on the float32 result.  e within 2^-41.77; e / (1 + e) scales e's
@@ -310,12 +283,6 @@ LTM_EXP32_TWO_PASS(ltm_expm1, ltm_expm1_32_vec, ltm_expm1_32_accurate, -__builti
  * exact (e = a, 1 + e = 1) and y = a, sinh(x) correctly rounded (|sinh x - x| < |x|^3);
  * above, |y| > 2^-54 is a normal float32 value.  The chunk redoes NaN and the flagged
  * elements with the generic path's pass. */
-static inline float ltm_sinh32_accurate(float x)
-{
-    int32_t amb;
-    float y = ltm_sinh_p1(x, 0.0f, 90.0f, &amb);
-    return amb ? ltm_sinh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0) : y;
-}
 static inline __attribute__((always_inline)) ltm_gvf ltm_sinh32_vec(ltm_gvf xf, ltm_gvl *clear)
 {
     const ltm_gvf fzero = { 0 };
@@ -326,7 +293,7 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_sinh32_vec(ltm_gvf xf, 
     *clear = ltm_exp32_clear_w(y, 0x2000);
     return (ltm_gvf)((ltm_gvi)__builtin_convertvector(y, ltm_gvf) | sign);
 }
-LTM_EXP32_TWO_PASS(ltm_sinh, ltm_sinh32_vec, ltm_sinh32_accurate, -__builtin_inff(),
+LTM_EXP32_TWO_PASS(ltm_sinh, ltm_sinh32_vec, ltm_sinh_f32_accurate, -__builtin_inff(),
                    __builtin_inff())
 
 /* ---- cosh: y = (E + 1/E) / 2, E = the exp core at a = min(|x|, 89.5) (in float; k <= 130
@@ -335,12 +302,6 @@ LTM_EXP32_TWO_PASS(ltm_sinh, ltm_sinh32_vec, ltm_sinh32_accurate, -__builtin_inf
  * exp core's test at 2^15 units.  y >= 1 is a normal float32 value; cosh overflows from
  * 89.42 on and so does y(89.5).  The chunk redoes NaN and the flagged elements with the
  * generic path's pass. */
-static inline float ltm_cosh32_accurate(float x)
-{
-    int32_t amb;
-    float y = ltm_cosh_p1(x, 0.0f, 90.0f, &amb);
-    return amb ? ltm_cosh_acc_f32(__builtin_fabs((double)x)) : y;
-}
 static inline __attribute__((always_inline)) ltm_gvf ltm_cosh32_vec(ltm_gvf xf, ltm_gvl *clear)
 {
     const ltm_gvf fzero = { 0 };
@@ -350,17 +311,9 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_cosh32_vec(ltm_gvf xf, 
     *clear = ltm_exp32_clear(y);
     return __builtin_convertvector(y, ltm_gvf);
 }
-LTM_EXP32_TWO_PASS(ltm_cosh, ltm_cosh32_vec, ltm_cosh32_accurate, -__builtin_inff(),
+LTM_EXP32_TWO_PASS(ltm_cosh, ltm_cosh32_vec, ltm_cosh_f32_accurate, -__builtin_inff(),
                    __builtin_inff())
 
 #else
-ltm_exp_two_pass(ltm_cosh, 0.0, 90.0, ltm_cosh_acc_f32(__builtin_fabs((double)x)))
-ltm_exp_two_pass(ltm_expm1, -104.0, 89.0, ltm_expm1_acc_f32(x))
-ltm_exp_two_pass(ltm_sinh, 0.0, 90.0,
-                 ltm_sinh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0))
-ltm_exp_two_pass(ltm_tanh, 0.0, 10.0,
-                 ltm_tanh_acc_f32(__builtin_fabs((double)x), x < 0 ? -1.0 : 1.0))
-ltm_exp_two_pass(ltm_exp, -104.0, 89.0, ltm_exp_acc_f32(x))
-ltm_exp_two_pass(ltm_sigmoid, 0.0, 110.0, ltm_sigmoid_acc_f32(x))
-ltm_exp_two_pass(ltm_silu, 0.0, 110.0, ltm_silu_acc_f32(x))
+LTM_EXP32_FAMILY(ltm_exp_two_pass)
 #endif
