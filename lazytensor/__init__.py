@@ -47,6 +47,8 @@ from . import fft, linalg, nn, onnx, random  # noqa: E402  (after the namespace 
 globals().update(_FUNCTIONS)
 from ._api.numpy_names import *  # noqa: F401,F403,E402  (NumPy's names; replaces the dtypes)
 
+_dask_arrays.serve(globals())   # the functions that convert operands in Python take dask arrays
+
 __version__ = "0.1.0"
 
 import math as _math

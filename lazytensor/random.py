@@ -34,6 +34,7 @@ from numpy.random import (MT19937, PCG64, PCG64DXSM, SFC64, BitGenerator, Philox
 
 from ._api.creation import asarray
 from ._api.writes import values_of as _plain
+from ._engine.foreign import refuse_dask, refuse_dask_in
 from ._engine.dtypes import canonical_dtype
 from ._engine import views as _views
 from ._engine.errors import Unsupported
@@ -106,6 +107,7 @@ def _delegate(np_cls, name: str, owner: str):
 
     if name == "shuffle":
         def method(self, x, *args, **kwargs):
+            refuse_dask(x, where)             # (a dask array has no memory to shuffle in)
             if isinstance(x, Tensor):         # shuffled in its memory, as NumPy's array
                 x = _views.writable(x, where)
             return getattr(self._np, name)(x, *args, **kwargs)
@@ -117,6 +119,7 @@ def _delegate(np_cls, name: str, owner: str):
             out = None
             if out_at is not None:     # before tensors become (read-only) values
                 out = args[out_at] if out_at < len(args) else kwargs.get("out")
+            refuse_dask_in((args, tuple(kwargs.values())), where)   # NumPy would compute it
             args = [_plain(a) for a in args]
             kwargs = {k: _plain(v) for k, v in kwargs.items()}
             if isinstance(out, Tensor):   # NumPy draws into the tensor's memory

@@ -17,6 +17,7 @@ import numpy as np
 
 from .._engine import dtypes as _dtypes
 from .._engine.errors import Unsupported
+from .._engine.foreign import is_dask, refuse_dask
 from .._engine.fpenv import library_state
 from .._engine.shapes import MAX_SIZE, check_size
 from .args import integer_arg, wrap
@@ -35,6 +36,7 @@ def operand(x, what: str) -> Tensor:
     tuples, NumPy arrays and scalars, Python scalars) converted as ``asarray`` would."""
     if isinstance(x, Tensor):
         return x
+    refuse_dask(x, what)    # (asarray gives a dask array; the namespace's functions take it)
     try:
         return asarray(x)
     except (TypeError, ValueError) as exc:
@@ -119,6 +121,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
     obj : Tensor, array-like, buffer, Python scalar or nested sequence
         NumPy arrays, objects with ``__array__`` or ``__dlpack__``, buffers (``bytes``,
         ``bytearray``, ``memoryview``...), Python scalars and nested sequences of them.
+        A dask array is not computed: the result is the dask array with Tensor blocks
+        (``dtype`` applied per block; docs/dask.md).
     dtype : dtype, optional
         The result's dtype; by default inferred (Python bools give ``bool``, ints
         ``int64``, floats ``float64``, complex numbers ``complex128``).  Conversions follow
@@ -134,6 +138,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
     Returns
     -------
     Tensor
+        (a dask array of Tensor blocks for a dask array)
     """
     if type(obj) is np.ndarray and dtype is None and device is None and copy is None:
         src = _dtypes._SERVED.get(obj.dtype)   # the common case, lean: a native
@@ -145,6 +150,10 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
     target = _dtypes.canonical_dtype(dtype, where="asarray") if dtype is not None else None
     if isinstance(obj, Tensor):
         return _from_tensor(obj, target, copy)
+    if is_dask(obj):          # a dask array of Tensor blocks, nothing computed (docs/dask.md)
+        from .dask_arrays import as_tensor_blocks
+
+        return as_tensor_blocks(obj, target)
     arr = _numpy_from(obj, target, copy)
     src = _dtypes.canonical_dtype(arr.dtype, where="asarray")
     if arr.dtype != src:  # non-native byte order
@@ -191,6 +200,7 @@ _INT64 = np.iinfo(np.int64)
 
 
 def _numpy_from(obj, target, copy) -> np.ndarray:
+    refuse_dask(obj, "asarray")     # NumPy's asarray would compute the whole dask array
     if isinstance(obj, (bytes, bytearray)):   # a buffer of bytes, never a string
         arr = np.frombuffer(obj, dtype=np.uint8)
         return arr.copy() if copy else arr

@@ -5,25 +5,23 @@ Nothing here imports dask: a dask array can only reach lazytensor once ``dask.ar
 imported, so ``sys.modules`` answers whether an operand is one.  The functions route dask
 operands here only after their Tensor path failed (the elementwise ops through
 ``record.foreign_handlers``, ``where`` likewise, the reductions by one check of a
-non-Tensor input), so calls on Tensors never meet this module.
+non-Tensor input, the others of ``DASK_CALLS`` by the TypeError their conversion of it
+raises), so calls on Tensors never meet this module.
 """
 
 from __future__ import annotations
 
-import sys
+import functools
+import importlib
 
 import numpy as np
 
 from .._engine import record as _record
 from .._engine.errors import Unsupported
+from .._engine.foreign import is_dask
 from .._engine.tensor import Tensor, leaf_of
-from .ndarray_args import NoValue
 
-
-def is_dask(x) -> bool:
-    """Whether ``x`` is a dask array (without importing dask)."""
-    da = sys.modules.get("dask.array")
-    return da is not None and isinstance(x, da.Array)
+NoValue = np._NoValue      # (ndarray_args' name; importing it would make a cycle)
 
 
 class _AsTensor:
@@ -109,3 +107,164 @@ def reduction(name: str, x, axis=None, keepdims=False, *, out=None, where=True,
                               f"apply it to the dask array the reduction gives)")
     kwargs = {k: v for k, v in kwargs.items() if v is not None}
     return getattr(da, name)(tensor_blocks(x, name), axis=axis, keepdims=keepdims, **kwargs)
+
+
+# ---- the namespace's other functions ------------------------------------------------------
+class _BlockCall:
+    """lazytensor's function ``name`` with keyword arguments ``kwargs``, on blocks; picklable
+    (it finds the function by name where it runs, a cluster's worker among them)."""
+
+    def __init__(self, name: str, kwargs: dict):
+        self.name, self.kwargs = name, kwargs
+        self.__name__ = name              # dask's key names, errors
+
+    def __call__(self, *blocks):
+        return getattr(importlib.import_module("lazytensor"), self.name)(*blocks, **self.kwargs)
+
+    def __dask_tokenize__(self):
+        return ("lazytensor-call", self.name, sorted(self.kwargs.items(), key=str))
+
+
+def as_tensor_blocks(d, dtype):
+    """``lt.asarray`` of a dask array: its blocks as Tensors (cast to ``dtype`` per block
+    unless it is None), nothing computed."""
+    out = tensor_blocks(d, "asarray")
+    return out if dtype is None or dtype == out.dtype else out.astype(dtype)
+
+
+def _da(name):
+    """dask's function ``name`` (dask.array imported when the call needs it)."""
+    def call(*args, **kwargs):
+        return getattr(importlib.import_module("dask.array"), name)(*args, **kwargs)
+    return call
+
+
+def _concat(arrays, /, *, axis=0):
+    da = importlib.import_module("dask.array")
+    if axis is None:                      # the Array API's: the flattened arrays, joined
+        return da.concatenate([da.ravel(a) for a in arrays])
+    return da.concatenate(arrays, axis=axis)
+
+
+def _take(x, indices, /, axis=None, **kwargs):
+    da = importlib.import_module("dask.array")
+    return da.take(da.ravel(x), indices) if axis is None else da.take(x, indices, axis=axis)
+
+
+def _searchsorted(x1, x2, /, *, side="left", sorter=None):
+    da = importlib.import_module("dask.array")
+    if not is_dask(x2):                   # dask's takes its values as a dask array only
+        x2 = da.from_array(leaf_of(np.asarray(x2), "searchsorted"), chunks=-1)
+    return da.searchsorted(x1, x2, side=side, sorter=sorter)
+
+
+def _vecdot(x1, x2, /, *, axis=-1):
+    return (x1.conj() * x2).sum(axis=axis)
+
+
+def _cumulative(name):
+    def call(x, /, *, axis=None, dtype=None, include_initial=False):
+        if include_initial:
+            raise Unsupported(f"{name}: include_initial=True is not served for a dask array")
+        if axis is None:
+            if x.ndim != 1:
+                raise ValueError(f"{name}: axis is required for a {x.ndim}-d array")
+            axis = 0
+        return getattr(importlib.import_module("dask.array"),
+                       "cumsum" if name == "cumulative_sum" else "cumprod")(x, axis=axis,
+                                                                            dtype=dtype)
+    return call
+
+
+_ELEMENTWISE = "elementwise"
+# lazytensor's functions that convert their operands in Python (the table's ops recorded in C
+# take dask arrays through record.foreign_handlers), and how a call with a dask operand runs:
+# lazytensor's own function over dask's aligned blocks, or dask's function over Tensor blocks
+# (whose per-block steps call NumPy's functions on Tensors: lazytensor's, through
+# ``Tensor.__array_function__``).  A function that is not here refuses a dask operand with
+# a TypeError (ForeignOperand where it would have converted it).
+DASK_CALLS = {
+    **dict.fromkeys(("angle", "around", "bitwise_count", "cbrt", "ceil", "clip", "conj",
+                     "conjugate", "deg2rad", "degrees", "exp2", "fabs", "fix", "float_power",
+                     "floor", "fmax", "fmin", "fmod", "gcd", "heaviside", "i0", "imag",
+                     "iscomplex", "isclose", "isfinite", "isinf", "isnan", "isneginf",
+                     "isposinf", "isreal", "lcm", "ldexp", "logaddexp2", "nan_to_num",
+                     "positive", "rad2deg", "radians", "real", "rint", "round", "sinc",
+                     "spacing", "trunc"), _ELEMENTWISE),
+    **{name: _da(name) for name in (   # (lt.asarray takes a dask array itself)
+        "allclose", "append", "apply_along_axis", "apply_over_axes", "argmax", "argmin", "argwhere",
+        "atleast_1d", "atleast_2d", "atleast_3d", "average", "bincount", "block",
+        "broadcast_arrays", "broadcast_to", "choose", "compress", "corrcoef", "count_nonzero",
+        "cov", "cumprod", "cumsum", "delete", "diag", "diagonal", "diff", "digitize", "dot",
+        "dstack", "ediff1d", "einsum", "empty_like", "expand_dims", "extract", "flatnonzero",
+        "flip", "fliplr", "flipud", "frexp", "full_like", "gradient", "histogram",
+        "histogram2d", "histogramdd", "hstack", "insert", "isin", "matmul", "median", "modf",
+        "moveaxis", "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean",
+        "nanmedian", "nanmin", "nanpercentile", "nanprod", "nanquantile", "nanstd", "nansum",
+        "nanvar", "nonzero", "ones_like", "outer", "pad", "percentile", "piecewise", "ptp",
+        "quantile", "ravel", "ravel_multi_index", "repeat", "reshape", "roll", "rollaxis",
+        "rot90", "select", "squeeze", "stack", "swapaxes", "tensordot", "tile",
+        "trace", "transpose", "tril", "triu", "union1d", "unique", "unravel_index", "vdot",
+        "vstack", "zeros_like")},
+    "astype": lambda x, dtype, /, *, copy=True, device=None: x.astype(np.dtype(dtype)),
+    "concat": _concat, "concatenate": _concat,
+    "copy": lambda x, /, *args, **kwargs: x.copy(),
+    "cumulative_prod": _cumulative("cumulative_prod"),
+    "cumulative_sum": _cumulative("cumulative_sum"),
+    "matrix_transpose": lambda x, /: x.swapaxes(-1, -2),
+    "permute_dims": _da("transpose"), "row_stack": _da("vstack"), "searchsorted": _searchsorted,
+    "take": _take, "unique_values": _da("unique"), "vecdot": _vecdot,
+}
+# the keyword arguments a dask array makes moot (it is never written: every copy is one)
+_MOOT = {"copy": None, "device": None}
+
+
+def _dask_operands(args, kwargs) -> bool:
+    values = list(args) + list(kwargs.values())
+    return any(is_dask(a) or isinstance(a, (list, tuple)) and any(is_dask(b) for b in a)
+               for a in values)
+
+
+def _blocks(a, what):
+    if is_dask(a):
+        return tensor_blocks(a, what)
+    if isinstance(a, (list, tuple)) and any(is_dask(b) for b in a):
+        return type(a)(tensor_blocks(b, what) if is_dask(b) else b for b in a)
+    return a
+
+
+def _on_dask(name, how, args, kwargs):
+    """``name(*args, **kwargs)`` with a dask operand, as ``DASK_CALLS`` says."""
+    if kwargs.get("out") is not None:
+        raise Unsupported(f"{name}: out= is not served for a dask array (dask arrays are not "
+                          f"written; use the result)")
+    kwargs = {k: v for k, v in kwargs.items() if not (k in _MOOT and v in (None, "cpu",
+                                                                           True, False))
+              and not (k == "out" and v is None)}
+    if how == _ELEMENTWISE:
+        out = elementwise(_BlockCall(name, kwargs), args)
+        if out is NotImplemented:         # the dask operand is a keyword's value
+            raise Unsupported(f"{name}: a dask array is served as a positional operand")
+        return out
+    return how(*[_blocks(a, name) for a in args], **{k: _blocks(v, name)
+                                                     for k, v in kwargs.items()})
+
+
+def _served(name, fn, how):
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except TypeError:
+            if not _dask_operands(args, kwargs):
+                raise
+        return _on_dask(name, how, args, kwargs)
+    return call
+
+
+def serve(namespace: dict) -> None:
+    """Let the functions of ``DASK_CALLS`` in ``namespace`` (lazytensor's) take dask arrays."""
+    for name, how in DASK_CALLS.items():
+        fn = namespace.get(name)
+        if fn is not None:
+            namespace[name] = _served(name, fn, how)

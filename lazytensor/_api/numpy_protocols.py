@@ -39,6 +39,7 @@ from numpy.lib.array_utils import normalize_axis_tuple
 
 from .._engine import dtypes as _dtypes
 from .._engine import views as _views
+from .._engine.foreign import refuse_dask
 from .._engine.ops import OPS_LIST
 from .._engine.record import binary, unary
 from .._engine.tensor import Tensor, leaf_of
@@ -511,8 +512,13 @@ def _as_tensors(obj):
     """NumPy arrays in the arguments (also inside lists, tuples and dicts), and objects
     NumPy converts through ``__array__`` (pandas Series...), as tensors, for lazytensor's
     functions."""
-    return _map(lambda x: leaf_of(np.asarray(x), "asarray")
-                if isinstance(x, np.ndarray) or _foreign_array(x) else x, obj)
+    return _map(lambda x: _leaf_of_array(x) if isinstance(x, np.ndarray) or _foreign_array(x)
+                else x, obj)
+
+
+def _leaf_of_array(x):
+    refuse_dask(x, "asarray")       # np.asarray would compute a dask array whole
+    return leaf_of(np.asarray(x), "asarray")
 
 
 _ARRAYS_PARAMETER: dict = {}    # lazytensor function -> its "arrays" parameter, or None

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .._engine import views as _views
+from .._engine.foreign import is_dask, refuse_dask
 from .._engine.tensor import Tensor
 from .numpy_values import on_values, renamed, to_numpy, to_tensors
 
@@ -38,6 +39,8 @@ def may_share_memory(a, b, /, max_work=None):
 
 
 def _memory_question(np_fn, a, b, max_work):
+    for x in (a, b):
+        refuse_dask(x, np_fn.__name__)      # a dask array's blocks have no one memory
     if a is b and isinstance(a, Tensor):
         return a.size > 0
     ma, mb = _memory_of(a), _memory_of(b)
@@ -60,7 +63,7 @@ def ndim(a):
 def size(a, axis=None):
     """The number of elements of ``a``, or its length along ``axis`` (an int or, as in
     NumPy 2.4, a tuple of ints)."""
-    if not isinstance(a, Tensor):
+    if not isinstance(a, Tensor) and not is_dask(a):   # (NumPy's would compute a dask array)
         return np.size(a, axis)
     if axis is None:
         return a.size
@@ -108,6 +111,7 @@ seterr, geterr, seterrcall, geterrcall = np.seterr, np.geterr, np.seterrcall, np
 
 def ndenumerate(arr):
     """NumPy's ``ndenumerate`` over the values of ``arr``: (index, NumPy scalar) pairs."""
+    refuse_dask(arr, "ndenumerate")
     return np.ndenumerate(to_numpy(arr))
 # A tensor prints as NumPy prints its value, so NumPy's print options are lazytensor's too
 set_printoptions, get_printoptions, printoptions = (np.set_printoptions, np.get_printoptions,

@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from .._engine import views as _views
+from .._engine.foreign import refuse_dask_in
 from .ndarray_args import operand as as_tensor  # noqa: F401  (re-exported)
 from .._engine.tensor import Tensor
 from .args import quiet, wrap
@@ -62,6 +63,7 @@ def renamed(exc: Exception, name: str) -> Exception:
 def call_numpy(name: str, np_fn, *args, **kwargs):
     """``np_fn`` on the values of ``args``/``kwargs``, quietly; errors name ``name``."""
     out = kwargs.pop("out", None)
+    refuse_dask_in((args, tuple(kwargs.values())), name)   # NumPy would compute it whole
     targs, tkwargs = args, kwargs
     tensors = tensors_in((args, kwargs))
     values = [t._value() for t in tensors]

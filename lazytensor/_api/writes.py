@@ -19,6 +19,7 @@ import inspect
 import numpy as np
 
 from .._engine import views as _views
+from .._engine.foreign import refuse_dask_in
 from .._engine.tensor import Tensor
 
 __all__ = ["copyto", "place", "putmask", "put", "fill_diagonal", "put_along_axis"]
@@ -91,6 +92,7 @@ def _numpy_writer(name: str):
 
     def fn(*args, **kwargs):
         bound = sig.bind(*args, **kwargs)
+        refuse_dask_in(bound.arguments.values(), name)   # NumPy would compute it whole
         target = bound.arguments[first]
         rest = {k: values_of(v) for k, v in bound.arguments.items() if k != first}
         if isinstance(target, Tensor):
