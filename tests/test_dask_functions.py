@@ -241,3 +241,12 @@ def test_random_refuses_dask_parameters_and_shuffle():
             lt.random.default_rng(0).uniform(0.0, d)
         with pytest.raises(TypeError, match="shuffle.*dask array"):
             lt.random.default_rng(0).shuffle(d)
+
+
+def test_concat_and_stack_of_numpy_and_tensor_blocks_give_tensor_blocks():
+    dn, dt = _dask(A, "numpy blocks"), _dask(P, "tensor blocks")
+    for out, expected in ((lt.concat([dn, dt]), np.concatenate([A, P])),
+                          (lt.stack((dt, dn), axis=1), np.stack((P, A), axis=1)),
+                          (lt.concatenate([dt, dn], axis=1), np.concatenate([P, A], axis=1))):
+        assert {type(b) for b in _computed_blocks(out)} == {Tensor}
+        np.testing.assert_array_equal(np.asarray(out.compute(scheduler="sync")), expected)
