@@ -250,6 +250,17 @@ def _on_dask(name, how, args, kwargs):
                                                      for k, v in kwargs.items()})
 
 
+# the functions of DASK_CALLS whose own code sends a dask operand to ``on_dask``, on a path that
+# a call on Tensors does not take (hot in small calls: no wrapper)
+ROUTED_IN_CODE = frozenset(("astype", "around", "ceil", "clip", "floor", "isfinite", "isinf",
+                            "isnan", "round", "trunc"))
+
+
+def on_dask(name: str, args: tuple, kwargs: dict):
+    """lazytensor's ``name(*args, **kwargs)`` where an operand is a dask array."""
+    return _on_dask(name, DASK_CALLS[name], args, kwargs)
+
+
 def _served(name, fn, how):
     @functools.wraps(fn)
     def call(*args, **kwargs):
@@ -266,5 +277,5 @@ def serve(namespace: dict) -> None:
     """Let the functions of ``DASK_CALLS`` in ``namespace`` (lazytensor's) take dask arrays."""
     for name, how in DASK_CALLS.items():
         fn = namespace.get(name)
-        if fn is not None:
+        if fn is not None and name not in ROUTED_IN_CODE:
             namespace[name] = _served(name, fn, how)

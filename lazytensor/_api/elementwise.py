@@ -22,6 +22,7 @@ from .._engine.replay import memoized
 from .._engine.shapes import broadcast_shapes_or_raise, check_size
 from .._engine.tensor import Tensor
 from .args import integer_arg
+from .dask_arrays import is_dask, on_dask
 from .ndarray_args import NoValue, check_out, operand, to_out
 from .ufunc_args import ufunc_call
 
@@ -88,6 +89,8 @@ def astype(x, dtype, /, *, copy=True, device=None):
     """
     if type(x) is Tensor and x._node.op == "clip":
         x = _unclipped_for_cast(x, dtype)
+    elif type(x) is not Tensor and is_dask(x):
+        return on_dask("astype", (x, dtype), {})
     elif not copy and device is None and type(x) is Tensor and x.dtype == dtype and \
             x.dtype == _dtypes.canonical_dtype(dtype, where="astype"):
         return x        # NumPy's x itself (the memo would give a new tensor of its node)
@@ -249,6 +252,8 @@ def clip(x, /, min=None, max=None, out=None, *, a_min=NoValue, a_max=NoValue):
             raise TypeError("clip: give each bound once (min= or a_min=, max= or a_max=)")
         min = min if a_min is NoValue else a_min
         max = max if a_max is NoValue else a_max
+    if type(x) is not Tensor and is_dask(x) or is_dask(min) or is_dask(max):
+        return on_dask("clip", (x, min, max), {"out": out})
     if out is not None:
         check_out(out, "clip")
         return to_out(clip(x, min, max), out, "clip")
@@ -297,6 +302,8 @@ def _integer_identity(name):
     def fn(x, /):
         if type(x) is Tensor and x._node.dtype.kind == "f":
             return unary(name, x)
+        if is_dask(x):
+            return on_dask(name, (x,), {})
         x = _as_tensor(x, name)
         if isinstance(x, Tensor) and x.dtype.kind in "iub":
             return _views.fresh(x)      # a new tensor, as NumPy gives a new array
@@ -309,6 +316,8 @@ def _integer_identity(name):
 def _classify(name, int_value):
     """isnan/isinf/isfinite: an integer tensor has a known answer everywhere."""
     def fn(x, /):
+        if type(x) is not Tensor and is_dask(x):
+            return on_dask(name, (x,), {})
         x = _as_tensor(x, name)
         if isinstance(x, Tensor) and x.dtype.kind in "iub":
             from .creation import full
@@ -451,6 +460,8 @@ def _round_with_decimals(standard):
             NumPy's: written with the result and returned (a Tensor as NumPy writes an array).
         """
         decimals = integer_arg(decimals, "round", "decimals")
+        if type(x) is not Tensor and is_dask(x):
+            return on_dask("round", (x, decimals), {"out": out})
         if out is not None:
             check_out(out, "round")
             return to_out(round(x, decimals), out, "round")
