@@ -1,5 +1,5 @@
-"""The polynomial and the reduction constants of the float32 exact sin and cos's first pass on
-the FMA paths (kernels_c/math/lt_trig32_fma.h), fitted and checked here, pasted into the C
+"""The polynomials and the reduction constants of the float32 exact sin, cos and tan's first
+pass on the FMA paths (kernels_c/math/lt_trig32_fma.h), fitted and checked here, pasted into the C
 source as hex literals.
 
     python tools/fit_trig32_fma.py
@@ -8,6 +8,10 @@ source as hex literals.
   (sin r - r) / r^3 in z = r^2 on |r| <= pi/2 (1 + 2^-12), coefficients rounded to double, so
   that p = r + r^3 S(r^2) approximates sin r.  The method error of p relative to sin r is the
   largest over a scan of 6001 points in r (the error curve is smooth).
+- C(z) of degree DEGREE_COS, the Chebyshev interpolant of (cos r - 1 + r^2/2) / r^4 in z = r^2
+  on |r| <= pi/4 (1 + 2^-12), so that 1 + z (-1/2 + z C(z)) approximates cos r (tan's
+  denominator or numerator); its method error relative to cos r, and S's relative to sin r on
+  that range (tan's), by the same scan.
 - pi/2 = P1 + P2 + P3 with P1, P2 doubles: the reduction's parts, and |P3|.
 - The smallest |x - n pi/2| over the float32 x with 1 <= |x| <= 2^18 and n >= 1 (every n, the
   two float32 neighbours of n pi/2, in exact integer arithmetic): the reduction's dropped term
@@ -19,6 +23,7 @@ from __future__ import annotations
 import mpmath as mp
 
 DEGREE = 5
+DEGREE_COS = 4
 XMAX = 2 ** 18
 
 
@@ -37,17 +42,35 @@ def _s(z):
     return (mp.sin(r) - r) / r ** 3
 
 
-def fit(degree: int = DEGREE, points: int = 6001):
-    mp.mp.dps = 40
-    h = mp.pi / 2 * (1 + mp.mpf(2) ** -12)
-    poly = mp.chebyfit(_s, [0, h * h], degree + 1)
-    c = [float(x) for x in poly[::-1]]
+def _c(z):
+    """(cos r - 1 + r^2/2) / r^4 at z = r^2, its limit 1/24 at 0."""
+    if z == 0:
+        return mp.mpf(1) / 24
+    return (mp.cos(mp.sqrt(z)) - 1 + z / 2) / z ** 2
+
+
+def _worst(c, h, cos, points):
+    """log2 of the largest relative error of the sine (or cosine) form on 0 < r <= h."""
     worst = mp.mpf(0)
     for i in range(1, points):
         r = h * i / (points - 1)
-        err = abs(r + r ** 3 * _horner(c, r * r) - mp.sin(r)) / abs(mp.sin(r))
+        z = r * r
+        if cos:
+            err = abs(1 + z * (-mp.mpf(1) / 2 + z * _horner(c, z)) - mp.cos(r)) / mp.cos(r)
+        else:
+            err = abs(r + r ** 3 * _horner(c, z) - mp.sin(r)) / abs(mp.sin(r))
         worst = max(worst, err)
-    return c, float(mp.log(worst, 2))
+    return float(mp.log(worst, 2))
+
+
+def fit(degree: int = DEGREE, points: int = 6001, cos: bool = False):
+    """(coefficients as floats, lowest first; log2 of the method error): S on |r| <= pi/2,
+    or with ``cos`` C on |r| <= pi/4."""
+    mp.mp.dps = 40
+    h = mp.pi / (4 if cos else 2) * (1 + mp.mpf(2) ** -12)
+    poly = mp.chebyfit(_c if cos else _s, [0, h * h], degree + 1)
+    c = [float(x) for x in poly[::-1]]
+    return c, _worst(c, h, cos, points)
 
 
 def pio2_parts():
@@ -83,6 +106,11 @@ def min_reduced(xmax: int = XMAX):
 def main() -> None:
     c, err = fit()
     print("S[%d] = { %s };" % (len(c), ", ".join(x.hex() for x in c)))
+    print("method error 2^%.2f relative" % err)
+    quarter = mp.pi / 4 * (1 + mp.mpf(2) ** -12)
+    print("S's method error on |r| <= pi/4: 2^%.2f relative" % _worst(c, quarter, False, 6001))
+    c, err = fit(DEGREE_COS, cos=True)
+    print("C[%d] = { %s };" % (len(c), ", ".join(x.hex() for x in c)))
     print("method error 2^%.2f relative" % err)
     p1, p2, p3 = pio2_parts()
     print("P1 = %s, P2 = %s, |P3| = 2^%.2f" % (p1.hex(), p2.hex(), p3))
