@@ -9,7 +9,9 @@ uses restated as in lt_exp.h and lt_exp32_fma.h) into a small program that runs 
 float32 0 <= x <= 2^18 (the pass is odd for sin and tan and even for cos, exactly: it works
 on |x| and puts the sign back) and prints the inputs Ziv's test flags with the pass's own rounding.
 Each is then compared with MPFR (gmpy2, 120 bits, rounded once to float32).  Prints, per
-function, the count of inputs scanned, flagged and misrounded by the pass alone; with --out,
+function, the count of inputs scanned, flagged and misrounded by the pass alone; with --all,
+also the kept results that are misrounded (the pass alone, on [0, 2^18]: a check of the pass
+in a minute, beside the exhaustive one of the whole function); with --out,
 appends every misrounded input (its bit pattern; -x is as hard) to
 tests/testdata/trig32_fma_hard.txt.  The exhaustive check of the whole function (flagged
 elements redone) is tools/verify_float32.py.
@@ -48,9 +50,13 @@ static inline ltm_gvl ltm_exp32_clear_w(ltm_gvd y, int64_t w)
 """
 
 MAIN = r"""
+#include <math.h>
+/* mode 0: the flagged inputs ("f x y"); mode 1 (--all): also the kept ones whose rounding
+ * differs from libm's double function rounded once ("m x y"), and those where that double
+ * lies within 2^-48 of a float32 midpoint, to be decided with MPFR ("u x y") */
 int main(int argc, char **argv)
 {
-    int which = argv[1][0] - '0';
+    int which = argv[1][0] - '0', all = argc > 2;
     for (uint32_t b = 0; b <= 0x48800000u; b += 4) {
         uint32_t bb[4] = { b, b + 1, b + 2, b + 3 };
         ltm_gvf v;
@@ -58,11 +64,26 @@ int main(int argc, char **argv)
         memcpy(&v, bb, 16);
         ltm_gvf y = which == 2 ? ltm_tan32_vec(v, &m) : ltm_trig32_vec(which, v, &m);
         for (int j = 0; j < 4; j++) {
-            if (!m[j] && bb[j] <= 0x48800000u) {
-                uint32_t yb;
-                memcpy(&yb, (float *)&y + j, 4);
-                printf("%08x %08x\n", bb[j], yb);
+            if (bb[j] > 0x48800000u)
+                continue;
+            uint32_t yb;
+            memcpy(&yb, (float *)&y + j, 4);
+            if (!m[j]) {
+                printf("f %08x %08x\n", bb[j], yb);
+                continue;
             }
+            if (!all)
+                continue;
+            double x = v[j];
+            double r = which == 0 ? sin(x) : which == 1 ? cos(x) : tan(x);
+            float f = (float)r;
+            double g = nextafterf(f, r > f ? INFINITY : -INFINITY);
+            uint32_t fb;
+            memcpy(&fb, &f, 4);
+            if (r != f && fabs(r - ((double)f + g) / 2) <= 0x1p-48 * fabs(r))
+                printf("u %08x %08x\n", bb[j], yb);
+            else if (fb != yb)
+                printf("m %08x %08x\n", bb[j], yb);
         }
     }
     return 0;
@@ -77,17 +98,23 @@ def _pass_source() -> str:
     return PRELUDE + text[start:end] + MAIN
 
 
-def flagged(which: int, exe: str):
-    """(x bits, the pass's float32 result bits) of the flagged inputs."""
-    out = subprocess.run([exe, str(which)], check=True, capture_output=True, text=True).stdout
+def scan(which: int, exe: str, all_: bool):
+    """{kind: (x bits, the pass's float32 result bits)} for kind "f" (flagged) and, with
+    all_, "m" and "u" (see MAIN)."""
+    out = subprocess.run([exe, str(which)] + (["all"] if all_ else []), check=True,
+                         capture_output=True, text=True).stdout
     rows = [line.split() for line in out.splitlines()]
-    return (np.array([int(a, 16) for a, _ in rows], np.uint32),
-            np.array([int(b, 16) for _, b in rows], np.uint32))
+    return {k: (np.array([int(a, 16) for t, a, _ in rows if t == k], np.uint32),
+                np.array([int(b, 16) for t, _, b in rows if t == k], np.uint32))
+            for k in "fmu"}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=None)
+    ap.add_argument("--all", action="store_true",
+                    help="also check every kept result (not flagged) against libm's double "
+                         "function rounded once, and MPFR where that is too close to call")
     args = ap.parse_args()
     sys.path.insert(0, HERE)
     import verify_float32
@@ -96,17 +123,24 @@ def main() -> None:
         src, exe = os.path.join(tmp, "scan.c"), os.path.join(tmp, "scan")
         with open(src, "w") as f:
             f.write(_pass_source())
-        subprocess.run(["gcc", "-O2", "-mavx2", "-mfma", "-ffp-contract=off", "-o", exe, src],
-                       check=True)
+        subprocess.run(["gcc", "-O2", "-mavx2", "-mfma", "-ffp-contract=off", "-o", exe, src,
+                        "-lm"], check=True)
         lines = []
         for which, name in enumerate(("sin", "cos", "tan")):
-            xb, yb = flagged(which, exe)
+            found = scan(which, exe, args.all)
             ref_mp = refs[name][1]
-            x = xb.view(np.float32)
-            want = np.array([ref_mp(v) for v in x], np.float32).view(np.uint32)
-            bad = xb[want != yb]
-            print(f"{name}: scanned {0x48800000 + 1} inputs (0 <= x <= 2^18), flagged {xb.size}, "
-                  f"misrounded by the pass alone {bad.size}")
+
+            def wrong(kind):
+                xb, yb = found[kind]
+                want = np.array([ref_mp(v) for v in xb.view(np.float32)], np.float32)
+                return xb[want.view(np.uint32) != yb]
+
+            bad = wrong("f")
+            print(f"{name}: scanned {0x48800000 + 1} inputs (0 <= x <= 2^18), flagged "
+                  f"{found['f'][0].size}, misrounded by the pass alone {bad.size}")
+            if args.all:
+                print(f"{name}: kept (not flagged) and misrounded: {found['m'][0].size} against "
+                      f"libm's double, {wrong('u').size} of {found['u'][0].size} decided by MPFR")
             lines += [f"{name} 0x{b:08x}" for b in bad]
     if args.out:
         with open(args.out, "a") as f:
