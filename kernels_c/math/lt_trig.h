@@ -250,12 +250,22 @@ static inline __attribute__((always_inline)) float ltm_trig_pass1_32(int which, 
 static inline float ltm_sin_f32(float x) { return ltm_trig_sct_f32(0, x); }
 static inline float ltm_cos_f32(float x) { return ltm_trig_sct_f32(1, x); }
 static inline float ltm_tan_f32(float x) { return ltm_trig_sct_f32(2, x); }
-static inline void ltm_sin_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+/* the generic path's chunks; the FMA paths have a first pass of their own (lt_trig32_fma.h),
+ * and these as their fallback */
+static inline void ltm_sin_f32_pass_chunk(int64_t n, float *restrict o, const float *restrict a)
 { LTM_TRIG_CHUNK1(0, n, o, a); }
-static inline void ltm_cos_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+static inline void ltm_cos_f32_pass_chunk(int64_t n, float *restrict o, const float *restrict a)
 { LTM_TRIG_CHUNK1(1, n, o, a); }
-static inline void ltm_tan_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+static inline void ltm_tan_f32_pass_chunk(int64_t n, float *restrict o, const float *restrict a)
 { LTM_TRIG_CHUNK1(2, n, o, a); }
+#if !(LTM_GW == 8 || (LTM_GW == 4 && defined(__FMA__)))
+static inline void ltm_sin_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+{ ltm_sin_f32_pass_chunk(n, o, a); }
+static inline void ltm_cos_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+{ ltm_cos_f32_pass_chunk(n, o, a); }
+static inline void ltm_tan_f32_chunk(int64_t n, float *restrict o, const float *restrict a)
+{ ltm_tan_f32_pass_chunk(n, o, a); }
+#endif
 
 /* ------------------------------------------------------------------ atan2 kernel, float32 */
 
