@@ -1,26 +1,28 @@
-"""Generate kernels_c/math/lt_log32_fma_data.h: the float table of the float32 exact log family's
-first pass on the FMA paths (kernels_c/math/lt_log32_fma.h), and print the terms of its error
-bound.
+"""Generate kernels_c/math/lt_log32_fma_data.h: the table and polynomial of the float32 exact log
+family's first pass on the FMA paths (kernels_c/math/lt_log32_fma.h), and print the terms of
+its error bound.
 
     python tools/gen_log32_fma.py            # writes kernels_c/math/lt_log32_fma_data.h
 
-The pass keeps the 16 buckets of ltm_log16_vec (tools/gen_log_tables.py: OFF16 = 0.765625, r
-rounded to 24 bits, the bucket of 1.0 with r = 1) and its degree-6 Q (lt_tab_log16_q), but
-reduces the float32 bits and looks the rows up with float permutes, so each row holds floats:
-r (24 bits: a float exactly), and -log r = hi + lo, hi = RN32(-log r), lo = RN32(-log r - hi).
+The pass reduces the float32 bits: v = 2^k m, m in [OFF8, 2 OFF8) = [0.78125, 1.5625), cut into
+8 buckets contiguous in bit order (the top 3 bits of the mantissa field of bits(v) -
+bits(OFF8)), so that each lookup is one 8-float permute (vpermps); 1.0 sits in bucket 3,
+which gets r = 1 and -log r = 0.  The others get r = 1/c for their centre c rounded to 24 bits
+(a float32, and m r exact in double for a float32 m), and -log r = hi + lo as floats,
+hi = RN32(-log r), lo = RN32(-log r - hi) (tools/gen_log_tables.py's buckets() with these
+parameters).  Q of degree 7 approximates (log1p(z) - z)/z^2 on the range of z = m r - 1
+widened by 2^-22 relative on either side (log1p reduces a rounded 1 + x, whose m may lie an
+ulp outside its bucket): gen_log_tables.fit, coefficients rounded to double.
 
-Printed, each relative to the result y (the C comment of lt_log32_fma.h adds them up):
-  * Q's method error, the largest of |z + z^2 Q(z) - log1p(z)| / |log1p(z)| on the z range
-    widened by 2^-22 relative on either side (log1p reduces a rounded 1 + x, so its m may lie
-    an ulp outside its bucket), a scan of 8001 points;
-  * rho: the largest |log1p(z)| / |y| (and |z| / |y|) over the buckets;
-  * the largest |-log r - hi - lo| / |y|.
+Printed, each relative to the result y (the C comment of lt_log32_fma.h adds them up): Q's
+method error, the largest of |z + z^2 Q(z) - log1p(z)| / |log1p(z)| (a scan of 8001 points
+of the widened range); rho, the largest |log1p(z)| / |y| (and |z| / |y|) over the buckets
+(k = 0, and k != 0 where |y| >= ln2 - log(1.5625)); the largest |-log r - hi - lo| / |y|.
 """
 
 from __future__ import annotations
 
 import os
-import struct
 import sys
 
 import mpmath as mp
@@ -31,64 +33,61 @@ import gen_log_tables as glt  # noqa: E402
 mp.mp.prec = 200
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(os.path.dirname(HERE), "kernels_c", "math", "lt_log32_fma_data.h")
+NB = 3                                            # index bits: 8 buckets
+OFF8 = 0x3FF0000000000000 - int(3.5 * 2 ** 49)    # 0.78125 (float32 bits 0x3F480000)
+QDEG = 7
 
 
 def f32(x) -> float:
-    """x (a normal float32 magnitude) rounded to 24 bits, nearest even, as a Python float"""
-    return glt.rnd(mp.mpf(x), 24)
+    """x (0 or a normal float32 magnitude) rounded to 24 bits, nearest even"""
+    return glt.rnd(mp.mpf(x), 24) if x != 0 else 0.0
 
 
 def main():
-    r16, hi16, lo16, zmin, zmax = glt.buckets16()
-    q = glt_q()
-    rf, hf, lf, terr = [], [], [], []
-    for r, h, lo in zip(r16, hi16, lo16):
-        assert f32(r) == r, "r must be a float32"
-        t = -mp.log(mp.mpf(r))
-        hi = f32(t) if t != 0 else 0.0
-        low = f32(t - mp.mpf(hi)) if t != 0 else 0.0
-        rf.append(r), hf.append(hi), lf.append(low)
-        terr.append(abs(t - mp.mpf(hi) - mp.mpf(low)))
-    # per bucket, the least |y| of k = 0 (for k != 0, |y| >= ln2 - log(1.53125) > 0.26)
+    rs, vs, zmin, zmax = glt.buckets(NB, OFF8, 24)
+    assert rs[3] == 1.0 and all(f32(r) == r for r in rs)
+    his = [f32(v) for v in vs]
+    los = [f32(v - mp.mpf(h)) for v, h in zip(vs, his)]
+    terr = [abs(v - mp.mpf(h) - mp.mpf(lo)) for v, h, lo in zip(vs, his, los)]
+    w = mp.mpf(2) ** -22
+    lo_z, hi_z = zmin * (1 + w) - w, zmax * (1 + w) + w
+    q = glt.fit(QDEG, lo_z, hi_z)
+    eq = glt.poly_err(q, lo_z, hi_z, npts=8000)
     rho = rho_z = tail = mp.mpf(0)
-    for i in range(16):
-        m0 = mp.mpf(glt.bits2d(glt.OFF16 + (i << 48)))
-        m1 = mp.mpf(glt.bits2d(glt.OFF16 + ((i + 1) << 48)))
-        ymin = min(abs(mp.log(m0)), abs(mp.log(m1))) if not (m0 <= 1 < m1) else None
-        rm = mp.mpf(rf[i])
-        zs = [m0 * rm - 1, m1 * rm - 1]
+    y_far = mp.log(2) - mp.log(2 * mp.mpf(glt.bits2d(OFF8)))        # k != 0
+    for i in range(1 << NB):
+        m0 = mp.mpf(glt.bits2d(OFF8 + (i << (52 - NB))))
+        m1 = mp.mpf(glt.bits2d(OFF8 + ((i + 1) << (52 - NB))))
+        zs = [m0 * mp.mpf(rs[i]) - 1, m1 * mp.mpf(rs[i]) - 1]
         lz = max(abs(mp.log1p(z)) for z in zs)
-        for ylow in ([ymin] if ymin is not None else []) + [mp.log(2) - mp.log(mp.mpf(1.53125))]:
+        lows = [y_far] + ([] if m0 <= 1 < m1 else [min(abs(mp.log(m0)), abs(mp.log(m1)))])
+        for ylow in lows:
             rho = max(rho, lz / ylow)
             rho_z = max(rho_z, max(abs(z) for z in zs) / ylow)
             tail = max(tail, terr[i] / ylow)
-    w = mp.mpf(2) ** -22
-    lo_z, hi_z = zmin - w, zmax + w
-    eq = glt.poly_err(q, lo_z, hi_z, npts=8000)
-    text = ("/* Generated by tools/gen_log32_fma.py: do not edit.  The float32 exact log family's "
-            "first pass on the\n * FMA paths (lt_log32_fma.h): the 16 buckets of lt_tab_log16 "
-            "as floats, by column: r, then -log r = hi + lo\n * (hi = RN32(-log r), lo = "
-            "RN32(-log r - hi)); 32-byte aligned (two 8-float rows per column). */\n"
-            "static const _Alignas(32) float lt_tab_log32_fma[48] = {\n")
-    vals = rf + hf + lf
-    for j in range(0, 48, 4):
+    head = ("/* Generated by tools/gen_log32_fma.py: do not edit.  The float32 exact log family's "
+            "first pass on the FMA\n * paths (lt_log32_fma.h): 8 buckets of m in [0.78125, "
+            "1.5625) (float32 bits of OFF8 below), by column:\n * r, then -log r = hi + lo "
+            "(floats; 32-byte aligned rows); Q (degree 7) ~ (log1p(z) - z)/z^2 on z in\n"
+            f" * [{mp.nstr(lo_z, 9)}, {mp.nstr(hi_z, 9)}], max rel error of z + z^2 Q(z) vs "
+            f"log1p(z): 2^{mp.nstr(mp.log(eq, 2), 5)} */\n"
+            "#define LT_LOG32_FMA_OFF 0x3F480000u\n")
+    text = head + "static const _Alignas(32) float lt_tab_log32_fma[24] = {\n"
+    vals = rs + his + los
+    for j in range(0, 24, 4):
         text += "    " + ", ".join(float(v).hex() + "f" for v in vals[j:j + 4]) + ",\n"
+    text += "};\nstatic const double lt_tab_log32_fma_q[8] = {\n"
+    for j in range(0, 8, 4):
+        text += "    " + ", ".join(float(v).hex() for v in q[j:j + 4]) + ",\n"
     text += "};\n"
     with open(OUT, "w") as f:
         f.write(text)
     print(text)
     print("z range", mp.nstr(zmin, 10), mp.nstr(zmax, 10), "widened by 2^-22")
-    print("Q method error on the widened range: 2^" + mp.nstr(mp.log(eq, 2), 5))
-    print("rho = max |log1p z| / |y|:", mp.nstr(rho, 5), " max |z| / |y|:", mp.nstr(rho_z, 5))
+    print("Q method error: 2^" + mp.nstr(mp.log(eq, 2), 5))
+    print("rho = max |log1p z| / |y|:", mp.nstr(rho, 5), " max |z| / |y|:", mp.nstr(rho_z, 5),
+          " max |z|:", mp.nstr(max(-zmin, zmax), 5))
     print("max |-log r - hi - lo| / |y|: 2^" + mp.nstr(mp.log(tail, 2), 5))
-
-
-def glt_q():
-    """lt_tab_log16_q as written in lt_log_data.h (the fit is not re-run)"""
-    path = os.path.join(os.path.dirname(HERE), "kernels_c", "math", "lt_log_data.h")
-    src = open(path).read()
-    body = src.split("lt_tab_log16_q[7] = {")[1].split("};")[0]
-    return [float.fromhex(v.strip()) for v in body.split(",") if v.strip()]
 
 
 if __name__ == "__main__":

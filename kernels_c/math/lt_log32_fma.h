@@ -12,55 +12,63 @@ LTM_VEC_TWO_PASS(ltm_log1p_nofma, ltm_log1p32_vec, ltm_log1p_acc)
 LTM_VEC_TWO_PASS(ltm_log2_nofma, ltm_log2_32_vec, ltm_log2_acc)
 LTM_VEC_TWO_PASS(ltm_log10_nofma, ltm_log10_32_vec, ltm_log10_acc)
 
-/* tab[idx & 15] per lane, tab 16 floats: AVX-512 one vpermt2ps; AVX2 a vpermps of each half
- * and a blend on bit 3 (moved to the sign) */
+/* tab[idx & 7] per lane, tab 8 floats: one vpermps (AVX2: the low half of a 256-bit one) */
 static inline __attribute__((always_inline)) ltm_gvf ltm_log32_pick(const float *tab, ltm_gvi idx)
 {
 #if LTM_GW == 8
-    return (ltm_gvf)_mm256_permutex2var_ps(_mm256_load_ps(tab), (__m256i)idx,
-                                           _mm256_load_ps(tab + 8));
+    return (ltm_gvf)_mm256_permutevar8x32_ps(_mm256_load_ps(tab), (__m256i)idx);
 #else
     __m256i i8 = _mm256_castsi128_si256((__m128i)idx);
-    __m128 a = _mm256_castps256_ps128(_mm256_permutevar8x32_ps(_mm256_load_ps(tab), i8));
-    __m128 b = _mm256_castps256_ps128(_mm256_permutevar8x32_ps(_mm256_load_ps(tab + 8), i8));
-    return (ltm_gvf)_mm_blendv_ps(a, b, (__m128)((ltm_exp32_vu)idx << 28));
+    return (ltm_gvf)_mm256_castps256_ps128(_mm256_permutevar8x32_ps(_mm256_load_ps(tab), i8));
+#endif
+}
+
+/* the int32 lanes as doubles: one vcvtdq2pd (gcc 12 splits the generic conversion in two) */
+static inline __attribute__((always_inline)) ltm_gvd ltm_log32_ktod(ltm_gvi k)
+{
+#if LTM_GW == 8
+    return (ltm_gvd)_mm512_cvtepi32_pd((__m256i)k);
+#else
+    return (ltm_gvd)_mm256_cvtepi32_pd((__m128i)k);
 #endif
 }
 
 /* ---- the pass: y = log(v) in double, v = 2^k m a positive normal float32 (x for log, 1 + x
- * rounded to float32 for log1p), reduced on the float bits: m in [0.765625, 1.53125), bucket
- * i = 0..15 as ltm_log16_vec's (the same r_i, the same Q), rows of floats
- * (lt_tab_log32_fma, tools/gen_log32_fma.py): r_i (24 bits), -log r_i = hi_i + lo_i.
- *   log:   z = fma(m, r_i, -1), exact (m r_i has 48 bits, |z| <= 2^-5 down to 2^-48);
+ * rounded to float32 for log1p), reduced on the float bits: m in [0.78125, 1.5625), bucket
+ * i = 0..7 (the top 3 bits of the mantissa field of bits(v) - bits(0.78125)), a row of
+ * floats each (lt_tab_log32_fma, tools/gen_log32_fma.py): r_i (24 bits; 1 in the bucket of
+ * 1.0), -log r_i = hi_i + lo_i.
+ *   log:   z = fma(m, r_i, -1), exact (m r_i has 48 bits; |z| <= 2^-4, bits down to 2^-48);
  *   log1p: z = fma(x, s, s - 1), s = r_i 2^-k, = (1 + x) s - 1 rounded once (s - 1 is exact
  *          for k < 29; above, its 2^-54 is below 2^-59 |y|): the rounding of 1 + x only
  *          chooses the bucket, its m within 2^-22 of the bucket;
- *   y = fma(k, LN2_HI, hi_i) + (z + fma(z^2, Q(z), fma(k, LN2_MID, lo_i))), Q by Estrin.
+ *   y = fma(k, LN2_HI, hi_i) + (z + fma(z^2, Q(z), fma(k, LN2_MID, lo_i))), Q of degree 7 by
+ *   Estrin.
  * Error relative to y (the terms printed by tools/gen_log32_fma.py):
- *   - z + z^2 Q(z) against log1p(z): 2^-50.15 |log1p z| (the z range widened by 2^-22), and
- *     |log1p z| <= 1.033 |y| (k = 0 outside the bucket of 1: |y| >= 0.0157; k != 0: |y| >
- *     0.26), |z| <= 1.025 |y|;
- *   - |-log r_i - hi_i - lo_i| <= 2^-48.86 |y|;
+ *   - z + z^2 Q(z) against log1p(z): 2^-47.76 |log1p z| (the z range widened by 2^-22), and
+ *     |log1p z| <= 1.068 |y| (k = 0 outside the bucket of 1: |y| >= log(1 + 1/16); k != 0:
+ *     |y| > 0.24), |z| <= 1.05 |y|;
+ *   - |-log r_i - hi_i - lo_i| <= 2^-48.84 |y|;
  *   - fma(k, LN2_HI, hi_i) exact (|k| <= 150, LN2_HI a multiple of 2^-42, hi_i too: 49 bits);
  *     fma(k, LN2_MID, lo_i) and the dropped LN2_LO below 2^-75 |y| (only k != 0 has them);
  *   - Q's roundings (Estrin, near -1/2: within 3 2^-53 of Q), z^2's and the product's,
- *     scaled by |z^2 Q| <= 2^-5.9 |log1p z|: below 2^-57 |y|; the sum into s 2^-53 |s|, the
- *     sum with z 2^-53 1.05 |y|, the last 2^-53 |y|; log1p's z 2^-53 |z| more;
+ *     scaled by |z^2 Q| <= 2^-4.9 |log1p z|: below 2^-56 |y|; the sum into s 2^-53 |s|, the
+ *     sum with z 2^-53 1.14 |y|, the last 2^-53 |y|; log1p's z 2^-53 1.05 |y| more;
  *   log2 and log10 multiply by 1/ln2 or 1/ln10 (hi part): the product and the constant 2^-52.
- * In all y is within 2^-48 |y| (under 2^5 units of its last place): Ziv's test at 2^7 units
- * (ltm_exp32_clear_w; about one element in 2^21 flagged). */
+ * In all y is within 2^-46.9 |y| (under 2^6.1 units of its last place): Ziv's test at 2^8
+ * units (ltm_exp32_clear_w; about one element in 2^20 flagged). */
 static inline __attribute__((always_inline)) ltm_gvd ltm_log32_fma_y(ltm_gvi b, ltm_gvd x, int log1p)
 {
     const float *t = lt_tab_log32_fma;
-    const double *q = lt_tab_log16_q;
+    const double *q = lt_tab_log32_fma_q;
     const ltm_gvd zero = { 0 };
-    ltm_gvi tmp = (ltm_gvi)((ltm_exp32_vu)b - 0x3F440000u);      /* bits of 0.765625 */
+    ltm_gvi tmp = (ltm_gvi)((ltm_exp32_vu)b - LT_LOG32_FMA_OFF);
     ltm_gvi kb = tmp & (int32_t)0xFF800000;                      /* k 2^23 */
-    ltm_gvi idx = tmp >> 19;                                     /* the pick uses 4 bits */
+    ltm_gvi idx = tmp >> 20;                                     /* the pick uses 3 bits */
     ltm_gvd r = ltm_vwiden(ltm_log32_pick(t, idx));
-    ltm_gvd hi = ltm_vwiden(ltm_log32_pick(t + 16, idx));
-    ltm_gvd lo = ltm_vwiden(ltm_log32_pick(t + 32, idx));
-    ltm_gvd kd = __builtin_convertvector(kb >> 23, ltm_gvd);
+    ltm_gvd hi = ltm_vwiden(ltm_log32_pick(t + 8, idx));
+    ltm_gvd lo = ltm_vwiden(ltm_log32_pick(t + 16, idx));
+    ltm_gvd kd = ltm_log32_ktod(kb >> 23);
     ltm_gvd z;
     if (log1p) {
         ltm_gvu k52 = (ltm_gvu)__builtin_convertvector(kb, ltm_gvl) << 29;
@@ -73,13 +81,14 @@ static inline __attribute__((always_inline)) ltm_gvd ltm_log32_fma_y(ltm_gvi b, 
     ltm_gvd q01 = LTM_VFMA(zero + q[1], z, zero + q[0]);
     ltm_gvd q23 = LTM_VFMA(zero + q[3], z, zero + q[2]);
     ltm_gvd q45 = LTM_VFMA(zero + q[5], z, zero + q[4]);
-    ltm_gvd q03 = LTM_VFMA(q23, z2, q01), q46 = LTM_VFMA(zero + q[6], z2, q45);
-    ltm_gvd qz = LTM_VFMA(q46, z4, q03);
+    ltm_gvd q67 = LTM_VFMA(zero + q[7], z, zero + q[6]);
+    ltm_gvd q03 = LTM_VFMA(q23, z2, q01), q47 = LTM_VFMA(q67, z2, q45);
+    ltm_gvd qz = LTM_VFMA(q47, z4, q03);
     ltm_gvd a = LTM_VFMA(kd, zero + lt_tab_log_k[0], hi);
     ltm_gvd small = LTM_VFMA(z2, qz, LTM_VFMA(kd, zero + lt_tab_log_k[1], lo));
     return a + (z + small);
 }
-#define LTM_LOG32_FMA_ZIV 0x80
+#define LTM_LOG32_FMA_ZIV 0x100
 
 /* log x times `scale` (1 folded away), x in [2^-126, FLT_MAX]: the chunk redoes the others */
 static inline __attribute__((always_inline)) ltm_gvf ltm_log32_fma_any(ltm_gvf xf, ltm_gvl *clear,
