@@ -22,13 +22,22 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_log32_pick(const float 
 #endif
 }
 
-/* the int32 lanes as doubles: one vcvtdq2pd (gcc 12 splits the generic conversion in two) */
+/* the int32 lanes as doubles and as int64: one vcvtdq2pd, one vpmovsxdq (gcc 12 splits the
+ * generic conversions in two halves) */
 static inline __attribute__((always_inline)) ltm_gvd ltm_log32_ktod(ltm_gvi k)
 {
 #if LTM_GW == 8
     return (ltm_gvd)_mm512_cvtepi32_pd((__m256i)k);
 #else
     return (ltm_gvd)_mm256_cvtepi32_pd((__m128i)k);
+#endif
+}
+static inline __attribute__((always_inline)) ltm_gvl ltm_log32_ktol(ltm_gvi k)
+{
+#if LTM_GW == 8
+    return (ltm_gvl)_mm512_cvtepi32_epi64((__m256i)k);
+#else
+    return (ltm_gvl)_mm256_cvtepi32_epi64((__m128i)k);
 #endif
 }
 
@@ -71,7 +80,7 @@ static inline __attribute__((always_inline)) ltm_gvd ltm_log32_fma_y(ltm_gvi b, 
     ltm_gvd kd = ltm_log32_ktod(kb >> 23);
     ltm_gvd z;
     if (log1p) {
-        ltm_gvu k52 = (ltm_gvu)__builtin_convertvector(kb, ltm_gvl) << 29;
+        ltm_gvu k52 = (ltm_gvu)ltm_log32_ktol(kb) << 29;
         ltm_gvd s = (ltm_gvd)((ltm_gvu)r - k52);                 /* r 2^-k, a normal double */
         z = LTM_VFMA(x, s, s - 1.0);
     } else {
