@@ -315,6 +315,71 @@ def test_float32_log_family_edges_every_path(name):
             np.testing.assert_array_equal(got, k.astype(np.float32), err_msg=f"{name} {path}")
 
 
+def _log32_fma_inputs(name):
+    """float32 inputs for the exact float32 log and log1p, whose FMA paths have a
+    first pass of their own (kernels_c/math/lt_log32_fma.h) and a chunk that redoes some
+    elements: the edges of the reduction (_log_family_edges); a hundred ulps about the range
+    the vectors keep (2^-126 and FLT_MAX; log1p: -1, and 2^-126 either sign, below which its
+    result is x), about 2^28 and 2^29 (log1p: where r 2^-k - 1 stops being exact), 1 and the
+    powers of two; random inputs; the float32 subnormals and the specials.  And the inputs
+    whose value (NumPy, float64) lies within 2^-40 (relative) of a float32 midpoint, at a
+    stride over the positive floats (where an error of the pass would show first), and all
+    those a scan of all 2^32 inputs found where the first pass alone misrounds
+    (testdata/log32_fma_hard.txt): Ziv's test must send them to the no-FMA pass.  Shuffled,
+    so that the chunks mix kept and redone elements."""
+    f64 = {"log": np.log, "log1p": np.log1p}[name]
+    edges = np.array([2.0 ** -126, 3.4028234e38, 1.0, -1.0, 2.0 ** 28, 2.0 ** 29, 2.0 ** 24]
+                     + [2.0 ** k for k in range(-126, 128, 11)], np.float32)
+    edges = np.concatenate([edges, -edges[:1]])
+    near = _from_ordered((_ordered(edges)[:, None] + np.arange(-100, 101)[None, :]).ravel())
+    rng = np.random.default_rng(41)
+    inside = np.concatenate([rng.uniform(0, 100, 1500), rng.uniform(-1, 1, 500),
+                             np.exp2(rng.uniform(-126, 128, 1500)),
+                             -np.exp2(rng.uniform(-126, 0, 300))]).astype(np.float32)
+    allx = _from_ordered(np.arange(_ordered(np.float32(2.0 ** -126)),
+                                   _ordered(np.float32(3.4e38)), 1021))
+    with np.errstate(all="ignore"):
+        y = f64(allx.astype(np.float64))
+    m = y.astype(np.float32)
+    side = np.where(y >= m, np.nextafter(m, np.float32(np.inf)),
+                    np.nextafter(m, np.float32(-np.inf)))
+    mid = (m.astype(np.float64) + side) / 2
+    hard = allx[(np.abs(y - mid) < 2.0 ** -40 * np.abs(y)) & (y != 0)]
+    assert hard.size > 20
+    found = os.path.join(os.path.dirname(__file__), "testdata", "log32_fma_hard.txt")
+    with open(found) as f:
+        rows = [line.split() for line in f if line.strip() and not line.startswith("#")]
+    searched = np.array([int(b, 16) for n, b in rows if n == name], np.uint32).view(np.float32)
+    assert searched.size >= 5
+    hard = np.concatenate([hard, searched])
+    tiny = np.arange(0, 3000, 7, dtype=np.uint32).view(np.float32)     # 0 and subnormals
+    specials = np.array([np.inf, -np.inf, np.nan, -np.nan, -0.0, -1.0, -2.0, -1e30, 1e-45],
+                        np.float32)
+    x = np.concatenate([_log_family_edges(), near, inside, hard, tiny, -tiny, specials])
+    return x[rng.permutation(x.size)], hard
+
+
+@pytest.mark.parametrize("name", ["log", "log1p"])
+def test_float32_log_family_fma_pass_every_path(name):
+    """The exact float32 log and log1p on every kernel path (the AVX paths
+    compute their own first pass with FMA, the generic one the no-FMA pass), bit for bit
+    against MPFR rounded once to float32, on the inputs of _log32_fma_inputs (mixed), on the
+    Ziv-flagged inputs alone and on a short call (one partial vector)."""
+    ref_mp = REFS[name][1]
+    x, hard = _log32_fma_inputs(name)
+    with np.errstate(all="ignore"):
+        want_all = np.array([ref_mp(v) for v in x], np.float32)
+    is_hard = np.isin(x, hard)
+    for xs, want in ((x, want_all), (x[is_hard], want_all[is_hard]), (x[:5], want_all[:5])):
+        for path in lt.kernel_paths():
+            with lt.config(kernel_path=path, mode="exact"):
+                got = _call(name, xs)
+            same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
+            assert same.all(), (f"{name} on {path}: {np.count_nonzero(~same)} of {xs.size} "
+                                f"differ, first x = {xs[~same][:3]}, got {got[~same][:3]}, "
+                                f"want {want[~same][:3]}")
+
+
 def _erf_branch_inputs():
     """float32 inputs for each branch of the exact float32 erf's first pass (ltm_erf32_vec):
     |x| < 1 (x P(x^2)) from the subnormals up to 1; a few hundred ulps either side of the

@@ -21,22 +21,25 @@
 #undef LTM_VFMA
 #undef LTM_VMAXS
 #undef LTM_VMAXU
+#undef LTM_VMINU
 #undef LTM_VMINF
 #undef LTM_VMAXF
 #if LTM_GW == 8
 #define LTM_VFMA(a, b, c) ((ltm_gvd)_mm512_fmadd_pd((__m512d)(a), (__m512d)(b), (__m512d)(c)))
 #define LTM_VMAXS(m, v) ((ltm_gvi)_mm256_max_epi32((__m256i)(m), (__m256i)(v)))
 #define LTM_VMAXU(m, v) ((ltm_gvi)_mm256_max_epu32((__m256i)(m), (__m256i)(v)))
+#define LTM_VMINU(m, v) ((ltm_gvi)_mm256_min_epu32((__m256i)(m), (__m256i)(v)))
 #define LTM_VMINF(a, b) ((ltm_gvf)_mm256_min_ps((__m256)(a), (__m256)(b)))
 #define LTM_VMAXF(a, b) ((ltm_gvf)_mm256_max_ps((__m256)(a), (__m256)(b)))
 #else
 #define LTM_VFMA(a, b, c) ((ltm_gvd)_mm256_fmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c)))
 #define LTM_VMAXS(m, v) ((ltm_gvi)_mm_max_epi32((__m128i)(m), (__m128i)(v)))
 #define LTM_VMAXU(m, v) ((ltm_gvi)_mm_max_epu32((__m128i)(m), (__m128i)(v)))
+#define LTM_VMINU(m, v) ((ltm_gvi)_mm_min_epu32((__m128i)(m), (__m128i)(v)))
 #define LTM_VMINF(a, b) ((ltm_gvf)_mm_min_ps((__m128)(a), (__m128)(b)))
 #define LTM_VMAXF(a, b) ((ltm_gvf)_mm_max_ps((__m128)(a), (__m128)(b)))
 #endif
-/* LTM_VMAXS, LTM_VMAXU: the lane-wise signed and unsigned max of float bits;
+/* LTM_VMAXS, LTM_VMAXU, LTM_VMINU: the lane-wise signed max, unsigned max and min of float bits;
  * LTM_VMINF(a, b): a < b ? a : b per lane (b where a is NaN); LTM_VMAXF(a, b): a > b ? a : b */
 
 static inline __attribute__((always_inline)) ltm_gvd ltm_exp32_core(ltm_gvd x)
@@ -75,10 +78,12 @@ static inline __attribute__((always_inline)) ltm_gvl ltm_exp32_clear(ltm_gvd y)
 }
 
 /* NAME_f32_chunk and NAME_f32 from a first pass VEC (ltm_gvf VEC(ltm_gvf x, ltm_gvl *clear),
- * right for x in [LO, HI]): vectors (the tail through a zero-padded vector), the largest bits
- * of the inputs kept on the way (one unsigned and one signed max: as unsigned, the floats
- * below LO < 0, -inf and negative NaNs lie above bits(LO); as signed, those above HI, +inf
- * and positive NaNs above bits(HI)); then the flagged elements and, in a chunk that has them,
+ * right for x in [LO, HI]): vectors (the tail through a zero-padded vector), the extreme bits
+ * of the inputs kept on the way (LO < 0: one unsigned and one signed max: as unsigned, the
+ * floats below LO, -inf and negative NaNs lie above bits(LO); as signed, those above HI, +inf
+ * and positive NaNs above bits(HI).  LO > 0 (the log family): an unsigned max, where the
+ * floats above HI, +inf, NaNs and all x <= -0 lie above bits(HI), and an unsigned min, where
+ * those below LO lie below bits(LO)); then the flagged elements and, in a chunk that has them,
  * the x outside [LO, HI] (NaN too: what the vectors made of them is not kept) redone by ACC
  * (float ACC(float)). */
 #undef LTM_EXP32_TWO_PASS
@@ -92,13 +97,13 @@ static inline __attribute__((always_inline)) ltm_gvl ltm_exp32_clear(ltm_gvd y)
         memcpy(&hi_bits, &hi, 4);                                                            \
         int64_t clear[LT_CHUNK + LTM_GW];                                                    \
         ltm_gvl all = (ltm_gvl){ 0 } - 1;                                                    \
-        ltm_gvi smax = { 0 }, umax = { 0 };                                                  \
+        ltm_gvi smax = { 0 }, umax = { 0 }, umin = smax - 1;                                 \
         int64_t i = 0;                                                                       \
         for (; i + LTM_GW <= n; i += LTM_GW) {                                               \
             ltm_gvf v;                                                                       \
             ltm_gvl m;                                                                       \
             memcpy(&v, a + i, sizeof v);                                                     \
-            smax = LTM_VMAXS(smax, v);                                                       \
+            if (lo > 0) umin = LTM_VMINU(umin, v); else smax = LTM_VMAXS(smax, v);           \
             umax = LTM_VMAXU(umax, v);                                                       \
             v = VEC(v, &m);                                                                  \
             memcpy(o + i, &v, sizeof v);                                                     \
@@ -107,11 +112,12 @@ static inline __attribute__((always_inline)) ltm_gvl ltm_exp32_clear(ltm_gvd y)
         }                                                                                    \
         if (i < n) {                                                                         \
             float t[LTM_GW] = { 0 };                                                         \
+            for (int j = 0; lo > 0 && j < LTM_GW; j++) t[j] = lo;   /* padding in range */  \
             memcpy(t, a + i, (size_t)(n - i) * sizeof(float));                              \
             ltm_gvf v;                                                                       \
             ltm_gvl m;                                                                       \
             memcpy(&v, t, sizeof v);                                                         \
-            smax = LTM_VMAXS(smax, v);                                                       \
+            if (lo > 0) umin = LTM_VMINU(umin, v); else smax = LTM_VMAXS(smax, v);           \
             umax = LTM_VMAXU(umax, v);                                                       \
             v = VEC(v, &m);                                                                  \
             memcpy(t, &v, sizeof v);                                                         \
@@ -123,7 +129,8 @@ static inline __attribute__((always_inline)) ltm_gvl ltm_exp32_clear(ltm_gvd y)
         int32_t out = 0;                                                                     \
         for (int j = 0; j < LTM_GW; j++) {                                                   \
             flagged |= ~all[j];                                                              \
-            out |= ((uint32_t)umax[j] > lo_bits) | (smax[j] > (int32_t)hi_bits);             \
+            out |= lo > 0 ? ((uint32_t)umax[j] > hi_bits) | ((uint32_t)umin[j] < lo_bits)    \
+                          : ((uint32_t)umax[j] > lo_bits) | (smax[j] > (int32_t)hi_bits);    \
         }                                                                                    \
         if (flagged | out)                                                                   \
             for (int64_t j = 0; j < n; j++)                                                  \

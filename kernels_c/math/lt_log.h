@@ -33,7 +33,9 @@
  * ambiguous elements are recomputed in double-double (ltm_log_dd / ltm_log1p_dd, error
  * < 2^-98) and rounded to float32 through round-to-odd.  log, log1p, log2 and log10 do their
  * first pass on vectors with a coarser reduction of their own (ltm_log16_vec: 16 buckets,
- * one permute per lookup on AVX-512; see there); asinh, acosh and atanh use the cores above.
+ * one permute per lookup on AVX-512; see there), the generic path's and the fallback of the
+ * FMA paths, whose own first pass is in lt_log32_fma.h; asinh, acosh and atanh use the cores
+ * above.
  */
 
 /* ------------------------------------------------------------------ helpers */
@@ -441,13 +443,7 @@ static inline float ltm_acosh_acc(float xf)
     return lt_dd_to_f32(ltm_log1p_dd(lt_dd_add(d, q)));
 }
 
-LTM_VEC_TWO_PASS(ltm_log, ltm_log32_vec, ltm_log_acc)
-
-LTM_VEC_TWO_PASS(ltm_log1p, ltm_log1p32_vec, ltm_log1p_acc)
-
-LTM_VEC_TWO_PASS(ltm_log2, ltm_log2_32_vec, ltm_log2_acc)
-
-LTM_VEC_TWO_PASS(ltm_log10, ltm_log10_32_vec, ltm_log10_acc)
+/* ltm_log_f32, ltm_log1p_f32, ltm_log2_f32, ltm_log10_f32 and their chunks: lt_log32_fma.h */
 
 LT_F32_TWO_PASS(ltm_asinh, ltm_asinh_p1, ltm_asinh_acc)
 
