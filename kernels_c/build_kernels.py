@@ -103,9 +103,10 @@ def _c_expr(body, dt):
 # forms ltm_NAME_f32 / ltm_NAME_f64 (and optionally ltm_NAME_f32_chunk, a whole-chunk
 # vectorised form) and the fast forms ltm_NAME_f32_fast / ltm_NAME_f64_fast (optionally
 # ltm_NAME_f32_fast_chunk).
-MATH_FAMILIES = ("exp", "exp32_fma", "exp_fast", "log", "erf", "trig", "misc", "pow", "complex",
+MATH_FAMILIES = ("exp", "exp32_fma", "exp_fast", "log", "erf", "gelu32", "trig", "misc", "pow", "complex",
                  "cfunc", "cfunc_inv", "cpow")
-# exp32_fma: the float32 exact exp, sigmoid, silu (their FMA paths' first passes); exp_fast: the
+# exp32_fma: the float32 exact exp, sigmoid, silu (their FMA paths' first passes); gelu32: the
+# float32 exact Gelu's accurate path and per-path first passes, on erf's; exp_fast: the
 # exp family's float32 fast forms, in a header of their own (no file over 1000 lines); pow
 # after exp and log, whose cores it calls; complex: the complex arithmetic (the ``cc`` bodies'
 # helpers, after misc's hypot); cfunc: the complex functions (exp, log ...) on the real
