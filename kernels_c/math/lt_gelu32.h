@@ -88,6 +88,61 @@ static inline float ltm_gelu32_accurate(float x)
     return ltm_gelu32_quad(x);
 }
 
-/* The rare elements that Ziv's test flags (about 1 in 10^5, and the float32-subnormal
- * results) are redone by ltm_gelu32_accurate. */
+#if LTM_GW == 8 || (LTM_GW == 4 && defined(__FMA__))
+/* ---- the first pass of the FMA paths (AVX2, AVX-512: the same FMAs in the same order on 4 or
+ * 8 lanes, so the same bits; correctly rounded on its own, verified per path).  The no-FMA
+ * pass's form (lt_erf.h) with a = min(|x|, 14.5), T = A R, A = a E, E = exp(-a^2/2), gelu =
+ * x - T (x >= 0) or -T, and:
+ *   E by ltm_exp32_core (lt_exp32_fma.h: no table) at -a^2/2 (exact): its bound 2^-39.76
+ *     (method) + 2^-50.3 (roundings) holds, and the reduction's |k| |ln2 - RN(ln2)| grows to
+ *     152 * 2^-55.27 < 2^-47.9 (a <= 14.5; E 2^k stays a normal double): below 2^-39.75;
+ *   A = a E: 2^-53;
+ *   R: the no-FMA pass's index, table (lt_tab_gelu32_rows) and Estrin scheme with each
+ *     p_ij = c_i + c_j s and each combination one FMA (fewer roundings than there: 2^-49.3
+ *     still bounds them) on method 2^-41.5;
+ *   y = fma(-A, R, x or 0): one rounding, and T <= x/2 (x >= 0), so T's relative error is at
+ *     most y's.
+ * In all below 2^-39.38 |y|, under 2^13.62 units of y's last place; Ziv's test at 2^15 units
+ * (about one element in 2^13 flagged, with the float32-subnormal results) sends the element
+ * to ltm_gelu32_accurate. */
+static inline __attribute__((always_inline)) ltm_gvf ltm_gelu32_vec_fma(ltm_gvf xf, ltm_gvl *ambiguous)
+{
+    const double *rt = lt_tab_gelu32_r;
+    const double al = lt_tab_gelu32_const[0], be = lt_tab_gelu32_const[1], clamp = lt_tab_gelu32_const[2];
+    const double shifter = 0x1.8p52;
+    const ltm_gvl shifter_bits = (ltm_gvl)((ltm_gvd){0} + shifter);
+    ltm_gvd x = ltm_vwiden(xf);
+    ltm_gvd a = (ltm_gvd)((ltm_gvl)x & 0x7FFFFFFFFFFFFFFF);
+    ltm_gvl inside = a < clamp;
+    a = (ltm_gvd)(((ltm_gvl)a & inside) | ((ltm_gvl)((ltm_gvd){0} + clamp) & ~inside));
+    ltm_gvd a2 = a * a;                                    /* exact */
+    ltm_gvd A = a * ltm_exp32_core(-0.5 * a2);
+    /* R(a): the no-FMA pass's index (its operations, so its rows) */
+    ltm_gvd g = (a * al - 0.5) - a2 * be;
+    ltm_gvl idx = (ltm_gvl)(g + shifter) - shifter_bits;
+    ltm_gvd col[12];                                       /* r_0 .. r_9, c */
+    ltm_vrows16(col, lt_tab_gelu32_rows, 12, rt, 11, idx);
+    ltm_gvd s = a - col[10];
+    ltm_gvd s2 = s * s, s4 = s2 * s2, s8 = s4 * s4;
+    ltm_gvd p01 = LTM_VFMA(col[1], s, col[0]), p23 = LTM_VFMA(col[3], s, col[2]);
+    ltm_gvd p45 = LTM_VFMA(col[5], s, col[4]), p67 = LTM_VFMA(col[7], s, col[6]);
+    ltm_gvd p89 = LTM_VFMA(col[9], s, col[8]);
+    ltm_gvd poly = LTM_VFMA(p89, s8, LTM_VFMA(LTM_VFMA(p67, s2, p45), s4, LTM_VFMA(p23, s2, p01)));
+    ltm_gvd y = LTM_VFMA(-A, poly, (ltm_gvd)((ltm_gvl)x & (ltm_gvl)(x >= 0.0)));
+    ltm_gvf yf = __builtin_convertvector(y, ltm_gvf);
+    ltm_gvi nan = xf != xf;
+#ifdef LTM_GELU32_NO_ZIV      /* scans only: the first pass's own rounding, never flagged */
+    *ambiguous = (ltm_gvl){ 0 };
+#else
+    *ambiguous = ltm_vziv(y, 0x8000) & (x == x);
+#endif
+    return (ltm_gvf)(((ltm_gvi)yf & ~nan) | (0x7FC00000 & nan));
+}
+
+/* The elements Ziv's test flags are redone by ltm_gelu32_accurate. */
+LTM_VEC_TWO_PASS(ltm_gelu, ltm_gelu32_vec_fma, ltm_gelu32_accurate)
+#else
+/* The generic path: the no-FMA pass (lt_erf.h); the elements its test flags (about 1 in 10^5,
+ * and the float32-subnormal results) are redone by ltm_gelu32_accurate. */
 LTM_VEC_TWO_PASS(ltm_gelu, ltm_gelu32_vec, ltm_gelu32_accurate)
+#endif
