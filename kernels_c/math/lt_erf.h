@@ -21,9 +21,10 @@
  * in double with a proven error bound and Ziv's test; the rare ambiguous inputs go to
  * ltm_erf32_accurate (the no-FMA double pass with its own test, then the Taylor series in
  * double-double, ltm_erf_accurate_f32, rounded via round-to-odd).
- * float32 gelu: its own formula on vectors (T = a exp(-a^2/2) R(a), 16 polynomial pieces of R,
- * relative error < 2^-41 in double), Ziv's test, and the float64 gelu for the rare elements it
- * flags (within 1 ulp; not claimed correctly rounded).  float64 erf and gelu: double-double where it matters,
+ * float32 gelu, correctly rounded: its own formula on vectors (T = a exp(-a^2/2) R(a), 16
+ * polynomial pieces of R, relative error < 2^-41 in double; the generic path's first pass), Ziv's
+ * test, and for the rare elements it flags the accurate path of lt_gelu32.h (which also holds
+ * the FMA paths' first pass).  float64 erf and gelu: double-double where it matters,
  * faithful (measured max 0.75 ulp for erf, 0.71 for gelu against MPFR).
  * Fast mode: the same formulas in double with LT_FMA, lower-degree tables for float32.
  *
@@ -477,7 +478,7 @@ static __attribute__((flatten)) void ltm_erf_f64_chunk(int64_t n, double *restri
 /* ---- gelu(x) = x/2 erfc(-x/sqrt(2)) ------------------------------------------------------ */
 
 /* float32, exact mode: one branch-free formula for every element, in double, a vector at a
- * time (GCC vector types: the same operations on every kernel path, so the same bits; the
+ * time (GCC vector types; the generic path's first pass: lt_gelu32.h has the FMA paths'; the
  * table lookups are two-register permutes on AVX-512, row loads transposed in registers on
  * AVX2: ltm_vrows16, lt_tab_gelu32_rows).  With a = min(|x|, 14.5):
  *   T = a Phi(-a) = a E R,  E = exp(-a^2/2),  R(a) = Phi(-a) exp(a^2/2) (smooth, in (0, 1/2]);
