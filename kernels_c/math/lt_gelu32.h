@@ -102,7 +102,7 @@ static inline float ltm_gelu32_accurate(float x)
  *     still bounds them) on method 2^-41.5;
  *   y = fma(-A, R, x or 0): one rounding, and T <= x/2 (x >= 0), so T's relative error is at
  *     most y's.
- * In all below 2^-39.38 |y|, under 2^13.62 units of y's last place; Ziv's test at 2^15 units
+ * In all below 2^-39.37 |y|, under 2^13.63 units of y's last place; Ziv's test at 2^15 units
  * (about one element in 2^13 flagged, with the float32-subnormal results) sends the element
  * to ltm_gelu32_accurate. */
 static inline __attribute__((always_inline)) ltm_gvf ltm_gelu32_vec_fma(ltm_gvf xf, ltm_gvl *ambiguous)
