@@ -103,13 +103,14 @@ def _c_expr(body, dt):
 # forms ltm_NAME_f32 / ltm_NAME_f64 (and optionally ltm_NAME_f32_chunk, a whole-chunk
 # vectorised form) and the fast forms ltm_NAME_f32_fast / ltm_NAME_f64_fast (optionally
 # ltm_NAME_f32_fast_chunk).
-MATH_FAMILIES = ("exp", "exp32_fma", "exp_fast", "log", "log32_fma", "erf", "trig", "trig32_fma",
-                 "misc", "pow", "complex", "cfunc", "cfunc_inv", "cpow")
+MATH_FAMILIES = ("exp", "exp32_fma", "exp_fast", "log", "log32_fma", "erf", "gelu32", "trig",
+                 "trig32_fma", "misc", "pow", "complex", "cfunc", "cfunc_inv", "cpow")
 # exp32_fma: the float32 exact exp, sigmoid, silu (their FMA paths' first passes); log32_fma:
 # the same for the float32 exact log and log1p (after log: its no-FMA pass is their fallback;
-# log2 and log10 are written, not yet on); trig32_fma: the float32 exact sin, cos and tan's
-# (after trig, whose chunk is their fallback); exp_fast: the exp family's float32 fast forms, in a header of their own (no file
-# over 1000 lines); pow
+# log2 and log10 are written, not yet on); gelu32: the float32 exact Gelu's accurate path and
+# per-path first passes, on erf's; trig32_fma: the float32 exact sin, cos and tan's (after
+# trig, whose chunk is their fallback); exp_fast: the exp family's float32 fast forms, in a
+# header of their own (no file over 1000 lines); pow
 # after exp and log, whose cores it calls; complex: the complex arithmetic (the ``cc`` bodies'
 # helpers, after misc's hypot); cfunc: the complex functions (exp, log ...) on the real
 # families' cores; cfunc_inv: the inverse functions, on cfunc's helpers; cpow: complex pow,

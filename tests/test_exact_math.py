@@ -504,6 +504,55 @@ def test_float32_exp_family_fma_pass_every_path(name):
                                 f"want {want[~same][:3]}")
 
 
+
+def _gelu32_hard(kind):
+    """Bit patterns of tests/testdata/gelu32_hard.txt of one kind (see its header)."""
+    found = os.path.join(os.path.dirname(__file__), "testdata", "gelu32_hard.txt")
+    with open(found) as f:
+        rows = [line.split() for line in f if line.strip() and not line.startswith("#")]
+    return np.array([int(b, 16) for k, b in rows if k == kind], np.uint32).view(np.float32)
+
+
+def test_float32_gelu_correctly_rounded_every_path():
+    """The exact float32 Gelu (erf form) on every kernel path (the AVX paths compute their own
+    first pass with FMA and no exp table, the generic one the no-FMA pass), bit for bit against
+    MPFR rounded once to float32: inputs a hundred ulps either side of each boundary (the clamp
+    14.5, the subnormal results from -13.2 on, -15, 9, 2^-100, 2^-60, 2^-126, the R intervals'
+    centres and ends), random and special inputs, float32 subnormals, and those of
+    testdata/gelu32_hard.txt: where the AVX2 first pass alone (Ziv's flag ignored) misrounds,
+    and where the accurate path's double-double leaves the rounding open (decided in
+    binary128).  Mixed, on the flagged inputs alone, and on a short call."""
+    ref_mp = REFS["gelu"][1]
+    fma_hard, quad_hard = _gelu32_hard("fma"), _gelu32_hard("quad")
+    assert fma_hard.size > 40
+    edges = np.array([14.5, -14.5, -13.2, -13.0, -13.5, -14.0, -15.0, 9.0, -9.0, 2.0 ** -100,
+                      -(2.0 ** -100), 2.0 ** -60, -(2.0 ** -60), 2.0 ** -126, -(2.0 ** -126),
+                      0.5, -0.5, 1.0, -1.0, 3.5355, -3.5355, 5.0, -5.0, 6.0, 8.0, -8.0]
+                     + list(np.linspace(0.0, 14.5, 33)) + list(-np.linspace(0.0, 14.5, 33)),
+                     np.float32)
+    near = _from_ordered((_ordered(edges)[:, None] + np.arange(-100, 101)[None, :]).ravel())
+    rng = np.random.default_rng(41)
+    inside = np.concatenate([rng.uniform(-16, 10, 1500), rng.standard_normal(1000) * 3,
+                             rng.uniform(-1e-6, 1e-6, 200)]).astype(np.float32)
+    tiny = np.arange(1, 3000, 7, dtype=np.uint32).view(np.float32)
+    specials = np.array([np.inf, -np.inf, np.nan, -np.nan, 0.0, -0.0, 1e30, -1e30, 3.4e38,
+                         -3.4e38, 1e-45, -1e-45], np.float32)
+    hard = np.concatenate([fma_hard, quad_hard])
+    x = np.concatenate([near, inside, hard, tiny, -tiny, specials])
+    x = x[rng.permutation(x.size)]
+    want_all = np.array([ref_mp(v) for v in x], np.float32)
+    want_all[np.isneginf(x)] = -0.0              # the limit (MPFR's -inf * 0 is NaN)
+    is_hard = np.isin(x, hard)
+    for xs, want in ((x, want_all), (x[is_hard], want_all[is_hard]), (x[:5], want_all[:5])):
+        for path in lt.kernel_paths():
+            with lt.config(kernel_path=path, mode="exact"):
+                got = _call("gelu", xs)
+            same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
+            assert same.all(), (f"gelu on {path}: {np.count_nonzero(~same)} of {xs.size} "
+                                f"differ, first x = {xs[~same][:3]}, got {got[~same][:3]}, "
+                                f"want {want[~same][:3]}")
+
+
 # ---- fast mode on adversarial ranges ---------------------------------------------------
 # Random and log-uniform samples rarely land where a formula loses accuracy: where a result
 # cancels (logaddexp with exp(a) + exp(b) near 1, log1p and expm1 near 0, log near 1, atan2

@@ -21,9 +21,10 @@
  * in double with a proven error bound and Ziv's test; the rare ambiguous inputs go to
  * ltm_erf32_accurate (the no-FMA double pass with its own test, then the Taylor series in
  * double-double, ltm_erf_accurate_f32, rounded via round-to-odd).
- * float32 gelu: its own formula on vectors (T = a exp(-a^2/2) R(a), 16 polynomial pieces of R,
- * relative error < 2^-41 in double), Ziv's test, and the float64 gelu for the rare elements it
- * flags (within 1 ulp; not claimed correctly rounded).  float64 erf and gelu: double-double where it matters,
+ * float32 gelu, correctly rounded: its own formula on vectors (T = a exp(-a^2/2) R(a), 16
+ * polynomial pieces of R, relative error < 2^-41 in double; the generic path's first pass), Ziv's
+ * test, and for the rare elements it flags the accurate path of lt_gelu32.h (which also holds
+ * the FMA paths' first pass).  float64 erf and gelu: double-double where it matters,
  * faithful (measured max 0.75 ulp for erf, 0.71 for gelu against MPFR).
  * Fast mode: the same formulas in double with LT_FMA, lower-degree tables for float32.
  *
@@ -477,7 +478,7 @@ static __attribute__((flatten)) void ltm_erf_f64_chunk(int64_t n, double *restri
 /* ---- gelu(x) = x/2 erfc(-x/sqrt(2)) ------------------------------------------------------ */
 
 /* float32, exact mode: one branch-free formula for every element, in double, a vector at a
- * time (GCC vector types: the same operations on every kernel path, so the same bits; the
+ * time (GCC vector types; the generic path's first pass: lt_gelu32.h has the FMA paths'; the
  * table lookups are two-register permutes on AVX-512, row loads transposed in registers on
  * AVX2: ltm_vrows16, lt_tab_gelu32_rows).  With a = min(|x|, 14.5):
  *   T = a Phi(-a) = a E R,  E = exp(-a^2/2),  R(a) = Phi(-a) exp(a^2/2) (smooth, in (0, 1/2]);
@@ -545,20 +546,7 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_gelu32_vec(ltm_gvf xf, 
     return (ltm_gvf)(((ltm_gvi)yf & ~nan) | (0x7FC00000 & nan));
 }
 
-static inline double ltm_gelu_f64(double x);
-
-/* The accurate path of the float32 Gelu: |x| < 2^-100 by ltm_gelu32_tiny (lt_exp.h);
- * elsewhere the float64 Gelu (relative error below 2^-52.5), rounded. */
-static inline float ltm_gelu32_accurate(float x)
-{
-    if (__builtin_fabsf(x) < 0x1p-100f) return ltm_gelu32_tiny(x);
-    return (float)ltm_gelu_f64((double)x);
-}
-
-
-/* The rare elements that Ziv's test flags (about 1 in 10^5, and the float32-subnormal
- * results) are redone by ltm_gelu32_accurate. */
-LTM_VEC_TWO_PASS(ltm_gelu, ltm_gelu32_vec, ltm_gelu32_accurate)
+/* The accurate path and the two passes put together: lt_gelu32.h. */
 
 /* float64: faithful.  T = x/sqrt(2) as a double-double (th + tl), u = |T|, z = x^2/2 exact.
  *   u < 0.5: erf(u) in double-double (relative 0.3 * 2^-53), C = 1 -+ erf(u) in double-double
@@ -569,12 +557,14 @@ LTM_VEC_TWO_PASS(ltm_gelu, ltm_gelu32_vec, ltm_gelu32_accurate)
  *   rounding only in the subnormal range).  Total below 0.5 + 0.35 ulp.
  *   |x| < 2^-60: x/2 (the next term x^2/sqrt(2 pi) is below 2^-60 relative);
  *   x > 9: x (erfc(6.36)/2 < 2^-64); x < -39: -0 (|gelu(-39)| < 2^-1090). */
-static inline double ltm_gelu_f64(double x)
+/* The double-double core of the float64 Gelu for xm with 2^-60 <= |xm| <= 39: gelu(xm) =
+ * g.hi + g.lo where tail is 0, (gn.hi + gn.lo) 2^k where tail is 1 (x < 0, u >= 0.5: the
+ * power of two kept apart).  Relative error below 0.35 * 2^-53 before the final rounding. */
+typedef struct { lt_dd g, gn; int64_t k, tail; } ltm_gelu_dd_t;
+
+static inline __attribute__((always_inline)) ltm_gelu_dd_t ltm_gelu_dd(double xm)
 {
-    /* branch-free as ltm_erf_f64: the end cases, then both forms on every lane */
-    double ax0 = __builtin_fabs(x);
-    int end = (x != x) | (ax0 < 0x1p-60) | (x > 9.0) | (x < -39.0);
-    double xm = lt_select(end, 1.0, x), ax = __builtin_fabs(xm);
+    double ax = __builtin_fabs(xm);
     double hx = 0.5 * xm;
     lt_dd T = lt_two_prod(ax, lt_tab_erf_const[0]);
     T.lo += ax * lt_tab_erf_const[1];
@@ -590,14 +580,28 @@ static inline double ltm_gelu_f64(double x)
     ltm_erf_expdd_t e = ltm_erf_exp_dd(-0.5 * z.hi, -0.5 * z.lo);
     lt_dd R = ltm_erf_cx_dd(Tl.hi, Tl.lo);
     lt_dd P = lt_dd_mul(lt_dd_make(e.hi, e.lo), R);
-    /* x < 0: (x/2) erfc(u), the power of two applied last, in two steps */
-    lt_dd gn = lt_dd_mul_d(P, hx);
-    int64_t k1 = e.k >> 1, k2 = e.k - k1;             /* e.k >= -1100 */
-    double rn = ((gn.hi + gn.lo) * ltm_erf_pow2(k1)) * ltm_erf_pow2(k2);
+    ltm_gelu_dd_t r;
+    /* x < 0: (x/2) erfc(u) */
+    r.gn = lt_dd_mul_d(P, hx);
+    r.k = e.k;
     double sc = ltm_erf_pow2(e.k);                    /* x <= 9: k >= -60 */
     lt_dd Cl = lt_dd_add_d(lt_dd_make(-P.hi * sc, -P.lo * sc), 2.0);
-    lt_dd g = lt_dd_mul_d(lt_dd_select(small, Cs, Cl), hx);
-    double r = lt_select(!small & (xm < 0), rn, g.hi + g.lo);
+    r.g = lt_dd_mul_d(lt_dd_select(small, Cs, Cl), hx);
+    r.tail = !small & (xm < 0);
+    return r;
+}
+
+static inline double ltm_gelu_f64(double x)
+{
+    /* branch-free as ltm_erf_f64: the end cases, then both forms on every lane */
+    double ax0 = __builtin_fabs(x);
+    int end = (x != x) | (ax0 < 0x1p-60) | (x > 9.0) | (x < -39.0);
+    double xm = lt_select(end, 1.0, x);
+    ltm_gelu_dd_t d = ltm_gelu_dd(xm);
+    /* the power of two applied last, in two steps */
+    int64_t k1 = d.k >> 1, k2 = d.k - k1;             /* k >= -1100 */
+    double rn = ((d.gn.hi + d.gn.lo) * ltm_erf_pow2(k1)) * ltm_erf_pow2(k2);
+    double r = lt_select(d.tail, rn, d.g.hi + d.g.lo);
     r = lt_select(x < -39.0, -0.0, r);
     r = lt_select(x > 9.0, x, r);
     r = lt_select(ax0 < 0x1p-60, 0.5 * x, r);

@@ -332,7 +332,7 @@ OPS_LIST = [
           onnx="HardSwish",
           expose="lt.nn.hardswish", cost=(0.15, 0.18)),
     OpDef("gelu", 1, "f", {}, onnx="Gelu", math="gelu",
-          ulp=(("float32", 1), ("float64", 1), ("fast", 3)),
+          ulp=(("float32", 0.5), ("float64", 1), ("fast", 3)),
           doc="a * Phi(a) (erf form; erfc for negative a, never 1 + erf); gelu(-inf) = -0.",
           expose="lt.nn.gelu", cost=(0.7, 2)),
     OpDef("gelu_tanh", 1, "f", {}, math="gelu_tanh",
