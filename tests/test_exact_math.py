@@ -38,6 +38,18 @@ def _call(name, *args):
     return np.asarray(fn(*(lt.asarray(a) for a in args)))
 
 
+def _same_bits_every_path(name, x, want):
+    """Exact ``name`` of float32 ``x`` on every kernel path this machine runs gives ``want``'s
+    bits (any NaN for a NaN)."""
+    for path in lt.kernel_paths():
+        with lt.config(kernel_path=path, mode="exact"):
+            got = _call(name, x)
+        same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
+        assert same.all(), (f"{name} on {path}: {np.count_nonzero(~same)} of {x.size} differ, "
+                            f"first x = {x[~same][:3]}, got {got[~same][:3]}, "
+                            f"want {want[~same][:3]}")
+
+
 def _ordered(x):
     """float32 or float64 -> position on the ordered integer line (adjacent floats differ
     by 1; both zeros at 0)."""
@@ -298,13 +310,7 @@ def test_float32_log_family_edges_every_path(name):
     x = _log_family_edges()
     with np.errstate(all="ignore"):
         want = np.array([ref_mp(v) for v in x], np.float32)
-    for path in lt.kernel_paths():
-        with lt.config(kernel_path=path, mode="exact"):
-            got = _call(name, x)
-        same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
-        assert same.all(), (f"{name} on {path}: {np.count_nonzero(~same)} of {x.size} differ, "
-                            f"first x = {x[~same][:3]}, got {got[~same][:3]}, "
-                            f"want {want[~same][:3]}")
+    _same_bits_every_path(name, x, want)
     powers = {"log2": (2.0, np.arange(-149, 128)), "log10": (10.0, np.arange(0, 11))}
     if name in powers:
         b, k = powers[name]
@@ -371,13 +377,7 @@ def test_float32_log_family_fma_pass_every_path(name):
         want_all = np.array([ref_mp(v) for v in x], np.float32)
     is_hard = np.isin(x, hard)
     for xs, want in ((x, want_all), (x[is_hard], want_all[is_hard]), (x[:5], want_all[:5])):
-        for path in lt.kernel_paths():
-            with lt.config(kernel_path=path, mode="exact"):
-                got = _call(name, xs)
-            same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
-            assert same.all(), (f"{name} on {path}: {np.count_nonzero(~same)} of {xs.size} "
-                                f"differ, first x = {xs[~same][:3]}, got {got[~same][:3]}, "
-                                f"want {want[~same][:3]}")
+        _same_bits_every_path(name, xs, want)
 
 
 def _erf_branch_inputs():
@@ -418,13 +418,7 @@ def test_float32_erf_branches_every_path():
     ref_mp = REFS["erf"][1]
     x, hard = _erf_branch_inputs()
     want = np.array([ref_mp(v) for v in x], np.float32)
-    for path in lt.kernel_paths():
-        with lt.config(kernel_path=path, mode="exact"):
-            got = _call("erf", x)
-        same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
-        assert same.all(), (f"erf on {path}: {np.count_nonzero(~same)} of {x.size} differ, "
-                            f"first x = {x[~same][:3]}, got {got[~same][:3]}, "
-                            f"want {want[~same][:3]}")
+    _same_bits_every_path("erf", x, want)
 
 
 def _exp32_fma_inputs(name):
@@ -495,13 +489,7 @@ def test_float32_exp_family_fma_pass_every_path(name):
         want_all[np.isneginf(x)] = -0.0
     is_hard = np.isin(x, hard)
     for xs, want in ((x, want_all), (x[is_hard], want_all[is_hard]), (x[:5], want_all[:5])):
-        for path in lt.kernel_paths():
-            with lt.config(kernel_path=path, mode="exact"):
-                got = _call(name, xs)
-            same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
-            assert same.all(), (f"{name} on {path}: {np.count_nonzero(~same)} of {xs.size} "
-                                f"differ, first x = {xs[~same][:3]}, got {got[~same][:3]}, "
-                                f"want {want[~same][:3]}")
+        _same_bits_every_path(name, xs, want)
 
 
 
@@ -544,13 +532,7 @@ def test_float32_gelu_correctly_rounded_every_path():
     want_all[np.isneginf(x)] = -0.0              # the limit (MPFR's -inf * 0 is NaN)
     is_hard = np.isin(x, hard)
     for xs, want in ((x, want_all), (x[is_hard], want_all[is_hard]), (x[:5], want_all[:5])):
-        for path in lt.kernel_paths():
-            with lt.config(kernel_path=path, mode="exact"):
-                got = _call("gelu", xs)
-            same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
-            assert same.all(), (f"gelu on {path}: {np.count_nonzero(~same)} of {xs.size} "
-                                f"differ, first x = {xs[~same][:3]}, got {got[~same][:3]}, "
-                                f"want {want[~same][:3]}")
+        _same_bits_every_path("gelu", xs, want)
 
 
 # ---- fast mode on adversarial ranges ---------------------------------------------------

@@ -9,8 +9,7 @@ import os
 import numpy as np
 import pytest
 
-import lazytensor as lt
-from test_exact_math import REFS, _call, _from_ordered, _ordered
+from test_exact_math import REFS, _from_ordered, _ordered, _same_bits_every_path
 
 
 def _trig32_fma_inputs(name):
@@ -60,10 +59,4 @@ def test_float32_trig_fma_pass_every_path(name):
     ref = {b: ref_mp(v) for b, v in zip(mixed.view(np.uint32).tolist(), mixed)}
     for xs in (kept, mixed, hard, kept[:5]):
         want = np.array([ref[b] for b in xs.view(np.uint32).tolist()], np.float32)
-        for path in lt.kernel_paths():
-            with lt.config(kernel_path=path, mode="exact"):
-                got = _call(name, xs)
-            same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
-            assert same.all(), (f"{name} on {path}: {np.count_nonzero(~same)} of {xs.size} "
-                                f"differ, first x = {xs[~same][:3]}, got {got[~same][:3]}, "
-                                f"want {want[~same][:3]}")
+        _same_bits_every_path(name, xs, want)
