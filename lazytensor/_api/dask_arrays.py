@@ -146,7 +146,7 @@ def _concat(arrays, /, *, axis=0):
     return da.concatenate(arrays, axis=axis)
 
 
-def _take(x, indices, /, axis=None, **kwargs):
+def _take(x, indices, /, axis=None):
     da = importlib.import_module("dask.array")
     return da.take(da.ravel(x), indices) if axis is None else da.take(x, indices, axis=axis)
 
@@ -192,8 +192,8 @@ DASK_CALLS = {
                      "positive", "rad2deg", "radians", "real", "rint", "round", "sinc",
                      "spacing", "trunc"), _ELEMENTWISE),
     **{name: _da(name) for name in (   # (lt.asarray takes a dask array itself)
-        "allclose", "append", "apply_along_axis", "apply_over_axes", "argmax", "argmin", "argwhere",
-        "atleast_1d", "atleast_2d", "atleast_3d", "average", "bincount", "block",
+        "allclose", "append", "apply_along_axis", "apply_over_axes", "argmax", "argmin",
+        "argwhere", "atleast_1d", "atleast_2d", "atleast_3d", "average", "bincount", "block",
         "broadcast_arrays", "broadcast_to", "choose", "compress", "corrcoef", "count_nonzero",
         "cov", "cumprod", "cumsum", "delete", "diag", "diagonal", "diff", "digitize", "dot",
         "dstack", "ediff1d", "einsum", "empty_like", "expand_dims", "extract", "flatnonzero",
@@ -208,15 +208,16 @@ DASK_CALLS = {
         "vstack", "zeros_like")},
     "astype": lambda x, dtype, /, *, copy=True, device=None: x.astype(np.dtype(dtype)),
     "concat": _concat, "concatenate": _concat,
-    "copy": lambda x, /, *args, **kwargs: x.copy(),
+    "copy": lambda x, /, order="K", *, subok=False: x.copy(),
     "cumulative_prod": _cumulative("cumulative_prod"),
     "cumulative_sum": _cumulative("cumulative_sum"),
     "matrix_transpose": lambda x, /: x.swapaxes(-1, -2),
     "permute_dims": _da("transpose"), "row_stack": _da("vstack"), "searchsorted": _searchsorted,
     "take": _take, "unique_values": _da("unique"), "vecdot": _vecdot,
 }
-# the keyword arguments a dask array makes moot (it is never written: every copy is one)
-_MOOT = {"copy": None, "device": None}
+# keyword arguments a dask array makes moot (it is never written: every copy is one; its
+# blocks are on the CPU), dropped when they say so
+_MOOT = frozenset(("copy", "device"))
 
 
 def _dask_operands(args, kwargs) -> bool:
@@ -238,9 +239,8 @@ def _on_dask(name, how, args, kwargs):
     if kwargs.get("out") is not None:
         raise Unsupported(f"{name}: out= is not served for a dask array (dask arrays are not "
                           f"written; use the result)")
-    kwargs = {k: v for k, v in kwargs.items() if not (k in _MOOT and v in (None, "cpu",
-                                                                           True, False))
-              and not (k == "out" and v is None)}
+    kwargs = {k: v for k, v in kwargs.items()
+              if not (k in _MOOT and v in (None, "cpu", True, False) or k == "out")}
     if how == _ELEMENTWISE:
         out = elementwise(_BlockCall(name, kwargs), args)
         if out is NotImplemented:         # the dask operand is a keyword's value
