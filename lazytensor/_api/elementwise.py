@@ -13,6 +13,7 @@ import numpy as np
 from .._engine import dtypes as _dtypes
 from .._engine import graph as _graph
 from .._engine import views as _views
+from .._engine.foreign import is_dask
 from .._engine.native import fastpath as _fastpath
 from .._engine.ops import OPS, OPS_LIST
 from .._engine.record import (_as_tensor, _fast_operand, _kinds_text, _result,
@@ -22,7 +23,7 @@ from .._engine.replay import memoized
 from .._engine.shapes import broadcast_shapes_or_raise, check_size
 from .._engine.tensor import Tensor
 from .args import integer_arg
-from .dask_arrays import is_dask, on_dask
+from .dask_arrays import on_dask
 from .ndarray_args import NoValue, check_out, operand, to_out
 from .ufunc_args import ufunc_call
 
@@ -252,7 +253,7 @@ def clip(x, /, min=None, max=None, out=None, *, a_min=NoValue, a_max=NoValue):
             raise TypeError("clip: give each bound once (min= or a_min=, max= or a_max=)")
         min = min if a_min is NoValue else a_min
         max = max if a_max is NoValue else a_max
-    if type(x) is not Tensor and is_dask(x) or is_dask(min) or is_dask(max):
+    if type(x) is not Tensor and is_dask(x):
         return on_dask("clip", (x, min, max), {"out": out})
     if out is not None:
         check_out(out, "clip")
