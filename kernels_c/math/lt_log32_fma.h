@@ -1,6 +1,6 @@
 /* The log family, continued (lt_log.h): the float32 exact log, log1p, log2 and log10.  On the
- * FMA paths (AVX2, AVX-512) log and log1p have a first pass of their own (issue 41; log2 and
- * log10: see the end of the file): correctly rounded
+ * FMA paths (AVX2, AVX-512) log, log1p, log2 and log10 have a first pass of their own (issue
+ * 41): correctly rounded
  * on each path on its own (docs/first-passes.md), the AVX2 and AVX-512 paths computing the
  * same FMAs in the same order (4 or 8 lanes), so the same bits; the elements it flags, and the
  * inputs outside its range, go to the no-FMA pass of lt_log.h (ltm_log16_vec, as NAME_nofma),
@@ -10,6 +10,8 @@
 #if LTM_GW == 8 || (LTM_GW == 4 && defined(__FMA__))
 LTM_VEC_TWO_PASS(ltm_log_nofma, ltm_log32_vec, ltm_log_acc)
 LTM_VEC_TWO_PASS(ltm_log1p_nofma, ltm_log1p32_vec, ltm_log1p_acc)
+LTM_VEC_TWO_PASS(ltm_log2_nofma, ltm_log2_32_vec, ltm_log2_acc)
+LTM_VEC_TWO_PASS(ltm_log10_nofma, ltm_log10_32_vec, ltm_log10_acc)
 
 /* tab[idx & 7] per lane, tab 8 floats: one vpermps (AVX2: the low half of a 256-bit one) */
 static inline __attribute__((always_inline)) ltm_gvf ltm_log32_pick(const float *tab, ltm_gvi idx)
@@ -141,21 +143,19 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_log1p32_fma_vec(ltm_gvf
         return x == 0.0f ? -__builtin_inff() : NAME##_nofma_f32(x);                          \
     }
 LTM_LOG32_REDO(ltm_log)
+LTM_LOG32_REDO(ltm_log2)
+LTM_LOG32_REDO(ltm_log10)
 
 LTM_EXP32_TWO_PASS(ltm_log, ltm_log32_fma_vec, ltm_log_redo, 0x1p-126f, 0x1.fffffep127f)
 LTM_EXP32_TWO_PASS(ltm_log1p, ltm_log1p32_fma_vec, ltm_log1p_nofma_f32, -0x1.fffffep-1f,
+                   0x1.fffffep127f)
+LTM_EXP32_TWO_PASS(ltm_log2, ltm_log2_32_fma_vec, ltm_log2_redo, 0x1p-126f, 0x1.fffffep127f)
+LTM_EXP32_TWO_PASS(ltm_log10, ltm_log10_32_fma_vec, ltm_log10_redo, 0x1p-126f,
                    0x1.fffffep127f)
 
 #else
 LTM_VEC_TWO_PASS(ltm_log, ltm_log32_vec, ltm_log_acc)
 LTM_VEC_TWO_PASS(ltm_log1p, ltm_log1p32_vec, ltm_log1p_acc)
-#endif
-
-/* log2 and log10 keep the no-FMA pass on every path until the exhaustive check of the FMA pass
- * (ltm_log2_32_fma_vec, ltm_log10_32_fma_vec) has been run for them; then on the FMA paths:
- * LTM_VEC_TWO_PASS(ltm_log2_nofma, ...), LTM_LOG32_REDO(ltm_log2) and
- * LTM_EXP32_TWO_PASS(ltm_log2, ltm_log2_32_fma_vec, ltm_log2_redo, 0x1p-126f, 0x1.fffffep127f),
- * the same for log10 (the build of 5dae4a2 had them so: 0 of 2^22 inputs misrounded on AVX2,
- * every 1021st bit pattern the same as the generic path's) */
 LTM_VEC_TWO_PASS(ltm_log2, ltm_log2_32_vec, ltm_log2_acc)
 LTM_VEC_TWO_PASS(ltm_log10, ltm_log10_32_vec, ltm_log10_acc)
+#endif
