@@ -106,8 +106,8 @@ def _c_expr(body, dt):
 MATH_FAMILIES = ("exp", "exp32_fma", "exp_fast", "log", "log32_fma", "erf", "gelu32", "trig",
                  "trig32_fma", "misc", "pow", "complex", "cfunc", "cfunc_inv", "cpow")
 # exp32_fma: the float32 exact exp, sigmoid, silu (their FMA paths' first passes); log32_fma:
-# the same for the float32 exact log and log1p (after log: its no-FMA pass is their fallback;
-# log2 and log10 are written, not yet on); gelu32: the float32 exact Gelu's accurate path and
+# the same for the float32 exact log, log1p, log2 and log10 (after log: its no-FMA pass is
+# their fallback); gelu32: the float32 exact Gelu's accurate path and
 # per-path first passes, on erf's; trig32_fma: the float32 exact sin, cos and tan's (after
 # trig, whose chunk is their fallback); exp_fast: the exp family's float32 fast forms, in a
 # header of their own (no file over 1000 lines); pow
