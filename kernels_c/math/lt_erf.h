@@ -500,6 +500,14 @@ static __attribute__((flatten)) void ltm_erf_f64_chunk(int64_t n, double *restri
 #if LT_GELU32_DEG != 9
 #error "ltm_gelu32_vec evaluates R as a degree-9 polynomial (Estrin's scheme written out)"
 #endif
+/* a = min(|x|, clamp) by bit operations (NaN -> clamp; the caller replaces its lane), shared
+ * by the Gelu's first passes (this one and lt_gelu32.h's FMA one) */
+static inline __attribute__((always_inline)) ltm_gvd ltm_gelu32_abs_clamped(ltm_gvd x, double clamp)
+{
+    ltm_gvd a = (ltm_gvd)((ltm_gvl)x & 0x7FFFFFFFFFFFFFFF);
+    ltm_gvl inside = a < clamp;
+    return (ltm_gvd)(((ltm_gvl)a & inside) | ((ltm_gvl)((ltm_gvd){0} + clamp) & ~inside));
+}
 static inline __attribute__((always_inline)) ltm_gvf ltm_gelu32_vec(ltm_gvf xf, ltm_gvl *ambiguous)
 {
     const double *k = lt_tab_exp16_const, *rt = lt_tab_gelu32_r;
@@ -509,9 +517,7 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_gelu32_vec(ltm_gvf xf, 
     const ltm_gvl shifter_bits = (ltm_gvl)((ltm_gvd){0} + shifter);
     /* a = min(|x|, 14.5) (NaN -> 14.5; its lane is replaced at the end) */
     ltm_gvd x = ltm_vwiden(xf);
-    ltm_gvd a = (ltm_gvd)((ltm_gvl)x & 0x7FFFFFFFFFFFFFFF);
-    ltm_gvl inside = a < clamp;
-    a = (ltm_gvd)(((ltm_gvl)a & inside) | ((ltm_gvl)((ltm_gvd){0} + clamp) & ~inside));
+    ltm_gvd a = ltm_gelu32_abs_clamped(x, clamp);
     /* E = exp(-a^2/2); the chains are kept short (Estrin, products formed side by side):
      * the loop is bound by their latency more than by its operation count */
     ltm_gvd a2 = a * a, nz = -0.5 * a2;
