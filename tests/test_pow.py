@@ -63,8 +63,11 @@ def test_special_value_grid_matches_mpfr_and_numpy(dtype, path):
         npy = np.power(x, y)
     assert np.array_equal(np.isnan(got), np.isnan(want))
     assert _nan_canonical(got)[np.isnan(got)].all()
-    special = ~np.isfinite(want) | (want == 0) | (np.abs(want) == 1)
-    assert np.array_equal(_bits(got)[special & ~np.isnan(want)], _bits(npy)[special & ~np.isnan(want)])
+    # a result of +-1 is a special case only where |x| = 1 or y = 0: 1.0000001^0.5 rounds to 1,
+    # which NumPy's own float32 power misses where it is SVML's (AVX-512 machines)
+    exactly_one = (np.abs(want) == 1) & ((np.abs(x) == 1) | (y == 0))
+    special = (~np.isfinite(want) | (want == 0) | exactly_one) & ~np.isnan(want)
+    assert np.array_equal(_bits(got)[special], _bits(npy)[special])
     if dtype == np.float32:
         ok = (_bits(got) == _bits(want)) | np.isnan(want)
     else:

@@ -3,6 +3,12 @@
 
     python tools/compare_builds_float32.py --old /tmp/old_tree --new . gelu log log1p \\
         [--paths generic,avx2] [--bits 32] [--mode exact]
+    python tools/compare_builds_float32.py --new . --reference-path avx2 --paths avx512 exp
+
+The second form compares one build's kernel paths with each other: each path of ``--paths``
+against ``--reference-path``.  A path whose every result equals a path verified correctly
+rounded on all 2^32 inputs (``tools/verify_float32.py``) is correctly rounded too, and this
+costs the kernel and a digest per input instead of a float64 and MPFR reference.
 
 A package cannot be imported twice under one name in one process, so each build runs in its
 own child process (``PYTHONPATH`` = its tree, one after the other, one thread each), which
@@ -78,6 +84,13 @@ def _spawn(tree, args, path, out, functions, block=-1):
     subprocess.run(cmd, env=env, check=True, cwd=tempfile.gettempdir())
 
 
+def _sides(args, path):
+    """(tag, source tree, kernel path) of the two runs compared on ``path``."""
+    if args.old:
+        return (("old", args.old, path), ("new", args.new, path))
+    return (("old", args.new, args.reference_path), ("new", args.new, path))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("functions", nargs="+", help="lazytensor functions of one argument "
@@ -85,6 +98,8 @@ def main(argv=None) -> int:
     ap.add_argument("--old", help="source tree of the old build (holding lazytensor/)")
     ap.add_argument("--new", help="source tree of the new build")
     ap.add_argument("--paths", default="generic,avx2", help="kernel paths, comma-separated")
+    ap.add_argument("--reference-path", help="without --old: compare each of --paths with "
+                    "this path of the --new build")
     ap.add_argument("--bits", type=int, default=32, help="compare 2^bits inputs (32: all)")
     ap.add_argument("--mode", default="exact", choices=("exact", "fast"))
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -93,19 +108,21 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.child:
         return child(args)
-    if not (args.old and args.new):
-        ap.error("--old and --new are required")
+    if not args.new or not (args.old or args.reference_path):
+        ap.error("--new and one of --old, --reference-path are required")
     differ = 0
-    print(f"old {os.path.abspath(args.old)}, new {os.path.abspath(args.new)}, mode {args.mode}, "
+    old_label = (os.path.abspath(args.old) if args.old
+                 else f"{os.path.abspath(args.new)} on path {args.reference_path}")
+    print(f"old {old_label}, new {os.path.abspath(args.new)}, mode {args.mode}, "
           f"2^{args.bits} inputs per function and path, blocks of 2^24", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         for path in args.paths.split(","):
             for name in args.functions:
                 res, seconds = {}, {}
-                for tag, tree in (("old", args.old), ("new", args.new)):
+                for tag, tree, on in _sides(args, path):
                     out = os.path.join(tmp, f"{tag}.json")
                     start = time.perf_counter()
-                    _spawn(tree, args, path, out, [name])
+                    _spawn(tree, args, on, out, [name])
                     seconds[tag] = time.perf_counter() - start
                     with open(out) as f:
                         res[tag] = json.load(f)
@@ -115,9 +132,9 @@ def main(argv=None) -> int:
                       f"old {seconds['old']:6.1f} s  new {seconds['new']:6.1f} s", flush=True)
                 for k in bad[:3]:
                     got = {}
-                    for tag, tree in (("old", args.old), ("new", args.new)):
+                    for tag, tree, on in _sides(args, path):
                         out = os.path.join(tmp, f"{tag}.npy")
-                        _spawn(tree, args, path, out, [name], block=k)
+                        _spawn(tree, args, on, out, [name], block=k)
                         got[tag] = np.load(out)
                     step = 1 << (32 - args.bits)
                     x = _inputs(k * (BLOCK // step if step <= BLOCK else 1) * step, step,
