@@ -39,7 +39,8 @@ def _inputs(base, step, count):
 
 
 def _function(lt, name):
-    return lt.nn.gelu if name == "gelu" else getattr(lt, name)
+    """lt.NAME, else lt.nn.NAME (gelu, sigmoid, silu)"""
+    return getattr(lt, name) if hasattr(lt, name) else getattr(lt.nn, name)
 
 
 def _run(lt, name, x):
@@ -94,7 +95,7 @@ def _sides(args, path):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("functions", nargs="+", help="lazytensor functions of one argument "
-                    "(gelu is lt.nn.gelu)")
+                    "(lt.NAME, else lt.nn.NAME: gelu, sigmoid, silu)")
     ap.add_argument("--old", help="source tree of the old build (holding lazytensor/)")
     ap.add_argument("--new", help="source tree of the new build")
     ap.add_argument("--paths", default="generic,avx2", help="kernel paths, comma-separated")
