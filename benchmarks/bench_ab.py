@@ -39,6 +39,7 @@ def workloads(lt, n: int):
     b = lt.asarray(rng.standard_normal((max(n // 1024, 1), 1)).astype(np.float32))
     side = max(int(round(n ** 0.5)), 1)
     Xs, Ys = (lt.asarray(rng.standard_normal((side, side)).astype(np.float32)) for _ in range(2))
+    far = lt.asarray(rng.uniform(-15, -13, n).astype(np.float32))   # Gelu's subnormal results
 
     def softmax():
         e = lt.exp(X - lt.max(X, axis=1, keepdims=True))
@@ -60,6 +61,9 @@ def workloads(lt, n: int):
         "gelu": lambda: lt.nn.gelu(x),
         "log": lambda: lt.log(lt.abs(x)),
         "log1p": lambda: lt.log1p(lt.abs(x)),
+        "log_both_signs": lambda: lt.log(x),          # half NaN: outside the first pass's range
+        "log1p_both_signs": lambda: lt.log1p(x),
+        "gelu_far_left": lambda: lt.nn.gelu(far),
         "gelu_tanh": lambda: lt.nn.gelu(x, approximate="tanh"),
         "exp_log1p": lambda: lt.exp(-x * x) * lt.log1p(lt.abs(x)),
         "transpose_add": lambda: X.T + Y,
