@@ -201,3 +201,37 @@ def test_callers_rounding_mode_does_not_change_results_and_is_restored():
             libm.fesetround(0)
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
     assert mode_after == FE_UPWARD
+
+
+def _calls_out_of_the_avx_paths(disassembly: str) -> dict:
+    """{callee: callers}: the calls and jumps from the AVX paths' functions (named
+    ``*_avx2_*``, ``*_avx512_*``) to functions compiled for neither (the baseline's)."""
+    import re
+    out, current = {}, None
+    for line in disassembly.splitlines():
+        head = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if head:
+            current = head.group(1)
+            continue
+        call = re.search(r"\s(?:call|jmp)\s+[0-9a-f]+ <([^>+]+)>", line)
+        if call and current and re.search(r"_avx(2|512)_", current):
+            callee = call.group(1)
+            if callee != current and not re.search(r"_avx(2|512)_|@plt$", callee):
+                out.setdefault(callee, set()).add(current)
+    return out
+
+
+def test_avx_paths_never_call_baseline_code():
+    """A helper compiled once for the baseline (SSE) and called from an AVX path's code runs
+    with the upper vector state dirty, which Intel cores charge at every call (the float32
+    Gelu's accurate path through lt_dd.h's helpers: docs/exact-math.md, "Calls between kernel
+    paths").  The helpers are inlined now; the one exception is libgcc's binary128
+    arithmetic, called from the Gelu's quad path, which clears the state first
+    (_mm256_zeroupper).  The kernel library's own disassembly is the reference."""
+    from lazytensor import _kernels
+    text = subprocess.run(["objdump", "-d", "--no-show-raw-insn", _kernels.__file__],
+                          capture_output=True, text=True, check=True).stdout
+    calls = _calls_out_of_the_avx_paths(text)
+    allowed = {callee for callee, callers in calls.items()
+               if callee.startswith("__") and all(c.endswith("gelu32_quad") for c in callers)}
+    assert {c: sorted(v)[:3] for c, v in calls.items() if c not in allowed} == {}

@@ -9,26 +9,32 @@
 #ifndef LT_DD_H
 #define LT_DD_H
 
+/* Inlined wherever they are called: compiled once for the baseline (SSE2), a call from an AVX
+ * path's code runs SSE code with the upper vector state dirty, which Intel cores charge for at
+ * each call (docs/exact-math.md, "Calls between kernel paths").  Inlined, they are the same
+ * IEEE operations (-ffp-contract=off). */
+#define LT_DD_INLINE static inline __attribute__((always_inline))
+
 typedef struct { double hi, lo; } lt_dd;
 
-static inline lt_dd lt_dd_make(double hi, double lo) { lt_dd r = { hi, lo }; return r; }
+LT_DD_INLINE lt_dd lt_dd_make(double hi, double lo) { lt_dd r = { hi, lo }; return r; }
 
 /* s + e == a + b exactly, for any a, b */
-static inline lt_dd lt_two_sum(double a, double b)
+LT_DD_INLINE lt_dd lt_two_sum(double a, double b)
 {
     double s = a + b, bb = s - a;
     return lt_dd_make(s, (a - (s - bb)) + (b - bb));
 }
 
 /* s + e == a + b exactly, when |a| >= |b| (or a == 0) */
-static inline lt_dd lt_fast_two_sum(double a, double b)
+LT_DD_INLINE lt_dd lt_fast_two_sum(double a, double b)
 {
     double s = a + b;
     return lt_dd_make(s, b - (s - a));
 }
 
 /* hi + lo == a with both halves of at most 26 significant bits */
-static inline lt_dd lt_split(double a)
+LT_DD_INLINE lt_dd lt_split(double a)
 {
     double c = 134217729.0 * a;  /* 2^27 + 1 */
     double hi = c - (c - a);
@@ -36,7 +42,7 @@ static inline lt_dd lt_split(double a)
 }
 
 /* p + e == a * b exactly (Dekker) */
-static inline lt_dd lt_two_prod(double a, double b)
+LT_DD_INLINE lt_dd lt_two_prod(double a, double b)
 {
     double p = a * b;
     lt_dd as = lt_split(a), bs = lt_split(b);
@@ -44,7 +50,7 @@ static inline lt_dd lt_two_prod(double a, double b)
     return lt_dd_make(p, e);
 }
 
-static inline lt_dd lt_dd_add(lt_dd x, lt_dd y)
+LT_DD_INLINE lt_dd lt_dd_add(lt_dd x, lt_dd y)
 {
     lt_dd s = lt_two_sum(x.hi, y.hi), t = lt_two_sum(x.lo, y.lo);
     s.lo += t.hi;
@@ -53,7 +59,7 @@ static inline lt_dd lt_dd_add(lt_dd x, lt_dd y)
     return lt_fast_two_sum(s.hi, s.lo);
 }
 
-static inline lt_dd lt_dd_add_d(lt_dd x, double y)
+LT_DD_INLINE lt_dd lt_dd_add_d(lt_dd x, double y)
 {
     lt_dd s = lt_two_sum(x.hi, y);
     s.lo += x.lo;
@@ -61,30 +67,30 @@ static inline lt_dd lt_dd_add_d(lt_dd x, double y)
 }
 
 /* take_x ? x : y, on bits (lt_select per half: keeps loops vectorisable) */
-static inline lt_dd lt_dd_select(int take_x, lt_dd x, lt_dd y)
+LT_DD_INLINE lt_dd lt_dd_select(int take_x, lt_dd x, lt_dd y)
 {
     return lt_dd_make(lt_select(take_x, x.hi, y.hi), lt_select(take_x, x.lo, y.lo));
 }
 
-static inline lt_dd lt_dd_neg(lt_dd x) { return lt_dd_make(-x.hi, -x.lo); }
+LT_DD_INLINE lt_dd lt_dd_neg(lt_dd x) { return lt_dd_make(-x.hi, -x.lo); }
 
-static inline lt_dd lt_dd_sub(lt_dd x, lt_dd y) { return lt_dd_add(x, lt_dd_neg(y)); }
+LT_DD_INLINE lt_dd lt_dd_sub(lt_dd x, lt_dd y) { return lt_dd_add(x, lt_dd_neg(y)); }
 
-static inline lt_dd lt_dd_mul(lt_dd x, lt_dd y)
+LT_DD_INLINE lt_dd lt_dd_mul(lt_dd x, lt_dd y)
 {
     lt_dd p = lt_two_prod(x.hi, y.hi);
     p.lo += x.hi * y.lo + x.lo * y.hi;
     return lt_fast_two_sum(p.hi, p.lo);
 }
 
-static inline lt_dd lt_dd_mul_d(lt_dd x, double y)
+LT_DD_INLINE lt_dd lt_dd_mul_d(lt_dd x, double y)
 {
     lt_dd p = lt_two_prod(x.hi, y);
     p.lo += x.lo * y;
     return lt_fast_two_sum(p.hi, p.lo);
 }
 
-static inline lt_dd lt_dd_div(lt_dd x, lt_dd y)
+LT_DD_INLINE lt_dd lt_dd_div(lt_dd x, lt_dd y)
 {
     /* two Newton-style corrections of the double quotient */
     double q1 = x.hi / y.hi;
@@ -97,7 +103,7 @@ static inline lt_dd lt_dd_div(lt_dd x, lt_dd y)
 }
 
 /* sum_{i<n} c[i] * x^i by Horner's rule in double-double, coefficients as (hi, lo) pairs */
-static inline lt_dd lt_dd_horner(const lt_dd *c, int n, lt_dd x)
+LT_DD_INLINE lt_dd lt_dd_horner(const lt_dd *c, int n, lt_dd x)
 {
     lt_dd acc = c[n - 1];
     for (int i = n - 2; i >= 0; i--)
@@ -109,7 +115,7 @@ static inline lt_dd lt_dd_horner(const lt_dd *c, int n, lt_dd x)
  * error of at most err.  If y - err and y + err round to the same float32, that float32 is
  * the correctly rounded result; otherwise the caller must recompute more accurately.
  * Branch-free, so it vectorises; works in the subnormal and overflow ranges alike. */
-static inline int lt_f32_ambiguous(double y, double err)
+LT_DD_INLINE int lt_f32_ambiguous(double y, double err)
 {
     return (float)(y - err) != (float)(y + err);
 }
@@ -118,7 +124,7 @@ static inline int lt_f32_ambiguous(double y, double err)
  * at double precision (an inexact sum that came out even steps to its odd neighbour on lo's
  * side, so the sticky information survives), then to nearest float32; with 53 >= 24 + 2 bits
  * this double rounding is exact, also for subnormal float32 results. */
-static inline float lt_dd_to_f32(lt_dd x)
+LT_DD_INLINE float lt_dd_to_f32(lt_dd x)
 {
     double s = x.lo == 0 ? x.hi : x.hi + x.lo;     /* keeps the sign of a zero hi */
     double e = x.lo - (s - x.hi);

@@ -41,6 +41,9 @@ static inline ltm_q ltm_q3(double a, double b, double c) { return ((ltm_q)a + (l
 
 static __attribute__((noinline)) float ltm_gelu32_quad(float xf)
 {
+#ifdef __AVX__
+    _mm256_zeroupper();     /* libgcc's binary128 is SSE code: no dirty vector state (lt_dd.h) */
+#endif
     const ltm_q rs = ltm_q3(0x1.6a09e667f3bcdp-1, -0x1.bdd3413b26456p-55, 0x1.57d3e3adec175p-109);
     const ltm_q c0 = ltm_q3(0x1.20dd750429b6dp+0, 0x1.1ae3a914fed80p-56, -0x1.3cbbebf65f145p-111);
     const ltm_q ln2 = ltm_q3(0x1.62e42fefa39efp-1, 0x1.abc9e3b39803fp-56, 0x1.7b57a079a1934p-111);

@@ -94,8 +94,8 @@ LT_DEF_MINMAX(, double, uint64_t)
 
 /* ---- rounding to integral values, own code (no libm): identical bits everywhere. */
 #define LT_DEF_ROUNDING(F, T, BIG)                                                     \
-    static inline T lt_trunc##F(T x)                                                   \
-    {                                                                                  \
+    static inline __attribute__((always_inline)) T lt_trunc##F(T x)                    \
+    {   /* always inlined: a call from an AVX path's code costs (lt_dd.h) */          \
         /* |x| rounded to an integer by the BIG addition, one less where that rounded  \
            up; large |x|, inf and NaN pass through.  Branch-free, so the loops         \
            vectorise (a conversion to an integer needed a branch around its range). */\
