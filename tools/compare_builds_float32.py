@@ -4,9 +4,12 @@
     python tools/compare_builds_float32.py --old /tmp/old_tree --new . gelu log log1p \\
         [--paths generic,avx2] [--bits 32] [--mode exact]
     python tools/compare_builds_float32.py --new . --reference-path avx2 --paths avx512 exp
+    python tools/compare_builds_float32.py --old /tmp/old_tree --new . --reference-path avx2 \\
+        --paths avx2,avx512 exp
 
 The second form compares one build's kernel paths with each other: each path of ``--paths``
-against ``--reference-path``.  A path whose every result equals a path verified correctly
+against ``--reference-path``; the third, each path of the new build against one path of the
+old build (run once per function).  A path whose every result equals a path verified correctly
 rounded on all 2^32 inputs (``tools/verify_float32.py``) is correctly rounded too, and this
 costs the kernel and a digest per input instead of a float64 and MPFR reference.
 
@@ -87,9 +90,24 @@ def _spawn(tree, args, path, out, functions, block=-1):
 
 def _sides(args, path):
     """(tag, source tree, kernel path) of the two runs compared on ``path``."""
-    if args.old:
-        return (("old", args.old, path), ("new", args.new, path))
-    return (("old", args.new, args.reference_path), ("new", args.new, path))
+    old_path = args.reference_path or path
+    return (("old", args.old or args.new, old_path), ("new", args.new, path))
+
+
+def _differing(args, tmp, name, path, k):
+    """Print the inputs of block ``k`` whose results differ between the two sides."""
+    got = {}
+    for tag, tree, on in _sides(args, path):
+        out = os.path.join(tmp, f"{tag}.npy")
+        _spawn(tree, args, on, out, [name], block=k)
+        got[tag] = np.load(out)
+    step = 1 << (32 - args.bits)
+    x = _inputs(k * (BLOCK // step if step <= BLOCK else 1) * step, step, len(got["old"]))
+    idx = np.flatnonzero(got["old"] != got["new"])
+    print(f"    block {k}: {len(idx)} inputs differ, first: "
+          + ", ".join(f"x={x[i]!r} (0x{x.view(np.uint32)[i]:08x}) old "
+                      f"0x{got['old'][i]:08x} new 0x{got['new'][i]:08x}"
+                      for i in idx[:4]), flush=True)
 
 
 def main(argv=None) -> int:
@@ -99,8 +117,9 @@ def main(argv=None) -> int:
     ap.add_argument("--old", help="source tree of the old build (holding lazytensor/)")
     ap.add_argument("--new", help="source tree of the new build")
     ap.add_argument("--paths", default="generic,avx2", help="kernel paths, comma-separated")
-    ap.add_argument("--reference-path", help="without --old: compare each of --paths with "
-                    "this path of the --new build")
+    ap.add_argument("--reference-path", help="the old side's kernel path for every path of "
+                    "--paths (default: the same path); without --old, the old side is the "
+                    "--new build on this path")
     ap.add_argument("--bits", type=int, default=32, help="compare 2^bits inputs (32: all)")
     ap.add_argument("--mode", default="exact", choices=("exact", "fast"))
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -112,39 +131,33 @@ def main(argv=None) -> int:
     if not args.new or not (args.old or args.reference_path):
         ap.error("--new and one of --old, --reference-path are required")
     differ = 0
-    old_label = (os.path.abspath(args.old) if args.old
-                 else f"{os.path.abspath(args.new)} on path {args.reference_path}")
+    old_label = os.path.abspath(args.old or args.new) + (
+        f" on path {args.reference_path}" if args.reference_path else "")
     print(f"old {old_label}, new {os.path.abspath(args.new)}, mode {args.mode}, "
           f"2^{args.bits} inputs per function and path, blocks of 2^24", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
-        for path in args.paths.split(","):
-            for name in args.functions:
-                res, seconds = {}, {}
+        for name in args.functions:
+            kept = None      # the old side's digests, when every path compares with one run
+            for path in args.paths.split(","):
+                res, seconds = {}, {"old": 0.0}
                 for tag, tree, on in _sides(args, path):
+                    if tag == "old" and kept is not None:
+                        res[tag] = kept
+                        continue
                     out = os.path.join(tmp, f"{tag}.json")
                     start = time.perf_counter()
                     _spawn(tree, args, on, out, [name])
                     seconds[tag] = time.perf_counter() - start
                     with open(out) as f:
                         res[tag] = json.load(f)
+                if args.reference_path:
+                    kept = res["old"]
                 a, b = res["old"]["digests"][name], res["new"]["digests"][name]
                 bad = [k for k in range(len(a)) if a[k] != b[k]]
                 print(f"{path:8s} {name:8s} blocks {len(a):4d}  differing blocks {len(bad):4d}  "
                       f"old {seconds['old']:6.1f} s  new {seconds['new']:6.1f} s", flush=True)
                 for k in bad[:3]:
-                    got = {}
-                    for tag, tree, on in _sides(args, path):
-                        out = os.path.join(tmp, f"{tag}.npy")
-                        _spawn(tree, args, on, out, [name], block=k)
-                        got[tag] = np.load(out)
-                    step = 1 << (32 - args.bits)
-                    x = _inputs(k * (BLOCK // step if step <= BLOCK else 1) * step, step,
-                                len(got["old"]))
-                    idx = np.flatnonzero(got["old"] != got["new"])
-                    print(f"    block {k}: {len(idx)} inputs differ, first: "
-                          + ", ".join(f"x={x[i]!r} (0x{x.view(np.uint32)[i]:08x}) old "
-                                      f"0x{got['old'][i]:08x} new 0x{got['new'][i]:08x}"
-                                      for i in idx[:4]), flush=True)
+                    _differing(args, tmp, name, path, k)
                 differ += len(bad)
     print("identical" if not differ else f"{differ} blocks differ", flush=True)
     return 1 if differ else 0
