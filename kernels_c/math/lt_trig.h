@@ -702,12 +702,15 @@ static inline __attribute__((always_inline)) void ltm_trig_fast_chunk(int which,
 static inline float ltm_sin_f32_fast(float x) { return ltm_trig_sct_f32_fast(0, x); }
 static inline float ltm_cos_f32_fast(float x) { return ltm_trig_sct_f32_fast(1, x); }
 static inline float ltm_tan_f32_fast(float x) { return ltm_trig_sct_f32_fast(2, x); }
+/* the FMA paths have a float pass of their own (lt_trig32_fma.h) */
+#if !(LTM_GW == 8 || (LTM_GW == 4 && defined(__FMA__)))
 static inline void ltm_sin_f32_fast_chunk(int64_t n, float *restrict o, const float *restrict a)
 { ltm_trig_fast_chunk(0, n, o, a); }
 static inline void ltm_cos_f32_fast_chunk(int64_t n, float *restrict o, const float *restrict a)
 { ltm_trig_fast_chunk(1, n, o, a); }
 static inline void ltm_tan_f32_fast_chunk(int64_t n, float *restrict o, const float *restrict a)
 { ltm_trig_fast_chunk(2, n, o, a); }
+#endif
 /* float32 fast inverse functions, in float (the exact ones evaluate in double: 2-3 ns per
  * element against 0.2 here).  pi/2 and pi as float pairs hi + lo, added as (lo - r) + hi.
  *   atan u, 0 <= u <= 1: u + u z P(z), z = u^2, P of degree 7 (tools/fit_fast32.py, 2^-25.8);
