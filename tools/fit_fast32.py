@@ -1,6 +1,6 @@
 """Polynomial coefficients of the float32 fast-mode functions (kernels_c/math/lt_exp.h, lt_erf.h,
-lt_log.h, the `ltm_*_f32_fast` forms), fitted here and pasted into the C sources as float
-literals.
+lt_log.h, the `ltm_*_f32_fast` forms; lt_trig32_fma.h's sin, cos and tan), fitted here and
+pasted into the C sources as float literals.
 
     python tools/fit_fast32.py
 
@@ -226,8 +226,8 @@ def fit_odd(name, fn, deg, top):
 def fit_sin_cos(top, deg_s=2, deg_c=2):
     """sin r = r + r z (s0 + ... + s_deg z^deg) and cos r = 1 - z/2 + z^2 (c0 + ... + c_deg
     z^deg), z = r^2, |r| <= top: the float32 fast sin, cos and tan's FMA pass
-    (lt_trig32_fma.h), whose reduction leaves |r| <= pi/4 + 2^-8.3 for |x| < 2^16 (2/pi
-    rounded to float32 moves k = round(2|x|/pi) by up to 2^-8.6)."""
+    (lt_trig32_fma.h), whose reduction leaves |r| <= pi/4 + 2^-8.5 for |x| < 2^16 (2/pi
+    rounded to float32 moves 2|x|/pi by up to 2^-9.2)."""
     a = np.linspace(1e-4, top * 1.0005, 8001)
     z = a * a
     s = fit_odd("sin", np.sin, deg_s, top)

@@ -157,7 +157,7 @@ LTM_TRIG32_FMA_CHUNK(ltm_tan, 2, ltm_tan32_vec(v, &m))
 
 /* ---- fast mode: the float32 fast sin, cos and tan in float arithmetic, 2 LTM_GW lanes (8 on
  *   AVX2, 16 on AVX-512).  k = round(2|x|/pi) (the FMA with the 1.5 2^23 shifter; 2/pi in
- *   float moves it by at most 2^-8.6 for |x| < 2^16: |r| <= pi/4 + 2^-8.3), pi/2 = PA + PB
+ *   float moves 2|x|/pi by at most 2^-9.2 for |x| < 2^16: |r| <= pi/4 + 2^-8.5), pi/2 = PA + PB
  *   + PC + O(2^-76) (floats), r = |x| - k pi/2 as rh + rl:
  *   r1 = fma(-k, PA, |x|) is exact (k >= 1: |x| >= 0.78 and k PA are multiples of 2^-24, |r1|
  *   < 1); rh = fma(-k, PB, r1) rounds once.  A lane is left to the fallback where |rh| <
