@@ -170,7 +170,8 @@ LTM_TRIG32_FMA_CHUNK(ltm_tan, 2, ltm_tan32_vec(v, &m))
  *   on |r| <= pi/4 + 2^-8).  tan: the quotient of the two (or of cos by sin, negated, for odd
  *   k), f0 = N / D of the rounded sums N = nh + nl, D = dh + dl, then f0 + R / D with R = (N
  *   - f0 D) + (nl's and dl's rounding errors: Fast2Sum) - f0 eD, the residual N - f0 D exact
- *   by one FMA, 1/D by the approximate reciprocal (12 bits on AVX2, 14 on AVX-512).
+ *   by one FMA, 1/D from a short series of sec r (the same operations on both paths: fast
+ *   mode gives the same bits on AVX2 and AVX-512).
  *   |x| >= 2^16, inf and NaN are flagged as well; flagged lanes go through
  *   ltm_trig_sct_f32_fast (lt_trig.h) one by one.  sin(+-0) = tan(+-0) = +-0 and subnormal
  *   x give x without a special case (k = 0, rh = |x|, z = 0).  Measured maxima:
@@ -178,13 +179,10 @@ LTM_TRIG32_FMA_CHUNK(ltm_tan, 2, ltm_tan32_vec(v, &m))
 typedef float ltm_tvf __attribute__((vector_size(8 * LTM_GW)));
 typedef int32_t ltm_tvi __attribute__((vector_size(8 * LTM_GW)));
 #undef LTM_TFMA
-#undef LTM_TRCP
 #if LTM_GW == 8
 #define LTM_TFMA(a, b, c) ((ltm_tvf)_mm512_fmadd_ps((__m512)(a), (__m512)(b), (__m512)(c)))
-#define LTM_TRCP(a) ((ltm_tvf)_mm512_rcp14_ps((__m512)(a)))
 #else
 #define LTM_TFMA(a, b, c) ((ltm_tvf)_mm256_fmadd_ps((__m256)(a), (__m256)(b), (__m256)(c)))
-#define LTM_TRCP(a) ((ltm_tvf)_mm256_rcp_ps((__m256)(a)))
 #endif
 static inline __attribute__((always_inline)) ltm_tvf ltm_tsel(ltm_tvi m, ltm_tvf a, ltm_tvf b)
 {
@@ -223,7 +221,10 @@ static inline __attribute__((always_inline)) ltm_tvf ltm_trig32_fast_vec(int whi
     ltm_tvf enum_ = ltm_tsel(m, ed, en), eden = ltm_tsel(m, en, ed);
     ltm_tvf f0 = num / den;
     ltm_tvf res = LTM_TFMA(zero - f0, eden, LTM_TFMA(zero - f0, den, num) + enum_);
-    return (ltm_tvf)((ltm_tvi)LTM_TFMA(res, LTM_TRCP(den), f0) ^ odd ^ sx);
+    /* 1/D to 2%: sec r by 1 + z/2 + 5 z^2/24, times f0 (cos/sin) for 1/sin r */
+    ltm_tvf sec = LTM_TFMA(z, LTM_TFMA(z, zero + 0x1.aaaaaap-3f, zero + 0.5f), zero + 1.0f);
+    ltm_tvf rd = ltm_tsel(m, f0 * sec, sec);
+    return (ltm_tvf)((ltm_tvi)LTM_TFMA(res, rd, f0) ^ odd ^ sx);
 }
 /* the pass over a chunk (the tail through a zero-padded vector), then the flagged elements */
 static inline __attribute__((always_inline)) void ltm_trig32_fast_chunk(int which, int64_t n,
