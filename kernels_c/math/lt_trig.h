@@ -639,9 +639,10 @@ static inline __attribute__((always_inline)) float ltm_trig_sct_f32_fast(int whi
     if (which != 1) y = d == 0 ? d : y;
     return fin ? (float)y : __builtin_nanf("");
 }
-/* float32 fast sin/cos/tan for |x| < 2^18, mostly in float (8 lanes per AVX2 vector): the
- * Cody-Waite reduction above in double, without its two_sum (r = (ad - k C1 - k C2) - k C3,
- * relative error ~2^-52, its quadrant from k's bits), r split into two floats r + rl, and
+/* float32 fast sin/cos/tan for |x| < 2^18 on the generic path (the FMA paths have
+ * lt_trig32_fma.h's float pass), mostly in float: the Cody-Waite reduction above in double,
+ * without its two_sum (r = (ad - k C1 - k C2) - k C3, relative error ~2^-52, its quadrant
+ * from k's bits), r split into two floats r + rl, and
  * the same Taylor polynomials as the double form above in float with LT_FMAF (remainders
  * < 2^-28 relative on |r| <= pi/4), rl entering the last step as in ltm_trig_sc_d; tan
  * takes the float polynomial tails into double sums and divides there (in float, the
