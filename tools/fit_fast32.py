@@ -1,6 +1,6 @@
 """Polynomial coefficients of the float32 fast-mode functions (kernels_c/math/lt_exp.h, lt_erf.h,
-lt_log.h, the `ltm_*_f32_fast` forms), fitted here and pasted into the C sources as float
-literals.
+lt_log.h, the `ltm_*_f32_fast` forms; lt_trig32_fma.h's sin, cos and tan), fitted here and
+pasted into the C sources as float literals.
 
     python tools/fit_fast32.py
 
@@ -223,6 +223,22 @@ def fit_odd(name, fn, deg, top):
     return c
 
 
+def fit_sin_cos(top, deg_s=2, deg_c=2):
+    """sin r = r + r z (s0 + ... + s_deg z^deg) and cos r = 1 - z/2 + z^2 (c0 + ... + c_deg
+    z^deg), z = r^2, |r| <= top: the float32 fast sin, cos and tan's FMA pass
+    (lt_trig32_fma.h), whose reduction leaves |r| <= pi/4 + 2^-8.5 for |x| < 2^16 (2/pi
+    rounded to float32 moves 2|x|/pi by up to 2^-9.2)."""
+    a = np.linspace(1e-4, top * 1.0005, 8001)
+    z = a * a
+    s = fit_odd("sin", np.sin, deg_s, top)
+    y = np.cos(a)
+    B = np.stack([z ** (j + 2) for j in range(deg_c + 1)], axis=1)
+    c = fit_f32(B, y - 1 + 0.5 * z, 1.0 / y)
+    err = np.max(np.abs((1 - 0.5 * z + z * z * horner(c, z) - y) / y))
+    show(f"cos degree {2 * deg_c + 4} on [0, {top}] (c0..c{deg_c} of z = r^2)", c, err)
+    return s, c
+
+
 if __name__ == "__main__":
     fit_odd("atan", np.arctan, 7, 1.0)
     fit_odd("asin", np.arcsin, 4, 0.5)
@@ -234,3 +250,4 @@ if __name__ == "__main__":
     fit_log1p(10)
     fit_gelu_small(3, 0.5)
     fit_gelu_mills(4, 0.5, 14.5)
+    fit_sin_cos(np.pi / 4 + 2 ** -8, 2, 2)

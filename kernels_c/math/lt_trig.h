@@ -639,9 +639,10 @@ static inline __attribute__((always_inline)) float ltm_trig_sct_f32_fast(int whi
     if (which != 1) y = d == 0 ? d : y;
     return fin ? (float)y : __builtin_nanf("");
 }
-/* float32 fast sin/cos/tan for |x| < 2^18, mostly in float (8 lanes per AVX2 vector): the
- * Cody-Waite reduction above in double, without its two_sum (r = (ad - k C1 - k C2) - k C3,
- * relative error ~2^-52, its quadrant from k's bits), r split into two floats r + rl, and
+/* float32 fast sin/cos/tan for |x| < 2^18 on the generic path (the FMA paths have
+ * lt_trig32_fma.h's float pass), mostly in float: the Cody-Waite reduction above in double,
+ * without its two_sum (r = (ad - k C1 - k C2) - k C3, relative error ~2^-52, its quadrant
+ * from k's bits), r split into two floats r + rl, and
  * the same Taylor polynomials as the double form above in float with LT_FMAF (remainders
  * < 2^-28 relative on |r| <= pi/4), rl entering the last step as in ltm_trig_sc_d; tan
  * takes the float polynomial tails into double sums and divides there (in float, the
@@ -702,12 +703,15 @@ static inline __attribute__((always_inline)) void ltm_trig_fast_chunk(int which,
 static inline float ltm_sin_f32_fast(float x) { return ltm_trig_sct_f32_fast(0, x); }
 static inline float ltm_cos_f32_fast(float x) { return ltm_trig_sct_f32_fast(1, x); }
 static inline float ltm_tan_f32_fast(float x) { return ltm_trig_sct_f32_fast(2, x); }
+/* the FMA paths have a float pass of their own (lt_trig32_fma.h) */
+#if !(LTM_GW == 8 || (LTM_GW == 4 && defined(__FMA__)))
 static inline void ltm_sin_f32_fast_chunk(int64_t n, float *restrict o, const float *restrict a)
 { ltm_trig_fast_chunk(0, n, o, a); }
 static inline void ltm_cos_f32_fast_chunk(int64_t n, float *restrict o, const float *restrict a)
 { ltm_trig_fast_chunk(1, n, o, a); }
 static inline void ltm_tan_f32_fast_chunk(int64_t n, float *restrict o, const float *restrict a)
 { ltm_trig_fast_chunk(2, n, o, a); }
+#endif
 /* float32 fast inverse functions, in float (the exact ones evaluate in double: 2-3 ns per
  * element against 0.2 here).  pi/2 and pi as float pairs hi + lo, added as (lo - r) + hi.
  *   atan u, 0 <= u <= 1: u + u z P(z), z = u^2, P of degree 7 (tools/fit_fast32.py, 2^-25.8);

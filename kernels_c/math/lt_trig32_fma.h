@@ -154,4 +154,115 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_tan32_vec(ltm_gvf xf, l
 LTM_TRIG32_FMA_CHUNK(ltm_sin, 0, ltm_trig32_vec(0, v, &m))
 LTM_TRIG32_FMA_CHUNK(ltm_cos, 1, ltm_trig32_vec(1, v, &m))
 LTM_TRIG32_FMA_CHUNK(ltm_tan, 2, ltm_tan32_vec(v, &m))
+
+/* ---- fast mode: the float32 fast sin, cos and tan in float arithmetic, 2 LTM_GW lanes (8 on
+ *   AVX2, 16 on AVX-512).  k = round(2|x|/pi) (the FMA with the 1.5 2^23 shifter; 2/pi in
+ *   float moves 2|x|/pi by at most 2^-9.2 for |x| < 2^16: |r| <= pi/4 + 2^-8.5), pi/2 = PA + PB
+ *   + PC + O(2^-76) (floats), r = |x| - k pi/2 as rh + rl:
+ *   r1 = fma(-k, PA, |x|) is exact (k >= 1: |x| >= 0.78 and k PA are multiples of 2^-24, |r1|
+ *   < 1); rh = fma(-k, PB, r1) rounds once.  A lane is left to the fallback where |rh| <
+ *   k 0x1.2p-23 (>= 3 k |PB|: near a multiple of pi/2, so about k 2^-22.5 of the lanes);
+ *   elsewhere |k PB| <= |r1 - k PB| / 3, so r1 - rh is exact (Sterbenz) and so is fma(-k,
+ *   PB, r1 - rh), rh's rounding error (a multiple of 2^-48 below half rh's last place); rl
+ *   adds -k PC with one more rounding: r within 2^-47 |r| of |x| - k pi/2.
+ *   sin r = rh + (rh z S(z) + rl (1 - z/2)), cos r = 1 + (z (-1/2 + z C(z)) - rh rl), z =
+ *   rh^2, S and C fitted by tools/fit_fast32.py (fit_sin_cos: 2^-27.8 and 2^-32.9 relative
+ *   on |r| <= pi/4 + 2^-8).  tan: the quotient of the two (or of cos by sin, negated, for odd
+ *   k), f0 = N / D of the rounded sums N = nh + nl, D = dh + dl, then f0 + R / D with R = (N
+ *   - f0 D) + (nl's and dl's rounding errors: Fast2Sum) - f0 eD, the residual N - f0 D exact
+ *   by one FMA, 1/D from a short series of sec r (the same operations on both paths: fast
+ *   mode gives the same bits on AVX2 and AVX-512).
+ *   |x| >= 2^16, inf and NaN are flagged as well; flagged lanes go through
+ *   ltm_trig_sct_f32_fast (lt_trig.h) one by one.  sin(+-0) = tan(+-0) = +-0 and subnormal
+ *   x give x without a special case (k = 0, rh = |x|, z = 0).  Measured maxima:
+ *   docs/verification/sin-cos-tan-float32-fast-*.txt. */
+typedef float ltm_tvf __attribute__((vector_size(8 * LTM_GW)));
+typedef int32_t ltm_tvi __attribute__((vector_size(8 * LTM_GW)));
+#undef LTM_TFMA
+#if LTM_GW == 8
+#define LTM_TFMA(a, b, c) ((ltm_tvf)_mm512_fmadd_ps((__m512)(a), (__m512)(b), (__m512)(c)))
+#else
+#define LTM_TFMA(a, b, c) ((ltm_tvf)_mm256_fmadd_ps((__m256)(a), (__m256)(b), (__m256)(c)))
+#endif
+static inline __attribute__((always_inline)) ltm_tvf ltm_tsel(ltm_tvi m, ltm_tvf a, ltm_tvf b)
+{
+    return (ltm_tvf)(((ltm_tvi)a & m) | ((ltm_tvi)b & ~m));
+}
+static inline __attribute__((always_inline)) ltm_tvf ltm_trig32_fast_vec(int which, ltm_tvf x,
+                                                                         ltm_tvi *flag)
+{
+    const float pa = 0x1.921fb6p+0f, pb = -0x1.777a5cp-25f, pc = -0x1.ee59dap-50f;
+    const float s0 = -0x1.555544p-3f, s1 = 0x1.1106c6p-7f, s2 = -0x1.991bf4p-13f;
+    const float c0 = 0x1.55554ap-5f, c1 = -0x1.6c0c1ep-10f, c2 = 0x1.99e338p-16f;
+    const ltm_tvf zero = { 0 };
+    ltm_tvi sx = (ltm_tvi)x & INT32_MIN;
+    ltm_tvf ax = (ltm_tvf)((ltm_tvi)x ^ sx);
+    ltm_tvf t = LTM_TFMA(ax, zero + 0x1.45f306p-1f, zero + 0x1.8p23f);
+    ltm_tvf k = t - 0x1.8p23f;
+    ltm_tvf r1 = LTM_TFMA(k, zero - pa, ax);
+    ltm_tvf r = LTM_TFMA(k, zero - pb, r1);
+    ltm_tvf rl = LTM_TFMA(k, zero - pc, LTM_TFMA(k, zero - pb, r1 - r));
+    ltm_tvf ar = (ltm_tvf)((ltm_tvi)r & 0x7FFFFFFF);
+    *flag = ~(ax < 0x1p16f) | (ar < k * 0x1.2p-23f);
+    ltm_tvf z = r * r;
+    ltm_tvf ps = LTM_TFMA(z, LTM_TFMA(z, zero + s2, zero + s1), zero + s0);
+    ltm_tvf pcz = LTM_TFMA(z, LTM_TFMA(z, zero + c2, zero + c1), zero + c0);
+    ltm_tvf nl = LTM_TFMA(r * z, ps, LTM_TFMA(z * -0.5f, rl, rl));
+    ltm_tvf dl = LTM_TFMA(z, LTM_TFMA(z, pcz, zero - 0.5f), -(r * rl));
+    ltm_tvf sn = r + nl, cs = 1.0f + dl;
+    ltm_tvi q = (ltm_tvi)t;                 /* k in the low bits */
+    ltm_tvi odd = q << 31, m = odd >> 31;
+    if (which == 0)
+        return (ltm_tvf)((ltm_tvi)ltm_tsel(m, cs, sn) ^ ((q << 30) & INT32_MIN) ^ sx);
+    if (which == 1)
+        return (ltm_tvf)((ltm_tvi)ltm_tsel(m, sn, cs) ^ (((q + 1) << 30) & INT32_MIN));
+    ltm_tvf en = nl - (sn - r), ed = dl - (cs - 1.0f);
+    ltm_tvf num = ltm_tsel(m, cs, sn), den = ltm_tsel(m, sn, cs);
+    ltm_tvf enum_ = ltm_tsel(m, ed, en), eden = ltm_tsel(m, en, ed);
+    ltm_tvf f0 = num / den;
+    ltm_tvf res = LTM_TFMA(zero - f0, eden, LTM_TFMA(zero - f0, den, num) + enum_);
+    /* 1/D to 2%: sec r by 1 + z/2 + 5 z^2/24, times f0 (cos/sin) for 1/sin r */
+    ltm_tvf sec = LTM_TFMA(z, LTM_TFMA(z, zero + 0x1.aaaaaap-3f, zero + 0.5f), zero + 1.0f);
+    ltm_tvf rd = ltm_tsel(m, f0 * sec, sec);
+    return (ltm_tvf)((ltm_tvi)LTM_TFMA(res, rd, f0) ^ odd ^ sx);
+}
+/* the pass over a chunk (the tail through a zero-padded vector), then the flagged elements */
+static inline __attribute__((always_inline)) void ltm_trig32_fast_chunk(int which, int64_t n,
+                                                                        float *restrict o,
+                                                                        const float *restrict a)
+{
+    enum { W = 2 * LTM_GW };
+    int32_t flag[LT_CHUNK + W];
+    ltm_tvi any = { 0 }, f;
+    ltm_tvf v;
+    int64_t i = 0;
+    for (; i + W <= n; i += W) {
+        memcpy(&v, a + i, sizeof v);
+        v = ltm_trig32_fast_vec(which, v, &f);
+        memcpy(o + i, &v, sizeof v);
+        memcpy(flag + i, &f, sizeof f);
+        any |= f;
+    }
+    if (i < n) {
+        float t[W] = { 0 };
+        memcpy(t, a + i, (size_t)(n - i) * sizeof(float));
+        memcpy(&v, t, sizeof v);
+        v = ltm_trig32_fast_vec(which, v, &f);
+        memcpy(t, &v, sizeof v);
+        memcpy(o + i, t, (size_t)(n - i) * sizeof(float));
+        memcpy(flag + i, &f, sizeof f);
+        any |= f;
+    }
+    int32_t anyf = 0;
+    for (int j = 0; j < W; j++) anyf |= any[j];
+    if (anyf)
+        for (int64_t j = 0; j < n; j++)
+            if (flag[j]) o[j] = ltm_trig_sct_f32_fast(which, a[j]);
+}
+static inline void ltm_sin_f32_fast_chunk(int64_t n, float *restrict o, const float *restrict a)
+{ ltm_trig32_fast_chunk(0, n, o, a); }
+static inline void ltm_cos_f32_fast_chunk(int64_t n, float *restrict o, const float *restrict a)
+{ ltm_trig32_fast_chunk(1, n, o, a); }
+static inline void ltm_tan_f32_fast_chunk(int64_t n, float *restrict o, const float *restrict a)
+{ ltm_trig32_fast_chunk(2, n, o, a); }
 #endif
