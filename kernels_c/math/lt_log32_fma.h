@@ -138,8 +138,8 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_log1p32_fma_vec(ltm_gvf
 
 /* NAME_redo: the elements the chunk redoes.  The ends of the domain at once: zeros give -inf,
  * x < 0 and NaN the canonical NaN (a chunk of mixed signs would otherwise send every negative
- * element through the one-element form of the no-FMA pass, some 20 times the first pass's
- * time); the rest (subnormals, +inf, the flagged) by the no-FMA pass. */
+ * element through the one-element form of the no-FMA pass, a whole vector pass for one value:
+ * docs/exact-math.md); the rest (subnormals, +inf, the flagged) by the no-FMA pass. */
 #define LTM_LOG32_REDO(NAME)                                                                 \
     static inline float NAME##_redo(float x)                                                 \
     {                                                                                        \
