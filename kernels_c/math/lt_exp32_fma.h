@@ -132,17 +132,14 @@ static inline __attribute__((always_inline)) ltm_gvl ltm_exp32_clear(ltm_gvd y)
             out |= lo > 0 ? ((uint32_t)umax[j] > hi_bits) | ((uint32_t)umin[j] < lo_bits)    \
                           : ((uint32_t)umax[j] > lo_bits) | (smax[j] > (int32_t)hi_bits);    \
         }                                                                                    \
-        if (flagged | out) {     /* the positions to redo listed without a branch: a      \
+        if (flagged | out) {     /* the elements to redo gathered without a branch: a     \
                                     * chunk of mixed signs (log) would mispredict them */    \
             int32_t need[LT_CHUNK + LTM_GW], at[LT_CHUNK + LTM_GW];                          \
+            double xb[LT_CHUNK + LTM_GW];                                                    \
             for (int64_t j = 0; j < n; j++)                                                  \
                 need[j] = (clear[j] == 0) | !((a[j] >= lo) & (a[j] <= hi));                  \
-            int64_t m = 0;                                                                   \
-            for (int64_t j = 0; j < n; j++) {                                                \
-                at[m] = (int32_t)j;                                                          \
-                m += need[j];                                                                \
-            }                                                                                \
-            for (int64_t k = 0; k < m; k++) o[at[k]] = ACC(a[at[k]]);                        \
+            const int64_t m = lt_gather_flagged(n, a, need, at, xb);                         \
+            for (int64_t k = 0; k < m; k++) o[at[k]] = ACC((float)xb[k]);                    \
         }                                                                                    \
     }                                                                                        \
     static inline float NAME##_f32(float x)                                                  \
