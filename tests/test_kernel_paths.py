@@ -4,6 +4,7 @@ and the kernel runs in the default floating-point state whatever the caller set.
 import ctypes
 import ctypes.util
 import os
+import re
 import subprocess
 import sys
 
