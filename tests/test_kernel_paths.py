@@ -207,7 +207,6 @@ def test_callers_rounding_mode_does_not_change_results_and_is_restored():
 def _calls_out_of_the_avx_paths(disassembly: str) -> dict:
     """{callee: callers}: the calls and jumps from the AVX paths' functions (named
     ``*_avx2_*``, ``*_avx512_*``) to functions compiled for neither (the baseline's)."""
-    import re
     out, current = {}, None
     for line in disassembly.splitlines():
         head = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
