@@ -138,10 +138,19 @@ def _math_defined(name: str) -> bool:
     # LT_F32_TWO_PASS(base, ...) (lt_dd.h), ltm_exp_two_pass(base, ...), LTM_VEC_TWO_PASS(base,
     # ...) (lt_exp.h) and LTM_EXP32_TWO_PASS(base, ...) (lt_exp32_fma.h) define base_f32 and
     # base_f32_chunk; so does a row X(base, ...) of lt_exp.h's LTM_EXP32_FAMILY table
+    m = re.fullmatch(r"ltm_(\w+)_f32_fast(_chunk)?", name)
+    if m and re.search(rf"\bLTM_LOGF_FAST\(\s*{m.group(1)}\s*\)", MATH_TEXT):
+        return True   # LTM_LOGF_FAST(name) (lt_log.h) defines both fast forms
     m = re.fullmatch(r"(ltm_\w+)_f32(_chunk)?", name)
     return bool(m) and re.search(rf"\b(LT_F32_TWO_PASS|ltm_exp_two_pass|LTM_VEC_TWO_PASS|"
                                  rf"LTM_EXP32_TWO_PASS|X)\(\s*{m.group(1)}\s*,",
                                  MATH_TEXT) is not None
+
+
+# The parameters of every op function (lt_opfn, lt_kernel.h): n elements, the output, up to
+# four operand registers (NULL where the op has fewer), the two attribute values, the mode.
+_OP_PARAMS = ("int64_t n, void *o_, const void *a_, const void *b_, const void *c_, "
+              "const void *d_, const double *p, int exact")
 
 
 def _math_loops(op, dt, loads):

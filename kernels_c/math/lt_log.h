@@ -572,18 +572,20 @@ static inline double ltm_acosh_f64(double x)
  * >> 23), f = m - 1 exact, log1p(f) = f - f^2/2 + f^3 (c3 + c4 f + ... + c10 f^7), a minimax
  * fit with float32 coefficients (tools/fit_fast32.py, 2^-27.3 relative), and
  * log = k LN2_HI (exact) + (k LN2_LO + log1p(f)). */
-static inline float ltm_logf_p(float f)
+/* log1p(f) = f + f^2 P(f), P evaluated by Estrin's scheme: pairs
+ * c3 + c4 f, ..., c9 + c10 f combined with f^2 and f^4, so that the dependency chain is 5
+ * operations deep instead of 9 (the hot loop is bound by latency, not by the FMA ports). */
+static inline float ltm_logf_p_estrin(float f)
 {
-    float p = LT_FMAF(f, -0x1.38ee24p-4f, 0x1.05707ap-3f);
-    p = LT_FMAF(f, p, -0x1.0d845ap-3f);
-    p = LT_FMAF(f, p, 0x1.22d708p-3f);
-    p = LT_FMAF(f, p, -0x1.547212p-3f);
-    p = LT_FMAF(f, p, 0x1.99a02cp-3f);
-    p = LT_FMAF(f, p, -0x1.000228p-2f);
-    p = LT_FMAF(f, p, 0x1.555554p-2f);
-    p = LT_FMAF(f, p, -0.5f);
-    return LT_FMAF(f * f, p, f);
+    float f2 = f * f, f4 = f2 * f2;
+    float a0 = LT_FMAF(f, -0x1.000228p-2f, 0x1.555554p-2f);
+    float a1 = LT_FMAF(f, -0x1.547212p-3f, 0x1.99a02cp-3f);
+    float a2 = LT_FMAF(f, -0x1.0d845ap-3f, 0x1.22d708p-3f);
+    float a3 = LT_FMAF(f, -0x1.38ee24p-4f, 0x1.05707ap-3f);
+    float b0 = LT_FMAF(f2, a1, a0), b1 = LT_FMAF(f2, a3, a2);
+    return LT_FMAF(f, LT_FMAF(f4, b1, b0), -0.5f);   /* log1p(f) = f + f^2 (this) */
 }
+
 /* y > 0 normal: m = y 2^-k in [sqrt(1/2), sqrt 2) */
 static inline float ltm_logf_split(float y, int32_t *k)
 {
@@ -601,48 +603,59 @@ static inline float ltm_logf_kl(float x, float *kf)
     int32_t k;
     float m = ltm_logf_split(xs, &k);
     *kf = (float)k - (sub ? 23.0f : 0.0f);
-    return ltm_logf_p(m - 1.0f);
+    float f = m - 1.0f;
+    return LT_FMAF(f * f, ltm_logf_p_estrin(f), f);
 }
 static inline float ltm_logf_special(float x, float y)
 {
     float sp = x == 0.0f ? -__builtin_inff() : (x > 0.0f ? x : __builtin_nanf(""));
     return (x > 0.0f) & (x < __builtin_inff()) ? y : sp;
 }
-static inline float ltm_log_f32_fast(float x)
+/* the three functions from kf and L: log = k LN2_HI (exact) + (k LN2_LO + L) */
+static inline float ltm_logf_tail_log(float kf, float L)
 {
-    float kf, L = ltm_logf_kl(x, &kf);
-    float y = LT_FMAF(kf, 0x1.62e4p-1f, LT_FMAF(kf, 0x1.7f7d1cp-20f, L));
-    return ltm_logf_special(x, y);
+    return LT_FMAF(kf, 0x1.62e4p-1f, LT_FMAF(kf, 0x1.7f7d1cp-20f, L));
 }
 /* log2 = k + L log2(e), log2(e) as a float pair */
-static inline float ltm_log2_f32_fast_f(float x)
+static inline float ltm_logf_tail_log2(float kf, float L)
 {
-    float kf, L = ltm_logf_kl(x, &kf);
-    float y = LT_FMAF(L, 0x1.715476p+0f, LT_FMAF(L, 0x1.4ae0cp-26f, kf));
-    return ltm_logf_special(x, y);
+    return LT_FMAF(L, 0x1.715476p+0f, LT_FMAF(L, 0x1.4ae0cp-26f, kf));
 }
 /* log10 = k LG2_HI (exact, 13 bits) + (k LG2_LO + L log10(e)) */
-static inline float ltm_log10_f32_fast_f(float x)
+static inline float ltm_logf_tail_log10(float kf, float L)
 {
-    float kf, L = ltm_logf_kl(x, &kf);
     float t = LT_FMAF(kf, 0x1.a84fbcp-21f, L * -0x1.5b235ep-27f);
-    float y = LT_FMAF(kf, 0x1.3441p-2f, LT_FMAF(L, 0x1.bcb7b2p-2f, t));
-    return ltm_logf_special(x, y);
+    return LT_FMAF(kf, 0x1.3441p-2f, LT_FMAF(L, 0x1.bcb7b2p-2f, t));
 }
-
-/* log1p(f) as in ltm_logf_p (the same coefficients), evaluated by Estrin's scheme: pairs
- * c3 + c4 f, ..., c9 + c10 f combined with f^2 and f^4, so that the dependency chain is 5
- * operations deep instead of 9 (the hot loop is bound by latency, not by the FMA ports). */
-static inline float ltm_logf_p_estrin(float f)
-{
-    float f2 = f * f, f4 = f2 * f2;
-    float a0 = LT_FMAF(f, -0x1.000228p-2f, 0x1.555554p-2f);
-    float a1 = LT_FMAF(f, -0x1.547212p-3f, 0x1.99a02cp-3f);
-    float a2 = LT_FMAF(f, -0x1.0d845ap-3f, 0x1.22d708p-3f);
-    float a3 = LT_FMAF(f, -0x1.38ee24p-4f, 0x1.05707ap-3f);
-    float b0 = LT_FMAF(f2, a1, a0), b1 = LT_FMAF(f2, a3, a2);
-    return LT_FMAF(f, LT_FMAF(f4, b1, b0), -0.5f);   /* log1p(f) = f + f^2 (this) */
+/* ltm_NAME_f32_fast per element, and a chunk at a time: the common case (every x positive,
+ * normal and finite) without the subnormal scaling and the special-value selects, whose mask
+ * juggling cost more than the polynomial; a chunk holding any other x is done again per
+ * element.  On a normal x both forms take the same k, f and operations: the same bits. */
+#define LTM_LOGF_FAST(NAME)                                                                   \
+static inline float ltm_##NAME##_f32_fast(float x)                                           \
+{                                                                                             \
+    float kf, L = ltm_logf_kl(x, &kf);                                                        \
+    return ltm_logf_special(x, ltm_logf_tail_##NAME(kf, L));                                  \
+}                                                                                             \
+static inline void ltm_##NAME##_f32_fast_chunk(int64_t n, float *restrict o,                  \
+                                               const float *restrict a)                       \
+{                                                                                             \
+    uint32_t other = 0;                                                                       \
+    for (int64_t i = 0; i < n; i++) {                                                         \
+        const uint32_t b = (uint32_t)ltm_f32_as_i32(a[i]);                                    \
+        other |= (uint32_t)(b - 0x00800000u >= 0x7F000000u);   /* not in [2^-126, inf) */     \
+        const uint32_t kb = (b - 0x3F3504F3u) & 0xFF800000u;   /* k 2^23 */                   \
+        const float f = ltm_i32_as_f32((int32_t)(b - kb)) - 1.0f;                             \
+        const float kf = (float)((int32_t)kb >> 23);                                          \
+        o[i] = ltm_logf_tail_##NAME(kf, LT_FMAF(f * f, ltm_logf_p_estrin(f), f));             \
+    }                                                                                         \
+    if (other)                                                                                \
+        for (int64_t i = 0; i < n; i++) o[i] = ltm_##NAME##_f32_fast(a[i]);                   \
 }
+LTM_LOGF_FAST(log)
+LTM_LOGF_FAST(log2)
+LTM_LOGF_FAST(log10)
+#undef LTM_LOGF_FAST   /* pasted once per kernel path */
 
 /* log1p x = log u + log(1 + c/u), u = 1 + x rounded, c = x - (u - 1) the rounding error of
  * u: exact for u < 2^24 (for |x| <= 1 it is Fast2Sum; for x >= 1, u - 1 is exact and within
@@ -671,10 +684,6 @@ static inline float ltm_log1p_f32_fast(float x)
     y = x > -1.0f ? y : __builtin_nanf("");                      /* x < -1, -inf, NaN */
     return x == -1.0f ? -__builtin_inff() : y;
 }
-
-static inline float ltm_log2_f32_fast(float x) { return ltm_log2_f32_fast_f(x); }
-
-static inline float ltm_log10_f32_fast(float x) { return ltm_log10_f32_fast_f(x); }
 
 /* asinh, acosh and atanh in float through the fast log1p (the exact forms evaluate in double:
  * about 2 ns per element, against 0.3-0.6 here), each argument of log1p made without
