@@ -65,6 +65,11 @@ def workloads(lt, n: int):
         "log1p_both_signs": lambda: lt.log1p(x),
         "gelu_far_left": lambda: lt.nn.gelu(far),
         "gelu_tanh": lambda: lt.nn.gelu(x, approximate="tanh"),
+        # activations written out by hand (the fused bodies of ops.FUSED_BODIES)
+        "gelu_erf_expr": lambda: 0.5 * x * (1 + lt.erf(x / 2 ** 0.5)),
+        "gelu_tanh_expr": lambda: 0.5 * x * (1 + lt.tanh((2 / np.pi) ** 0.5
+                                                         * (x + 0.044715 * x * x * x))),
+        "silu_expr": lambda: x / (1 + lt.exp(-x)),
         "exp_log1p": lambda: lt.exp(-x * x) * lt.log1p(lt.abs(x)),
         "transpose_add": lambda: X.T + Y,
         "transpose_add_square": lambda: Xs.T + Ys,

@@ -34,6 +34,8 @@ def _load_ops():
 
 
 ops = _load_ops()
+sys.path.insert(0, HERE)
+import build_fused  # noqa: E402  (beside this script; needs nothing of the package)
 _ROW = {row[0]: row for row in ops.DTYPES}
 
 # Exact-mode contract: IEEE semantics, no contraction of a*b+c into an FMA, no fast math.
@@ -192,8 +194,7 @@ def _op_function(op, dt):
     else:
         loops = f"if (exact) {{ {exact_loop} }} else {{ {fast_loop} }}"
     return (
-        f"static void {ops.entry_name(op.name, dt)}(int64_t n, void *o_, const void *a_, "
-        f"const void *b_, const void *c_, const double *p, int exact)\n"
+        f"static void {ops.entry_name(op.name, dt)}({_OP_PARAMS})\n"
         f"{{\n    typedef {ctype} T; typedef {utype} UT;\n"
         f"    {out_t} *restrict o = ({out_t} *)o_; {ptrs}\n"
         f"    const double p0 = p[0], p1 = p[1]; (void)p0; (void)p1; (void)exact;\n"
@@ -207,8 +208,7 @@ def _complex_functions():
     imag, conj).  Exact mode makes NaN results canonical, component by component; fast mode
     computes the same values (NaN payloads left as they come)."""
     out = []
-    sig = ("(int64_t n, void *o_, const void *a_, const void *b_, const void *c_, "
-           "const double *p, int exact)")
+    sig = f"({_OP_PARAMS})"
     for dt in ops.COMPLEX_DTYPES:
         ctype = _ROW[dt][1]
         part = ops.COMPLEX_PART[dt]
@@ -254,12 +254,10 @@ def _sized_functions():
     for size in (1, 2, 4, 8, 16):
         t = f"uint{size * 8}_t" if size <= 8 else "lt_c128"
         out.append(
-            f"static void {ops.entry_name('copy', f'x{size}')}(int64_t n, void *o_, const void *a_, "
-            f"const void *b_, const void *c_, const double *p, int exact)\n"
+            f"static void {ops.entry_name('copy', f'x{size}')}({_OP_PARAMS})\n"
             f"{{ (void)b_; (void)c_; (void)p; (void)exact; memcpy(o_, a_, (size_t)n * {size}); }}\n")
         out.append(
-            f"static void {ops.entry_name('where', f'x{size}')}(int64_t n, void *o_, const void *a_, "
-            f"const void *b_, const void *c_, const double *p, int exact)\n"
+            f"static void {ops.entry_name('where', f'x{size}')}({_OP_PARAMS})\n"
             f"{{ const uint8_t *pc = (const uint8_t *)a_; const {t} *px = (const {t} *)b_; "
             f"const {t} *py = (const {t} *)c_; {t} *restrict o = ({t} *)o_; (void)p; (void)exact;\n"
             f"  for (int64_t i = 0; i < n; i++) o[i] = pc[i] ? px[i] : py[i]; }}\n")
@@ -408,8 +406,7 @@ def _cast_functions():
             vec = (src == "float32" and dst in _SAT_VEC)
             start = f"lt_sat_vec_{dst}(n, o, pa)" if vec else "0"
             out.append(
-                f"static void {ops.entry_name('cast', f'{src}_{dst}')}(int64_t n, void *o_, "
-                f"const void *a_, const void *b_, const void *c_, const double *p, int exact)\n"
+                f"static void {ops.entry_name('cast', f'{src}_{dst}')}({_OP_PARAMS})\n"
                 f"{{ const {s_ct} *pa = (const {s_ct} *)a_; {d_ct} *restrict o = ({d_ct} *)o_;\n"
                 f"  (void)b_; (void)c_; (void)p; const int64_t i0 = {start};\n"
                 f"  if (exact) {{ for (int64_t i = i0; i < n; i++) {{ const {s_ct} x = pa[i]; o[i] = {expr_exact}; }} }}\n"
@@ -421,8 +418,7 @@ def _cast_functions():
             f"{{ if (d != d) return 0; if (d <= {float(lo)!r}) return {tmin}; "
             f"if (d >= {float(hi)!r}) return {tmax}; return ({d_ct})d; }}\n")
     out.append(
-        f"static void {ops.entry_name('widen', 'float16')}(int64_t n, void *o_, const void *a_, "
-        f"const void *b_, const void *c_, const double *p, int exact)\n"
+        f"static void {ops.entry_name('widen', 'float16')}({_OP_PARAMS})\n"
         f"{{ const uint16_t *pa = (const uint16_t *)a_; float *restrict o = (float *)o_;\n"
         f"  (void)b_; (void)c_; (void)p; (void)exact;\n"
         f"  for (int64_t i = 0; i < n; i++) o[i] = (float)lt_f16_to_f64(pa[i]); }}\n")
@@ -437,8 +433,7 @@ def _divide_by_scalar_functions():
         _, ct, _, _, _ = _ROW[dt]
         suffix = "f" if dt == "float32" else ""
         out.append(
-            f"static void {ops.entry_name('divide_by_scalar', dt)}(int64_t n, void *o_, "
-            f"const void *a_, const void *b_, const void *c_, const double *p, int exact)\n"
+            f"static void {ops.entry_name('divide_by_scalar', dt)}({_OP_PARAMS})\n"
             f"{{ (void)c_; (void)p; lt_div_scalar{suffix}_chunk(n, ({ct} *)o_, "
             f"(const {ct} *)a_, (const {ct} *)b_, exact); }}\n")
     return out
@@ -454,8 +449,7 @@ def _quantize_functions():
     for dst in ops.QUANTIZE_DTYPES:
         d_ct = _ROW[dst][1]
         out.append(
-            f"static void {ops.entry_name('quantize', f'float32_{dst}')}(int64_t n, void *o_, "
-            f"const void *a_, const void *b_, const void *c_, const double *p, int exact)\n"
+            f"static void {ops.entry_name('quantize', f'float32_{dst}')}({_OP_PARAMS})\n"
             f"{{ {d_ct} *restrict o = ({d_ct} *)o_;\n"
             f"  const float *a = (const float *)a_, c = *(const float *)b_;\n"
             f"  /* no zero point: adding +0 changes no integer the cast gives */\n"
@@ -526,6 +520,7 @@ def generate_ops_source() -> str:
     body += _divide_by_scalar_functions()
     body += _quantize_functions()
     body += _row_exp_sum_functions()
+    body += build_fused.fused_functions(ops, _ROW, _c_expr, _math_defined, _OP_PARAMS)
     body = MATH_TEXT + "\n" + "\n".join(body)
     entries = ops.kernel_entries()
     parts = ['#include <stdint.h>\n#include <string.h>\n#include <math.h>\n'

@@ -2,7 +2,7 @@
  * This text is also given to cffi's cdef, so it holds plain declarations only. */
 
 typedef void (*lt_opfn)(int64_t n, void *out, const void *a, const void *b,
-                        const void *c, const double *p, int exact);
+                        const void *c, const void *d, const double *p, int exact);
 /* fast-mode softmax rows: e[i] = exp(x[i] - *s) for i < n (not stored when e is NULL), and
  * the sum of those values */
 typedef double (*lt_expsumfn)(int64_t n, void *e, const void *x, const void *s);
@@ -10,10 +10,12 @@ typedef double (*lt_expsumfn)(int64_t n, void *e, const void *x, const void *s);
 /* Register kinds. */
 enum { LT_REG_SCRATCH = 0, LT_REG_LOAD = 1, LT_REG_OUTPUT = 2, LT_REG_SCALAR = 3 };
 
-/* Fields of one instruction in lt_program.instr (LT_INSTR_WORDS int32 each).  LT_I_EXACT is
- * the mode of the op it computes (1 exact, 0 fast), taken when the op was recorded. */
-enum { LT_I_OP = 0, LT_I_DST = 1, LT_I_A = 2, LT_I_B = 3, LT_I_C = 4, LT_I_EXACT = 5,
-       LT_INSTR_WORDS = 6 };
+/* Fields of one instruction in lt_program.instr (LT_INSTR_WORDS int32 each): the opcode, the
+ * destination register, up to four operand registers (-1: none; a fourth only for the fused
+ * bodies) and LT_I_EXACT, the mode of the op it computes (1 exact, 0 fast), taken when the
+ * op was recorded. */
+enum { LT_I_OP = 0, LT_I_DST = 1, LT_I_A = 2, LT_I_B = 3, LT_I_C = 4, LT_I_D = 5,
+       LT_I_EXACT = 6, LT_INSTR_WORDS = 7 };
 
 typedef struct {
     /* the program: instructions and registers (a register holds one chunk) */

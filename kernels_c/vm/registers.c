@@ -349,6 +349,7 @@ static void lt_ctx_exec(lt_ctx *c, int64_t n)
                                ins[LT_I_A] >= 0 ? regp[ins[LT_I_A]] : NULL,
                                ins[LT_I_B] >= 0 ? regp[ins[LT_I_B]] : NULL,
                                ins[LT_I_C] >= 0 ? regp[ins[LT_I_C]] : NULL,
+                               ins[LT_I_D] >= 0 ? regp[ins[LT_I_D]] : NULL,
                                p->params + 2 * (size_t)i, ins[LT_I_EXACT]);
     }
 }

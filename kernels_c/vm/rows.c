@@ -244,8 +244,8 @@ static void lt_rowwise_range(lt_rowtask *t)
                 if (i + ahead < n_rows)  /* a later row's chunk, on its way while this one runs */
                     for (int64_t b = 0; b < n * sz; b += 64)
                         __builtin_prefetch(x + ahead * r->src_row_bytes + c0 * sz + b, 0, 3);
-                sub(n, d, x + c0 * sz, mrep, NULL, params, r->exact);
-                ex(n, dst, d, NULL, NULL, params, r->exact);
+                sub(n, d, x + c0 * sz, mrep, NULL, NULL, params, r->exact);
+                ex(n, dst, d, NULL, NULL, NULL, params, r->exact);
                 lt_rowacc_push(&a, fsum, dst, n);
             }
             lt_rowacc_result(&a, fsum, sacc);
@@ -258,8 +258,8 @@ static void lt_rowwise_range(lt_rowtask *t)
             memcpy(shifts + k * sz, acc, (size_t)sz);
             if (k == LT_CHUNK - 1 || i == n_rows - 1) {
                 char *out = r->dst + (t->first + i - k) * sz;
-                table[r->f->op_log](k + 1, d, sums, NULL, NULL, params, r->exact);
-                table[r->f->op_add](k + 1, out, d, shifts, NULL, params, r->exact);
+                table[r->f->op_log](k + 1, d, sums, NULL, NULL, NULL, params, r->exact);
+                table[r->f->op_add](k + 1, out, d, shifts, NULL, NULL, params, r->exact);
             }
             continue;
         }
@@ -270,10 +270,11 @@ static void lt_rowwise_range(lt_rowtask *t)
         for (int64_t c0 = 0; c0 < R; c0 += LT_CHUNK) {
             const int64_t n = R - c0 < LT_CHUNK ? R - c0 : LT_CHUNK;
             if (in_scratch && !stream) {
-                table[r->f->op_divide](n, o + c0 * sz, erow + c0 * sz, srep, NULL, params, r->exact);
+                table[r->f->op_divide](n, o + c0 * sz, erow + c0 * sz, srep, NULL, NULL, params,
+                                       r->exact);
                 continue;
             }
-            table[r->f->op_divide](n, d, ex_row + c0 * sz, srep, NULL, params, r->exact);
+            table[r->f->op_divide](n, d, ex_row + c0 * sz, srep, NULL, NULL, params, r->exact);
             if (stream) lt_stream_out(r->path, o + c0 * sz, d, n * sz);
             else memcpy(o + c0 * sz, d, (size_t)(n * sz));
         }

@@ -14,14 +14,16 @@ from dataclasses import dataclass
 
 from . import cost as _cost
 from . import ops as _ops
+from .bodies import fuse_bodies
 
 REG_SCRATCH, REG_LOAD, REG_OUTPUT, REG_SCALAR = 0, 1, 2, 3
+INSTR_WORDS = 7        # LT_INSTR_WORDS: opcode, dst, four operands, exact
 OPCODE = {entry: code for code, entry in enumerate(_ops.kernel_entries())}
 
 
 @dataclass(frozen=True)
 class Program:
-    instr: tuple        # n_instr * 6 ints: opcode, dst, a, b, c, exact
+    instr: tuple        # n_instr * INSTR_WORDS ints: opcode, dst, a, b, c, d, exact
     params: tuple       # n_instr * 2 floats
     reg_kind: tuple
     reg_arg: tuple
@@ -36,12 +38,12 @@ class Program:
 
     @property
     def n_instr(self) -> int:
-        return len(self.instr) // 6
+        return len(self.instr) // INSTR_WORDS
 
     @property
     def exact(self) -> bool:
         """Whether any instruction is exact: the mode whose cost figures the kernel uses."""
-        return any(self.instr[5::6])
+        return any(self.instr[INSTR_WORDS - 1::INSTR_WORDS])
 
 
 def lower(group, plan) -> Program:
@@ -109,6 +111,7 @@ def lower(group, plan) -> Program:
 
     sinks = [(r, node_vid[id(r.inputs[0])]) for r in group.sinks]
     vinstr = _fuse_quantize(vinstr, vkind, [v for _, v in sinks])
+    vinstr = fuse_bodies(vinstr, vkind, [v for _, v in sinks])
     # the inputs the kernel streams: read in place (contiguous along the plan's last
     # dimension) and not broadcast (a broadcast input is read again and again from cache)
     in_place = {node_vid[id(x)] for k, x in enumerate(group.inputs)
@@ -197,7 +200,7 @@ def _allocate(vinstr, vsize, vkind, sinks=(), in_place=frozenset()) -> Program:
         for v in set(srcs):
             if last_use.get(v) == i and vkind[v][0] == "tmp":
                 free[reg_size[phys[v]]].append(phys[v])
-        regs = [phys[v] for v in srcs] + [-1] * (3 - len(srcs))
+        regs = [phys[v] for v in srcs] + [-1] * (INSTR_WORDS - 3 - len(srcs))
         instr += [OPCODE[entry], phys[dst], *regs, int(exact)]
         params += list(p)
         listing.append(f"r{phys[dst]} = {entry[0]}[{entry[1]}]"
@@ -211,10 +214,13 @@ def _allocate(vinstr, vsize, vkind, sinks=(), in_place=frozenset()) -> Program:
         red_fn.append(f"{op}:{r.inputs[0].dtype.name}")
         listing.append(f"red{k} = {op}[{r.inputs[0].dtype.name} -> {r.dtype.name}]"
                        f"(r{phys[v]}) over axes {axes}")
-    ops = [entry for entry, _, _, _, _ in vinstr]
-    writers = [entry for entry, dst, _, _, _ in vinstr if vkind[dst][0] == "out"]
+    # a fused body is costed as the ops it computes
+    ops = [op for entry, _, _, _, _ in vinstr for op in _ops.entry_ops(entry)]
+    writers = [op for entry, dst, _, _, _ in vinstr if vkind[dst][0] == "out"
+               for op in _ops.entry_ops(entry)[-1:]]
     out_bytes = sum(size for kind, size in zip(reg_kind, reg_size) if kind == REG_OUTPUT)
-    first_reader = next((entry for entry, _, srcs, _, _ in vinstr if in_place & set(srcs)), None)
+    first_reader = next((_ops.entry_ops(entry)[0] for entry, _, srcs, _, _ in vinstr
+                         if in_place & set(srcs)), None)
     return Program(tuple(instr), tuple(params), tuple(reg_kind), tuple(reg_arg),
                    tuple(reg_size), tuple(listing), tuple(red_reg), tuple(red_fn),
                    _cost.plain_stores(writers, ops, out_bytes),

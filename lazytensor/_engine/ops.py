@@ -418,6 +418,93 @@ DIVIDE_BY_SCALAR_DTYPES = ("float32", "float64")
 QUANTIZE_DTYPES = ("uint8", "int8", "uint16", "int16")
 
 
+# Fused bodies: chains of ops that activation functions written out by hand compute, each one C
+# function (kernels_c/build_kernels.py) that lower.py puts in the chain's place
+# (lazytensor/_engine/bodies.py).  Each op of the chain keeps its own C body or math function,
+# its rounding and (exact mode) its canonical NaN, in the order written: the same bits as the
+# ops one instruction at a time, in one pass over the chunk instead of one per op (exact
+# mode: one pass between the math functions that work a chunk at a time).  ``expr`` is the
+# chain over the operands x, a, b, c (any values of the dtype; a scalar register where an op
+# needs one, as divide_by_scalar's divisor); the names are the table's.
+@dataclass(frozen=True)
+class FusedBody:
+    name: str
+    expr: str
+    doc: str
+
+    @property
+    def tree(self):
+        return parse_fused(self.expr)
+
+
+FUSED_OPERANDS = ("x", "a", "b", "c")
+FUSED_DTYPES = ("float32", "float64")
+FUSED_BODIES = (
+    FusedBody("gelu_erf_div", "multiply(multiply(a, x), add(b, erf(divide_by_scalar(x, c))))",
+              "0.5 * x * (1 + erf(x / sqrt(2)))"),
+    FusedBody("gelu_erf_div_xa", "multiply(multiply(x, a), add(b, erf(divide_by_scalar(x, c))))",
+              "x * 0.5 * (1 + erf(x / sqrt(2)))"),
+    FusedBody("gelu_erf_mul", "multiply(multiply(a, x), add(b, erf(multiply(x, c))))",
+              "0.5 * x * (1 + erf(x * (1 / sqrt(2))))"),
+    FusedBody("gelu_erf_mul_xa", "multiply(multiply(x, a), add(b, erf(multiply(x, c))))",
+              "x * 0.5 * (1 + erf(x * (1 / sqrt(2))))"),
+    FusedBody("gelu_tanh_inner", "multiply(a, add(x, multiply(multiply(multiply(b, x), x), x)))",
+              "sqrt(2 / pi) * (x + 0.044715 * x * x * x), the tanh-form Gelu's argument"),
+    FusedBody("gelu_tanh_outer", "multiply(multiply(a, x), add(b, tanh(c)))",
+              "0.5 * x * (1 + tanh(c)), the tanh-form Gelu around its argument c"),
+    FusedBody("silu_div", "divide(x, add(a, exp(negative(x))))", "x / (1 + exp(-x))"),
+    FusedBody("sigmoid_div", "divide(a, add(b, exp(negative(x))))", "1 / (1 + exp(-x))"),
+)
+FUSED = {body.name: body for body in FUSED_BODIES}
+
+
+def parse_fused(text: str):
+    """A fused body's expression as a tree: an operand name, or (op name, child, ...)."""
+    pos = 0
+
+    def node():
+        nonlocal pos
+        j = pos
+        while j < len(text) and (text[j].isalnum() or text[j] == "_"):
+            j += 1
+        name, pos = text[pos:j], j
+        if pos < len(text) and text[pos] == "(":
+            pos += 1
+            children = [node()]
+            while text[pos] == ",":
+                pos += 1
+                while text[pos] == " ":
+                    pos += 1
+                children.append(node())
+            if text[pos] != ")":
+                raise ValueError(f"fused body {text!r}: ')' expected at {pos}")
+            pos += 1
+            return (name, *children)
+        if name not in FUSED_OPERANDS:
+            raise ValueError(f"fused body {text!r}: unknown operand {name!r}")
+        return name
+
+    tree = node()
+    if pos != len(text):
+        raise ValueError(f"fused body {text!r}: text left at {pos}")
+    return tree
+
+
+def entry_ops(entry) -> list:
+    """The (op, dtype) pairs a kernel entry computes: a fused body's ops, else itself."""
+    op, dt = entry
+    if op.startswith("fused_") and op[6:] in FUSED:
+        return [(name, dt) for name in fused_ops(FUSED[op[6:]].tree)]
+    return [entry]
+
+
+def fused_ops(tree) -> list:
+    """The op names of a fused body's tree, children before parents."""
+    if isinstance(tree, str):
+        return []
+    return [op for child in tree[1:] for op in fused_ops(child)] + [tree[0]]
+
+
 def kernel_entries():
     """Every (op, dtype) pair that gets a C function, in opcode order.
 
@@ -451,6 +538,7 @@ def kernel_entries():
     entries += [(part, dt) for part in COMPLEX_PARTS for dt in COMPLEX_DTYPES]
     entries += [("complex", dt) for dt in COMPLEX_DTYPES]   # (re, im) of the part dtype
     entries += [("copy", "x16"), ("where", "x16")]
+    entries += [(f"fused_{body.name}", dt) for body in FUSED_BODIES for dt in FUSED_DTYPES]
     every = COMPUTE_DTYPES + COMPLEX_DTYPES
     entries += [("cast", f"{src}_{dst}") for src in every for dst in every
                 if src in COMPLEX_DTYPES or dst in COMPLEX_DTYPES]
