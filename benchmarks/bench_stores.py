@@ -62,6 +62,8 @@ def workloads(n: int):
         "erf": lambda: lt.erf(x),
         "gelu": lambda: lt.nn.gelu(x),
         "gelu_tanh": lambda: lt.nn.gelu(x, approximate="tanh"),
+        "gelu_erf_expr": lambda: 0.5 * x * (1 + lt.erf(x / 2 ** 0.5)),   # a fused body
+        "silu_expr": lambda: x / (1 + lt.exp(-x)),
         "hardswish": lambda: lt.nn.hardswish(x),
         "exp_log1p": lambda: lt.exp(-x * x) * lt.log1p(lt.abs(x)),
         "quantize": lambda: lt.astype(lt.clip(lt.round(x / 0.05) + 128, 0, 255), lt.uint8),

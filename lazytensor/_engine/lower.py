@@ -214,16 +214,18 @@ def _allocate(vinstr, vsize, vkind, sinks=(), in_place=frozenset()) -> Program:
         red_fn.append(f"{op}:{r.inputs[0].dtype.name}")
         listing.append(f"red{k} = {op}[{r.inputs[0].dtype.name} -> {r.dtype.name}]"
                        f"(r{phys[v]}) over axes {axes}")
-    # a fused body is costed as the ops it computes
+    # a fused body's work is that of its ops; where a rule asks about one op function, its
+    # costliest op stands for it (one pass, a costly writer or first reader if that op is)
     ops = [op for entry, _, _, _, _ in vinstr for op in _ops.entry_ops(entry)]
-    writers = [op for entry, dst, _, _, _ in vinstr if vkind[dst][0] == "out"
-               for op in _ops.entry_ops(entry)[-1:]]
+    functions = [_ops.entry_main_op(entry) for entry, _, _, _, _ in vinstr]
+    writers = [_ops.entry_main_op(entry) for entry, dst, _, _, _ in vinstr
+               if vkind[dst][0] == "out"]
     out_bytes = sum(size for kind, size in zip(reg_kind, reg_size) if kind == REG_OUTPUT)
-    first_reader = next((_ops.entry_ops(entry)[0] for entry, _, srcs, _, _ in vinstr
+    first_reader = next((_ops.entry_main_op(entry) for entry, _, srcs, _, _ in vinstr
                          if in_place & set(srcs)), None)
     return Program(tuple(instr), tuple(params), tuple(reg_kind), tuple(reg_arg),
                    tuple(reg_size), tuple(listing), tuple(red_reg), tuple(red_fn),
                    _cost.plain_stores(writers, ops, out_bytes),
-                   _cost.prefetch_bits(len(in_place), _cost.chunk_passes(ops), first_reader),
+                   _cost.prefetch_bits(len(in_place), _cost.chunk_passes(functions), first_reader),
                    _cost.work_ps(ops + [(fn, None) for fn in red_fn]),
                    out_bytes + sum(vsize[v] for v, kind in enumerate(vkind) if kind[0] == "in"))

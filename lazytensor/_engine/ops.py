@@ -498,6 +498,16 @@ def entry_ops(entry) -> list:
     return [entry]
 
 
+def entry_main_op(entry):
+    """The (op, dtype) standing for an entry where a rule asks about one op function (does it
+    write the outputs, read the inputs first, how many passes): a fused body's costliest op
+    by the table's figures, else the entry itself."""
+    parts = entry_ops(entry)
+    if len(parts) == 1:
+        return parts[0]
+    return max(parts, key=lambda e: OPS[e[0]].cost if e[0] in OPS else SIMPLE)
+
+
 def fused_ops(tree) -> list:
     """The op names of a fused body's tree, children before parents."""
     if isinstance(tree, str):
