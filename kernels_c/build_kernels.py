@@ -106,12 +106,13 @@ def _c_expr(body, dt):
 # vectorised form) and the fast forms ltm_NAME_f32_fast / ltm_NAME_f64_fast (optionally
 # ltm_NAME_f32_fast_chunk).
 MATH_FAMILIES = ("exp", "exp32_fma", "exp_fast", "log", "log32_fma", "erf", "gelu32", "trig",
-                 "trig32_fma", "misc", "pow", "complex", "cfunc", "cfunc_inv", "cpow")
+                 "trig32_fma", "erf32_fma", "misc", "pow", "complex", "cfunc", "cfunc_inv", "cpow")
 # exp32_fma: the float32 exact exp, sigmoid, silu (their FMA paths' first passes); log32_fma:
 # the same for the float32 exact log, log1p, log2 and log10 (after log: its no-FMA pass is
 # their fallback); gelu32: the float32 exact Gelu's accurate path and
 # per-path first passes, on erf's; trig32_fma: the float32 exact sin, cos and tan's (after
-# trig, whose chunk is their fallback); exp_fast: the exp family's float32 fast forms, in a
+# trig, whose chunk is their fallback); erf32_fma: the float32 fast erf's pass on the FMA
+# paths (on trig32_fma's float vectors); exp_fast: the exp family's float32 fast forms, in a
 # header of their own (no file over 1000 lines); pow
 # after exp and log, whose cores it calls; complex: the complex arithmetic (the ``cc`` bodies'
 # helpers, after misc's hypot); cfunc: the complex functions (exp, log ...) on the real

@@ -96,6 +96,37 @@ def fit_erf_small(deg=5, top=0.5):
     return c
 
 
+def fit_erf_pieces(deg=6, width=0.5, top=3.92):
+    """erf(x) = x F(|x|), F = erf(x)/x on the pieces [i w, (i + 1) w) (i < 8 for w = 1/2; the
+    last ends at top, above which erf rounds to 1): F = hi + (lo + s (c1 + ... + c_deg
+    s^(deg-1))), s = |x| - (i + 1/2) w, hi + lo = F at the centre as a float pair (a single
+    float32 there alone costs up to 2^-25 relative).  Prints the C table of
+    ltm_erf32_fast_vec (lt_erf32_fma.h): one row of 8 per coefficient, hi, lo, c1 ...; each
+    row is written twice, so that 16 float lanes (AVX-512) and 8 (AVX2) pick with the same
+    index."""
+    rows, worst = [], 0.0
+    for i in range(int(np.ceil(top / width))):
+        lo, hi_x = i * width, min((i + 1) * width, top)
+        c = (i + 0.5) * width
+        x = np.linspace(lo, hi_x, 6001)
+        x[0] = max(x[0], 1e-12)
+        F = special.erf(x) / x
+        c0 = float(special.erf(c) / c)
+        h = float(f32(c0))
+        lw = float(f32(c0 - h))
+        s = x - c
+        B = np.stack([s ** k for k in range(1, deg + 1)], axis=1)
+        co = fit_f32(B, F - h - lw, 1.0 / F)
+        worst = max(worst, np.max(np.abs(h + lw + B @ co - F) / F))
+        rows.append([h, lw, *co])
+    print(f"erf pieces: degree {deg}, width {width}: max relative error of F "
+          f"2^{np.log2(worst):.2f}")
+    for j in range(deg + 2):
+        col = [hexf(r[j]) for r in rows]
+        print("    {" + ", ".join(col + col) + "},")
+    return rows
+
+
 def fit_erfcx(deg, lo, hi, alpha):
     """erfcx(u) ~ P(t), t = (u - alpha) / (u + alpha), u in [lo, hi]."""
     u = np.linspace(lo, hi, 8001)
@@ -247,6 +278,7 @@ if __name__ == "__main__":
     fit_expm1(6)
     fit_erf_small(5, 0.921875)
     fit_log_erfc(6, 0.921875, 4.0, 1.75)
+    fit_erf_pieces(6, 0.5, 3.92)
     fit_log1p(10)
     fit_gelu_small(3, 0.5)
     fit_gelu_mills(4, 0.5, 14.5)
