@@ -105,6 +105,49 @@ def _mode_code(ops, nodes, dt, exact, mul, c_expr, math_defined):
     return "\n    ".join(lines)
 
 
+# Ops whose C body is plain arithmetic, the same on GCC vectors of float lanes as on one float.
+VECTOR_ARITHMETIC = {"multiply": "{0} * {1}", "add": "{0} + {1}", "subtract": "{0} - {1}",
+                     "divide": "{0} / {1}", "negative": "-{0}"}
+
+
+def _vector_code(ops, nodes, names, mul):
+    """Fast mode, float32, on the paths where each math op of the body has a vector form (the
+    macro LTM_<MATH>_F32_FAST_VEC, defined by its header there, e.g. lt_erf32_fma.h): the whole
+    body in one loop over vectors of float lanes, the math op's vector form inline (the
+    function its chunk form calls on each vector), the arithmetic as the same IEEE operations
+    per lane; the tail through zero-padded vectors.  None where some op has no such form."""
+    guards, lines = [], []
+    for k, (op, kids) in enumerate(nodes):
+        args = [f"v_{c}" if isinstance(c, str) else f"v{c}" for c in kids]
+        if op == "divide_by_scalar":
+            expr = f"{args[0]} * rc" if mul else f"{args[0]} / dc"
+        elif op in VECTOR_ARITHMETIC:
+            expr = VECTOR_ARITHMETIC[op].format(*args)
+        elif op in ops.OPS and ops.OPS[op].math:
+            macro = f"LTM_{ops.OPS[op].math.upper()}_F32_FAST_VEC"
+            guards.append(macro)
+            expr = f"{macro}({args[0]})"
+        else:
+            return None
+        lines.append(f"ltm_tvf v{k} = {expr};")
+    if not guards:
+        return None
+    load = " ".join(f"memcpy(&v_{n}, p{n} + i, sizeof v_{n});" for n in names)
+    pad = " ".join(f"memcpy(t, p{n} + i, (size_t)m * sizeof(float)); memcpy(&v_{n}, t, sizeof t);"
+                   for n in names)
+    decl = "ltm_tvf " + ", ".join(f"v_{n}" for n in names) + ";"
+    body = " ".join(lines)
+    root = f"v{len(nodes) - 1}"
+    return (f"#if {' && '.join(f'defined({g})' for g in guards)}\n"
+            f"    enum {{ W = 2 * LTM_GW }};\n"
+            f"    int64_t i = 0;\n"
+            f"    for (; i + W <= n; i += W) {{ {decl} {load} {body}\n"
+            f"      memcpy(o + i, &{root}, sizeof {root}); }}\n"
+            f"    if (i < n) {{ const int64_t m = n - i; float t[W] = {{ 0 }}; {decl} {pad}\n"
+            f"      {body} memcpy(t, &{root}, sizeof t); memcpy(o + i, t, (size_t)m * sizeof(float)); }}\n"
+            f"#else\n")
+
+
 def _function(ops, body, dt, row, c_expr, math_defined, op_params):
     ctype, utype = row[dt][1], row[dt][2]
     nodes = []
@@ -117,15 +160,20 @@ def _function(ops, body, dt, row, c_expr, math_defined, op_params):
         raise RuntimeError(f"fused body {body.name}: at most one divide_by_scalar, by an operand")
     args = (ops, nodes, dt)
     exact_code = _mode_code(*args, True, False, c_expr, math_defined)
+
+    def fast(mul):
+        code = _mode_code(*args, False, mul, c_expr, math_defined)
+        vector = _vector_code(ops, nodes, names, mul) if dt == "float32" else None
+        return f"{{\n{vector}    {code}\n#endif\n    }}" if vector else code
+
     if divisors:
         sfx = "f" if dt == "float32" else ""
         fast_code = (f"const T dc = p{divisors[0]}[0]; T rc = 0;\n    "
-                     f"if (lt_div_scalar{sfx}_multiplies(dc, &rc)) {{\n    "
-                     + _mode_code(*args, False, True, c_expr, math_defined) + "\n    } else {\n    "
-                     + _mode_code(*args, False, False, c_expr, math_defined) + "\n    }")
+                     f"if (lt_div_scalar{sfx}_multiplies(dc, &rc)) {{\n    " + fast(True)
+                     + "\n    } else {\n    " + fast(False) + "\n    }")
         exact_code = f"const T dc = p{divisors[0]}[0];\n    " + exact_code
     else:
-        fast_code = _mode_code(*args, False, False, c_expr, math_defined)
+        fast_code = fast(False)
     return (f"/* {body.doc}: {body.expr} */\n"
             f"static void {ops.entry_name('fused_' + body.name, dt)}({op_params})\n"
             f"{{\n    typedef {ctype} T; typedef {utype} UT; (void)sizeof(UT);\n"

@@ -16,6 +16,7 @@
  *   about 0.6 ulp in all (measured: docs/verification/erf-float32-fast-pieces.txt).  Lanes
  *   at or above 3.92 (inf too) and NaN lanes compute on a = 0 (the index stays in range) and
  *   are replaced: +-1, or NaN from x itself. */
+#undef LTM_ERF_F32_FAST_VEC
 #if LTM_GW == 8 || (LTM_GW == 4 && defined(__FMA__))
 #define LTM_ERF32_ROW(a, b, c, d, e, f, g, h) { a, b, c, d, e, f, g, h, a, b, c, d, e, f, g, h }
 static const float ltm_tab_erf32_fast[8][16] = {
@@ -64,6 +65,8 @@ static inline __attribute__((always_inline)) ltm_tvf ltm_erf32_fast_vec(ltm_tvf 
     ltm_tvi one = (ltm_tvi)(zero + 1.0f) | sx;
     return ltm_tsel(big, (ltm_tvf)one, y);                /* NaN: y, from x */
 }
+/* for the fused bodies (kernels_c/build_fused.py): the vector form they call in their loop */
+#define LTM_ERF_F32_FAST_VEC ltm_erf32_fast_vec
 /* a chunk: whole vectors, then the tail through a zero-padded vector */
 static inline void ltm_erf_f32_fast_chunk(int64_t n, float *restrict o, const float *restrict a)
 {
