@@ -144,7 +144,8 @@ def _vector_code(ops, nodes, names, mul):
             f"    for (; i + W <= n; i += W) {{ {decl} {load} {body}\n"
             f"      memcpy(o + i, &{root}, sizeof {root}); }}\n"
             f"    if (i < n) {{ const int64_t m = n - i; float t[W] = {{ 0 }}; {decl} {pad}\n"
-            f"      {body} memcpy(t, &{root}, sizeof t); memcpy(o + i, t, (size_t)m * sizeof(float)); }}\n"
+            f"      {body} memcpy(t, &{root}, sizeof t);\n"
+            f"      memcpy(o + i, t, (size_t)m * sizeof(float)); }}\n"
             f"#else\n")
 
 
