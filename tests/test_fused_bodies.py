@@ -157,3 +157,21 @@ def test_fused_body_is_costed_as_one_function_and_by_all_its_ops():
     assert _ops.entry_ops(body) == [(op, "float32") for op in
                                     ("multiply", "divide_by_scalar", "erf", "add", "multiply")]
     assert _cost.chunk_passes([_ops.entry_main_op(body)]) == 1
+
+
+@pytest.mark.parametrize("mode", ["exact", "fast"])
+def test_fused_body_on_broadcast_and_strided_operands(mode):
+    """Operands that the chunk gathers (a column broadcast along rows, a strided view of x)."""
+    rng = np.random.default_rng(9)
+    base = (3 * rng.standard_normal((40, 600))).astype(np.float32)
+    x = lt.asarray(base)[:, ::2]                           # strided
+    a = lt.asarray(rng.random((40, 1)).astype(np.float32))  # broadcast along each row
+    operands = {"x": x, "a": a, "b": lt.asarray(np.float32(1)), "c": math.sqrt(2.0)}
+    body = _ops.FUSED["gelu_erf_div"]
+    for path in lt.kernel_paths():
+        with lt.config(kernel_path=path, mode=mode, num_threads=1):
+            fused = _build(body.tree, operands, False)
+            assert "fused_gelu_erf_div[" in str(lt.explain(fused))
+            got = np.array(fused)
+            want = np.array(_build(body.tree, operands, True))
+        np.testing.assert_array_equal(_bits(got), _bits(want), err_msg=path)
