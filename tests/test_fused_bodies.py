@@ -175,3 +175,50 @@ def test_fused_body_on_broadcast_and_strided_operands(mode):
             got = np.array(fused)
             want = np.array(_build(body.tree, operands, True))
         np.testing.assert_array_equal(_bits(got), _bits(want), err_msg=path)
+
+
+def test_random_chains_shaped_like_the_bodies_give_the_bits_of_their_ops():
+    """Each body's tree built on operands drawn from a pool (x, y, Python floats), some ops in
+    the other mode, sometimes an inner value requested too: whatever fuses or does not, the
+    result is that of the ops run one kernel each, each in its own mode."""
+    import random
+    rnd = random.Random(2)
+    rng = np.random.default_rng(0)
+    xs = (3 * rng.standard_normal(777)).astype(np.float32)
+    ys = (rng.random(777) + 0.5).astype(np.float32)
+    pool = [lt.asarray(xs), lt.asarray(ys), 0.5, 1.0, 0.7071067811865476, math.sqrt(2.0)]
+    fused = 0
+    for _ in range(200):
+        body = rnd.choice(_ops.FUSED_BODIES)
+        base = rnd.choice(["exact", "fast"])
+        env = {"x": pool[rnd.randrange(2)], **{n: rnd.choice(pool) for n in "abc"}}
+        modes, inner = [], []
+
+        def build(tree, replay):
+            if isinstance(tree, str):
+                return env[tree]
+            args = [build(child, replay) for child in tree[1:]]
+            if tree[0] == "divide_by_scalar":
+                args[1] = math.sqrt(2.0)
+            mode = replay.pop(0) if replay is not None else (
+                rnd.choice(["exact", "fast"]) if rnd.random() < 0.15 else base)
+            if replay is None:
+                modes.append(mode)
+            with lt.mode(mode):
+                value = APPLY[tree[0]](*args)
+            if replay is not None:
+                return lt.asarray(np.array(value))
+            inner.append(value)
+            return value
+
+        out = build(body.tree, None)
+        extra = [rnd.choice(inner)] if rnd.random() < 0.2 else []
+        fused += "fused_" in str(lt.explain(out, *extra))
+        got = np.array(lt.eval(out, *extra)[0] if extra else lt.eval(out))
+        want = np.array(build(body.tree, list(modes)))
+        nan = np.isnan(want)
+        np.testing.assert_array_equal(np.isnan(got), nan, err_msg=body.name)
+        if "fast" in modes:
+            got, want = got[~nan], want[~nan]
+        np.testing.assert_array_equal(_bits(got), _bits(want), err_msg=f"{body.name} {modes}")
+    assert fused > 50          # the draw does reach the fused bodies
