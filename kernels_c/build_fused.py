@@ -12,6 +12,8 @@ its redo) runs between such loops, on the values of its operand stored for it.
 
 from __future__ import annotations
 
+import re
+
 
 def fused_functions(ops, row, c_expr, math_defined, op_params):
     """The C text of every (fused body, dtype) function.  ``row``: ops.DTYPES by name;
@@ -105,9 +107,9 @@ def _mode_code(ops, nodes, dt, exact, mul, c_expr, math_defined):
     return "\n    ".join(lines)
 
 
-# Ops whose C body is plain arithmetic, the same on GCC vectors of float lanes as on one float.
-VECTOR_ARITHMETIC = {"multiply": "{0} * {1}", "add": "{0} + {1}", "subtract": "{0} - {1}",
-                     "divide": "{0} / {1}", "negative": "-{0}"}
+# A float C body that is plain arithmetic on its operands ("a * b", "-a"): the same
+# operations on GCC vectors of float lanes as on one float.
+_ARITHMETIC = re.compile(r"-?a( [-+*/] b)?")
 
 
 def _vector_code(ops, nodes, names, mul):
@@ -121,12 +123,15 @@ def _vector_code(ops, nodes, names, mul):
         args = [f"v_{c}" if isinstance(c, str) else f"v{c}" for c in kids]
         if op == "divide_by_scalar":
             expr = f"{args[0]} * rc" if mul else f"{args[0]} / dc"
-        elif op in VECTOR_ARITHMETIC:
-            expr = VECTOR_ARITHMETIC[op].format(*args)
-        elif op in ops.OPS and ops.OPS[op].math:
+        elif ops.OPS[op].math:
             macro = f"LTM_{ops.OPS[op].math.upper()}_F32_FAST_VEC"
             guards.append(macro)
             expr = f"{macro}({args[0]})"
+        elif _ARITHMETIC.fullmatch(ops.OPS[op].c_body("f")):
+            decl = ", ".join(f"{v} = {a}" for v, a in zip("ab", args))
+            lines.append(f"ltm_tvf v{k}; {{ const ltm_tvf {decl}; "
+                         f"v{k} = {ops.OPS[op].c_body('f')}; }}")
+            continue
         else:
             return None
         lines.append(f"ltm_tvf v{k} = {expr};")

@@ -13,14 +13,22 @@ from __future__ import annotations
 from . import ops as _ops
 
 
-def fuse_bodies(vinstr, vkind, reduced):
-    """``vinstr`` (lower.py's (entry, dst, srcs, params, exact) list) with each chain that
-    computes a fused body replaced by one instruction; ``reduced`` are the values reductions
-    read (a value read there is not a temporary of a chain)."""
+def producers_and_uses(vinstr, reduced):
+    """(the instruction computing each value, how many times each value is read): by the
+    instructions of ``vinstr`` (lower.py's (entry, dst, srcs, params, exact) list) and by the
+    reductions, which read the values ``reduced``."""
     producer = {dst: i for i, (_, dst, _, _, _) in enumerate(vinstr)}
     uses = {}
     for v in [v for _, _, srcs, _, _ in vinstr for v in srcs] + list(reduced):
         uses[v] = uses.get(v, 0) + 1
+    return producer, uses
+
+
+def fuse_bodies(vinstr, vkind, reduced):
+    """``vinstr`` (lower.py's (entry, dst, srcs, params, exact) list) with each chain that
+    computes a fused body replaced by one instruction; ``reduced`` are the values reductions
+    read (a value read there is not a temporary of a chain)."""
+    producer, uses = producers_and_uses(vinstr, reduced)
     taken = set()        # instructions already inside a fused chain
     out = list(vinstr)
     for i in range(len(vinstr) - 1, -1, -1):   # last first: outer chains before inner ones

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from . import cost as _cost
 from . import ops as _ops
-from .bodies import fuse_bodies
+from .bodies import fuse_bodies, producers_and_uses
 
 REG_SCRATCH, REG_LOAD, REG_OUTPUT, REG_SCALAR = 0, 1, 2, 3
 INSTR_WORDS = 7        # LT_INSTR_WORDS: opcode, dst, four operands, exact
@@ -126,10 +126,7 @@ def _fuse_quantize(vinstr, vkind, reduced):
     """The chain divide_by_scalar, round, an addition of a scalar (optional) and a saturating
     cast of float32 to a small integer, each value read by the next only, as one quantize
     instruction: the same functions in the same order in C, one call per chunk."""
-    producer = {dst: i for i, (_, dst, _, _, _) in enumerate(vinstr)}
-    uses = {}
-    for v in [v for _, _, srcs, _, _ in vinstr for v in srcs] + list(reduced):
-        uses[v] = uses.get(v, 0) + 1
+    producer, uses = producers_and_uses(vinstr, reduced)
 
     def made_by(v, entry, exact):
         """The instruction computing temporary ``v`` as ``entry`` in mode ``exact`` if only

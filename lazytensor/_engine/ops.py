@@ -30,7 +30,7 @@ Each row says:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # C element type of each dtype code.  The order is the dtype code used by C.
 DTYPES = (
@@ -426,38 +426,6 @@ QUANTIZE_DTYPES = ("uint8", "int8", "uint16", "int16")
 # mode: one pass between the math functions that work a chunk at a time).  ``expr`` is the
 # chain over the operands x, a, b, c (any values of the dtype; a scalar register where an op
 # needs one, as divide_by_scalar's divisor); the names are the table's.
-@dataclass(frozen=True)
-class FusedBody:
-    name: str
-    expr: str
-    doc: str
-
-    @property
-    def tree(self):
-        return parse_fused(self.expr)
-
-
-FUSED_OPERANDS = ("x", "a", "b", "c")
-FUSED_DTYPES = ("float32", "float64")
-FUSED_BODIES = (
-    FusedBody("gelu_erf_div", "multiply(multiply(a, x), add(b, erf(divide_by_scalar(x, c))))",
-              "0.5 * x * (1 + erf(x / sqrt(2)))"),
-    FusedBody("gelu_erf_div_xa", "multiply(multiply(x, a), add(b, erf(divide_by_scalar(x, c))))",
-              "x * 0.5 * (1 + erf(x / sqrt(2)))"),
-    FusedBody("gelu_erf_mul", "multiply(multiply(a, x), add(b, erf(multiply(x, c))))",
-              "0.5 * x * (1 + erf(x * (1 / sqrt(2))))"),
-    FusedBody("gelu_erf_mul_xa", "multiply(multiply(x, a), add(b, erf(multiply(x, c))))",
-              "x * 0.5 * (1 + erf(x * (1 / sqrt(2))))"),
-    FusedBody("gelu_tanh_inner", "multiply(a, add(x, multiply(multiply(multiply(b, x), x), x)))",
-              "sqrt(2 / pi) * (x + 0.044715 * x * x * x), the tanh-form Gelu's argument"),
-    FusedBody("gelu_tanh_outer", "multiply(multiply(a, x), add(b, tanh(c)))",
-              "0.5 * x * (1 + tanh(c)), the tanh-form Gelu around its argument c"),
-    FusedBody("silu_div", "divide(x, add(a, exp(negative(x))))", "x / (1 + exp(-x))"),
-    FusedBody("sigmoid_div", "divide(a, add(b, exp(negative(x))))", "1 / (1 + exp(-x))"),
-)
-FUSED = {body.name: body for body in FUSED_BODIES}
-
-
 def parse_fused(text: str):
     """A fused body's expression as a tree: an operand name, or (op name, child, ...)."""
     pos = 0
@@ -488,6 +456,38 @@ def parse_fused(text: str):
     if pos != len(text):
         raise ValueError(f"fused body {text!r}: text left at {pos}")
     return tree
+
+
+@dataclass(frozen=True)
+class FusedBody:
+    name: str
+    expr: str
+    doc: str
+    tree: object = field(init=False, compare=False)   # parse_fused(expr), parsed once
+
+    def __post_init__(self):
+        object.__setattr__(self, "tree", parse_fused(self.expr))
+
+
+FUSED_OPERANDS = ("x", "a", "b", "c")
+FUSED_DTYPES = ("float32", "float64")
+FUSED_BODIES = (
+    FusedBody("gelu_erf_div", "multiply(multiply(a, x), add(b, erf(divide_by_scalar(x, c))))",
+              "0.5 * x * (1 + erf(x / sqrt(2)))"),
+    FusedBody("gelu_erf_div_xa", "multiply(multiply(x, a), add(b, erf(divide_by_scalar(x, c))))",
+              "x * 0.5 * (1 + erf(x / sqrt(2)))"),
+    FusedBody("gelu_erf_mul", "multiply(multiply(a, x), add(b, erf(multiply(x, c))))",
+              "0.5 * x * (1 + erf(x * (1 / sqrt(2))))"),
+    FusedBody("gelu_erf_mul_xa", "multiply(multiply(x, a), add(b, erf(multiply(x, c))))",
+              "x * 0.5 * (1 + erf(x * (1 / sqrt(2))))"),
+    FusedBody("gelu_tanh_inner", "multiply(a, add(x, multiply(multiply(multiply(b, x), x), x)))",
+              "sqrt(2 / pi) * (x + 0.044715 * x * x * x), the tanh-form Gelu's argument"),
+    FusedBody("gelu_tanh_outer", "multiply(multiply(a, x), add(b, tanh(c)))",
+              "0.5 * x * (1 + tanh(c)), the tanh-form Gelu around its argument c"),
+    FusedBody("silu_div", "divide(x, add(a, exp(negative(x))))", "x / (1 + exp(-x))"),
+    FusedBody("sigmoid_div", "divide(a, add(b, exp(negative(x))))", "1 / (1 + exp(-x))"),
+)
+FUSED = {body.name: body for body in FUSED_BODIES}
 
 
 def entry_ops(entry) -> list:
