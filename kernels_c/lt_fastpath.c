@@ -418,6 +418,8 @@ static PyTypeObject busy_type = {
 
 #include "ext/jit.c"
 
+#include "ext/views.c"
+
 static PyMethodDef methods[] = {
     {"op_node", (PyCFunction)(void (*)(void))op_node_call, METH_FASTCALL,
      "op_node(op, inputs, attrs, dtype, shape) -> Node: _graph.op_node in C."},
@@ -461,6 +463,11 @@ static PyMethodDef methods[] = {
      "Elements of ``x1`` where ``condition`` is true, else of ``x2`` (broadcast together)."},
     {"result", (PyCFunction)(void (*)(void))result, METH_FASTCALL,
      "result(name, inputs, dtype, shape) -> Tensor of the op node (no attributes)."},
+    {"setup_views", setup_views, METH_VARARGS,
+     "setup_views(lazy_base, lazy_views, getitem, T) -> {'__getitem__': method descriptor}: "
+     "basic indexing and .T of plain memory in C (ext/views.c)."},
+    {"transposed", tensor_transposed, METH_O,
+     "transposed(tensor) -> tensor.T (the fget of Tensor.T)."},
     {"leaf_tensor", leaf_tensor, METH_O,
      "leaf_tensor(array) -> Tensor on a new leaf node holding the NumPy array."},
     {"source_tensor", source_tensor, METH_O,

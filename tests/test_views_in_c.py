@@ -1,0 +1,192 @@
+"""Basic indexing and ``.T`` of a tensor's memory in C (kernels_c/ext/views.c), side by side
+with NumPy and with the Python path they replace (``indexing.getitem``, ``_T``): the same
+values, shapes and strides, a view that writes reach both ways as NumPy's does, ``base``,
+and every key C does not take handed to Python with Python's errors."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import lazytensor as lt
+from lazytensor._api import indexing, ndarray_methods
+from lazytensor._engine import views
+
+
+def _random_key(rng, ndim):
+    """A basic key: ints (some negative), slices (any bounds, steps of either sign, None),
+    None and at most one ``...``; as a tuple or a lone item."""
+    items = []
+    budget = ndim
+    for _ in range(rng.randint(0, ndim + 2)):
+        kind = rng.choice("isnse" if budget else "ne")
+        if kind == "i":
+            items.append(rng.randint(-3, 3))
+        elif kind == "s":
+            bound = lambda: rng.choice([None, rng.randint(-6, 6)])  # noqa: E731
+            items.append(slice(bound(), bound(), rng.choice([None, 1, 2, -1, -2, 3])))
+        elif kind == "n":
+            items.append(None)
+        elif Ellipsis not in items:
+            items.append(Ellipsis)
+        if kind in "is":
+            budget -= 1
+    if len(items) == 1 and rng.random() < 0.5:
+        return items[0]
+    return tuple(items)
+
+
+def _numpy_result(a, key):
+    try:
+        return a[key], None
+    except (IndexError, TypeError, ValueError) as exc:
+        return None, type(exc)
+
+
+SHAPES = [(), (5,), (4, 3), (3, 1, 4), (2, 3, 2, 2)]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_random_basic_keys_give_numpys_views(shape):
+    """x[key] on a caller's array: NumPy's values and shape; a write through the
+    result reaches x, and a write into x reaches the result, exactly where NumPy's do (an
+    element picked by one int per axis is NumPy's scalar, a copy, which no write reaches)."""
+    rng = random.Random(len(shape) * 7919 + 1)
+    for _ in range(150):
+        key = _random_key(rng, len(shape))
+        a = (np.arange(np.prod(shape, dtype=int), dtype=np.float32) - 4).reshape(shape)
+        x = lt.asarray(a.copy())
+        expected, error = _numpy_result(a, key)
+        if error is not None:
+            with pytest.raises(error):
+                x[key]
+            continue
+        got = x[key]
+        assert got.shape == np.shape(expected), key
+        np.testing.assert_array_equal(got.numpy(), expected)
+        if isinstance(expected, np.ndarray):
+            assert got.base is x, key
+        # a write into x (NumPy: into a), then one through the result where NumPy allows
+        a[...] += 100
+        x[...] += 100
+        if isinstance(expected, np.ndarray) and expected.size:
+            expected.flat[0] = -1
+            got_mem = np.asarray(got)
+            got_mem.flat[0] = -1
+        np.testing.assert_array_equal(x.numpy(), a, err_msg=repr(key))
+        np.testing.assert_array_equal(np.asarray(got), expected, err_msg=repr(key))
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_c_views_are_the_python_paths_views(shape):
+    """The C path and the Python function it stands in front of give the same tensor."""
+    rng = random.Random(len(shape) * 104729 + 3)
+    a = np.arange(np.prod(shape, dtype=int), dtype=np.int32).reshape(shape)
+    for _ in range(100):
+        key = _random_key(rng, len(shape))
+        x = lt.asarray(a.copy())
+        try:
+            c_side = x[key]
+        except IndexError:
+            with pytest.raises(IndexError):
+                indexing.getitem(x, key)
+            continue
+        py_side = indexing.getitem(x, key)
+        assert (c_side.shape, c_side.dtype, c_side.strides) == \
+            (py_side.shape, py_side.dtype, py_side.strides), key
+        np.testing.assert_array_equal(c_side.numpy(), py_side.numpy())
+        assert c_side.base is py_side.base
+    for ndim_shape in SHAPES:
+        x = lt.asarray(np.ones(ndim_shape, np.float32))
+        c_side, py_side = x.T, ndarray_methods._T(x)
+        assert (c_side.shape, c_side.strides, c_side.base) == \
+            (py_side.shape, py_side.strides, py_side.base)
+
+
+@pytest.mark.parametrize("key, error", [
+    ((0, 0, 0), IndexError),            # too many indices
+    ((5,), IndexError), ((-6, 1), IndexError), ((1, 3), IndexError),   # out of bounds
+    ((Ellipsis, Ellipsis), IndexError),
+    (slice(None, None, 0), ValueError),
+    (1.0, TypeError), ((slice(1.0, None),), TypeError), ("a", TypeError),
+    (2 ** 70, IndexError), ((slice(None, None, 2 ** 70), 2 ** 70), IndexError),
+])
+def test_keys_that_raise_raise_pythons_errors(key, error):
+    x = lt.asarray(np.zeros((5, 3), np.float32))
+    with pytest.raises(error) as c_side:
+        x[key]
+    with pytest.raises(error) as py_side:
+        indexing.getitem(x, key)
+    assert str(c_side.value) == str(py_side.value)
+
+
+@pytest.mark.parametrize("key", [
+    True, (np.int64(1),), (np.array(1),), (np.array([0, 2]),), ([1, 0],),
+    (lt.asarray(np.array(2)),), (np.array([True, False, True, False, True]),),
+    (slice(np.int64(1), None),), (1, 2),
+])
+def test_keys_c_leaves_to_python_give_numpys_results(key):
+    """Bools, NumPy ints, arrays, tensors, one int per axis: Python's path, NumPy's values."""
+    a = np.arange(15.0).reshape(5, 3)
+    x = lt.asarray(a.copy())
+    k = key if not isinstance(key, lt.Tensor) else key
+    np_key = tuple(np.asarray(i) if isinstance(i, lt.Tensor) else i for i in k) \
+        if isinstance(k, tuple) else k
+    np.testing.assert_array_equal(np.asarray(x[key]), a[np_key])
+
+
+def test_views_of_other_tensors_take_pythons_path():
+    """A pending tensor (its view stays pending), a read-only source, a read-only view and a
+    tensor with pending views of it: NumPy's values and write rules, as before."""
+    a = np.arange(12.0).reshape(3, 4)
+    pending = lt.asarray(a) * 2
+    v = pending[1:]
+    assert v._node.op != "leaf"                       # pushed down, not computed
+    np.testing.assert_array_equal(v.numpy(), (a * 2)[1:])
+    np.testing.assert_array_equal(pending.T.numpy(), (a * 2).T)
+
+    ro = a.copy()
+    ro.setflags(write=False)
+    x = lt.asarray(ro)
+    for view in (x[1:], x.T):
+        with pytest.raises(ValueError):
+            view[0] = 1
+    b = lt.broadcast_to(lt.asarray(np.arange(4.0)), (3, 4))
+    with pytest.raises(ValueError):
+        b[1:][0] = 1
+
+    base = lt.asarray(a.copy()) + 0
+    first = base[1:]                                  # a pending view of a pending base
+    assert id(base) in views._lazy_views
+    second = base[:, 1]
+    base[0, 0] = 50.0                                 # settles: both views see memory
+    expected = a.copy()
+    expected[0, 0] = 50.0
+    np.testing.assert_array_equal(first.numpy(), expected[1:])
+    np.testing.assert_array_equal(second.numpy(), expected[:, 1])
+
+
+def test_a_jitted_function_taking_a_view_gives_each_calls_values():
+    """A view read during a trace (the value read lt.jit notes): every call's own values."""
+    calls = []
+
+    @lt.jit
+    def f(x):
+        calls.append(1)
+        return x[1:] * 2
+
+    x = lt.asarray(np.arange(6.0, dtype=np.float32))
+    np.testing.assert_array_equal(f(x).numpy(), np.arange(1.0, 6.0) * 2)
+    x2 = lt.asarray(np.arange(6.0, dtype=np.float32) + 10)
+    np.testing.assert_array_equal(f(x2).numpy(), (np.arange(1.0, 6.0) + 10) * 2)
+
+
+def test_a_subclass_takes_pythons_path():
+    class Sub(lt.Tensor):
+        __slots__ = ()
+
+    x = Sub._from_node(lt.asarray(np.arange(6.0).reshape(2, 3))._node)
+    np.testing.assert_array_equal(x[1].numpy(), [3.0, 4.0, 5.0])
+    np.testing.assert_array_equal(x.T.numpy(), np.arange(6.0).reshape(2, 3).T)
