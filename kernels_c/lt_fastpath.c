@@ -464,8 +464,12 @@ static PyMethodDef methods[] = {
     {"result", (PyCFunction)(void (*)(void))result, METH_FASTCALL,
      "result(name, inputs, dtype, shape) -> Tensor of the op node (no attributes)."},
     {"setup_views", setup_views, METH_VARARGS,
-     "setup_views(lazy_base, lazy_views, getitem, T) -> {'__getitem__': method descriptor}: "
-     "basic indexing and .T of plain memory in C (ext/views.c)."},
+     "setup_views(lazy_base, lazy_views, {name: Python function}) -> {name: method "
+     "descriptor}: basic indexing, .T, reshape and transpose of plain memory in C "
+     "(ext/views.c)."},
+    {"view_plain", (PyCFunction)(void (*)(void))view_plain, METH_FASTCALL,
+     "view_plain(t, make) -> the view of t's plain memory, make's array, or None "
+     "(views.view's first case)."},
     {"transposed", tensor_transposed, METH_O,
      "transposed(tensor) -> tensor.T (the fget of Tensor.T)."},
     {"leaf_tensor", leaf_tensor, METH_O,

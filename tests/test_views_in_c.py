@@ -190,3 +190,84 @@ def test_a_subclass_takes_pythons_path():
     x = Sub._from_node(lt.asarray(np.arange(6.0).reshape(2, 3))._node)
     np.testing.assert_array_equal(x[1].numpy(), [3.0, 4.0, 5.0])
     np.testing.assert_array_equal(x.T.numpy(), np.arange(6.0).reshape(2, 3).T)
+
+
+def _factorings(size, rng):
+    """A few shapes of `size` elements, some with a -1."""
+    out = []
+    for _ in range(6):
+        dims, left = [], size
+        for _ in range(rng.randint(0, 3)):
+            divisors = [d for d in range(1, left + 1) if left % d == 0]
+            d = rng.choice(divisors)
+            dims.append(d)
+            left //= d
+        dims.append(left)
+        rng.shuffle(dims)
+        if rng.random() < 0.4:
+            dims[rng.randrange(len(dims))] = -1
+        out.append(tuple(dims))
+    return out
+
+
+@pytest.mark.parametrize("shape", [(12,), (3, 4), (2, 3, 2), (4, 1, 3)], ids=str)
+@pytest.mark.parametrize("layout", ["memory", "transposed memory", "pending"])
+def test_reshape_and_transpose_methods_give_numpys_views_and_copies(shape, layout):
+    """x.reshape(...) as a tuple or as ints, x.transpose() and x.transpose(None): NumPy's
+    values; a write into x reaches the result exactly when NumPy's reshape is a view (the
+    reshape of a transposed memory is a copy); the same tensors as the Python methods."""
+    rng = random.Random(hash(shape) % 1000 + len(layout))
+    size = int(np.prod(shape))
+    for target in _factorings(size, rng):
+        a0 = np.arange(size, dtype=np.float64).reshape(shape)
+        x0 = lt.asarray(a0.copy())
+        if layout == "memory":
+            a, x = a0, x0
+        elif layout == "transposed memory":
+            a, x = a0.T, x0.T
+        else:
+            a, x = a0 * 1, x0 * 1
+        for got, expected, python in [
+                (x.reshape(target), a.reshape(target), lambda: ndarray_methods._reshape(x, target)),
+                (x.reshape(*target), a.reshape(*target), None),
+                (x.transpose(), a.transpose(), lambda: ndarray_methods._transpose(x)),
+                (x.transpose(None), a.transpose(None), None)]:
+            assert got.shape == expected.shape
+            np.testing.assert_array_equal(got.numpy(), expected)
+            if python is not None:
+                again = python()
+                assert (again.shape, again.strides) == (got.shape, got.strides)
+                assert (again.base is None) == (got.base is None)
+        views_a = [a.reshape(target), a.transpose()]
+        views_x = [x.reshape(target), x.transpose()]
+        a[...] = -a - 1            # (NumPy: a write into the pending twin's new array)
+        x[...] = -x - 1
+        for v, w in zip(views_a, views_x):
+            np.testing.assert_array_equal(w.numpy(), v, err_msg=f"{layout} {target}")
+
+
+@pytest.mark.parametrize("args, error", [
+    (((5, 3),), ValueError), ((5, 3), ValueError), (((-1, -1),), ValueError),
+    (((-2, -6),), ValueError), (((2.0, 6),), TypeError), ((2 ** 70,), ValueError),
+    (((0, -1),), ValueError),
+])
+def test_reshapes_that_raise_raise_pythons_errors(args, error):
+    x = lt.asarray(np.zeros((3, 4), np.float32))
+    with pytest.raises(error) as c_side:
+        x.reshape(*args)
+    with pytest.raises(error) as py_side:
+        ndarray_methods._reshape(x, *args)
+    assert str(c_side.value) == str(py_side.value)
+
+
+def test_reshape_and_transpose_keywords_and_axes_take_pythons_path():
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = lt.asarray(a.copy())
+    np.testing.assert_array_equal(x.reshape((4, 6), order="F").numpy(), a.reshape((4, 6), order="F"))
+    np.testing.assert_array_equal(x.reshape(4, 6, copy=True).numpy(), a.reshape(4, 6, copy=True))
+    np.testing.assert_array_equal(x.transpose(1, 0, 2).numpy(), a.transpose(1, 0, 2))
+    np.testing.assert_array_equal(x.transpose((2, 0, 1)).numpy(), a.transpose((2, 0, 1)))
+    v = lt.asarray(np.arange(3.0))
+    assert v.transpose() is v and v.T.shape == (3,)
+    with pytest.raises(ValueError):
+        x.transpose(0, 0, 1)

@@ -1,15 +1,17 @@
-/* Views of memory in C: Tensor.__getitem__ with a basic key, and Tensor.T.
+/* Views of memory in C: views.view's first case, and Tensor.__getitem__ with a basic key and
+ * Tensor.T on it.
  * Part of lt_fastpath.c (included there, in this order: one translation unit).
  *
  * views.view's first case is a tensor whose memory is plain (a writable NumPy array, no
  * pending views of it or over it, not read-only): its view is a new leaf over the NumPy view
- * of that memory, whose `_base` is the tensor.  In Python that case cost five frames (about
- * 0.6 us of an x.T, 1.4 us of an x[1:] with the key's checks); here it is done without one.
- * Every other case, and every key with anything but Python ints, slices of ints, None and
- * one `...`, goes to the Python functions (indexing.getitem, ndarray_methods._T), which
- * raise the errors: this file never raises one of its own for a user's key. */
+ * of that memory, whose `_base` is the tensor.  In Python that case cost four frames (about
+ * 0.5 us of an x.T); here it is done without one, and x[key] and x.T skip Python's frames
+ * around it too (the key's checks cost 0.8-3 us).  Every other case, and every key with
+ * anything but Python ints, slices of ints, None and one `...`, goes to the Python functions
+ * (views.view's other cases, indexing.getitem, ndarray_methods._T), which raise the errors:
+ * this file never raises one of its own for a user's key. */
 
-static PyObject *lazy_base, *lazy_views, *py_getitem, *py_transposed;
+static PyObject *lazy_base, *lazy_views, *py_getitem, *py_transposed, *py_reshape, *py_transpose;
 static Py_ssize_t off_tensor_base;
 
 /* The tensor's writable memory when views.view has nothing else to do (views._plain_memory's
@@ -35,19 +37,46 @@ static PyObject *plain_memory(PyObject *t)
     return mem;
 }
 
+/* Whether `arr` is a NumPy view of `mem` that views._view_of takes as one without asking
+ * np.may_share_memory: its base is `mem` or `mem`'s own base. */
+static int views_memory(PyObject *mem, PyObject *arr)
+{
+    PyObject *base = PyArray_Check(arr) ? PyArray_BASE((PyArrayObject *)arr) : NULL;
+    return base != NULL && (base == mem || base == PyArray_BASE((PyArrayObject *)mem));
+}
+
 /* The tensor over `arr` (steals it), a NumPy view of t's memory `mem`: a new leaf whose
  * `_base` is t (views._view_of's plain case).  NULL with no error when `arr` is not a view
  * of `mem` that way (Python's _view_of decides). */
 static PyObject *view_of_memory(PyObject *t, PyObject *mem, PyObject *arr)
 {
-    PyObject *base = PyArray_Check(arr) ? PyArray_BASE((PyArrayObject *)arr) : NULL;
-    if (base == NULL || (base != mem && base != PyArray_BASE((PyArrayObject *)mem))) {
+    if (!views_memory(mem, arr)) {
         Py_DECREF(arr);
         return NULL;
     }
     PyObject *out = new_leaf_tensor(arr, empty_tuple);
     Py_DECREF(arr);
     if (out != NULL) SLOT(out, off_tensor_base) = Py_NewRef(t);
+    return out;
+}
+
+/* view_plain(t, make): views.view's first case.  The tensor over make(memory) when t's
+ * memory is plain and make gives a view of it; make's array when it gives anything else (a
+ * copy, perhaps: views._view_of decides); None when t's memory is not plain. */
+static PyObject *view_plain(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "view_plain(t, make)");
+        return NULL;
+    }
+    PyObject *mem = plain_memory(args[0]);
+    if (mem == NULL) return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+    PyObject *arr = PyObject_CallOneArg(args[1], mem), *out = NULL;
+    if (arr != NULL && views_memory(mem, arr))
+        out = view_of_memory(args[0], mem, arr);
+    else
+        out = arr;
+    Py_DECREF(mem);
     return out;
 }
 
@@ -153,28 +182,143 @@ python:
     return PyObject_CallOneArg(py_transposed, self);
 }
 
-static PyMethodDef getitem_method = {
-    "__getitem__", tensor_getitem, METH_O,
-    "Return self[key] (NumPy's basic and advanced indexing; see lazytensor._api.indexing)."};
+/* The rest of a reshape or transpose call, to the Python method. */
+static PyObject *call_python(PyObject *fn, PyObject *self, PyObject *const *args,
+                             Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *stack[16];
+    const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (nargs + nkw + 1 > 16) {
+        PyObject *t = PyTuple_New(nargs + 1);
+        if (t == NULL) return NULL;
+        PyTuple_SET_ITEM(t, 0, Py_NewRef(self));
+        for (Py_ssize_t i = 0; i < nargs; i++) PyTuple_SET_ITEM(t, i + 1, Py_NewRef(args[i]));
+        PyObject *kw = NULL;
+        if (nkw) {
+            kw = PyDict_New();
+            for (Py_ssize_t i = 0; kw != NULL && i < nkw; i++)
+                if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]))
+                    Py_CLEAR(kw);
+            if (kw == NULL) {
+                Py_DECREF(t);
+                return NULL;
+            }
+        }
+        PyObject *r = PyObject_Call(fn, t, kw);
+        Py_DECREF(t);
+        Py_XDECREF(kw);
+        return r;
+    }
+    stack[0] = self;
+    for (Py_ssize_t i = 0; i < nargs + nkw; i++) stack[i + 1] = args[i];
+    return PyObject_Vectorcall(fn, stack, (size_t)(nargs + 1), kwnames);
+}
 
-/* setup_views(lazy_base, lazy_views, getitem, T) -> {"__getitem__": method descriptor of
- * Tensor}: the Python functions are those this file hands everything else to. */
+/* x.reshape(shape) of plain memory with the shape as Python ints (one tuple, or the ints):
+ * manipulation.reshape's lean case (one -1 at most, the size kept, not zero) when NumPy's
+ * reshape of the memory is a view of it; anything else ndarray_methods._reshape. */
+static PyObject *tensor_reshape(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+    PyObject *const *items = args;
+    Py_ssize_t n = nargs;
+    if (nargs == 1 && PyTuple_CheckExact(args[0])) {
+        items = &PyTuple_GET_ITEM(args[0], 0);
+        n = PyTuple_GET_SIZE(args[0]);
+    }
+    if ((kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0) || nargs == 0 || n > NPY_MAXDIMS)
+        goto python;
+    npy_intp dims[NPY_MAXDIMS];
+    long long known = 1;
+    int unknown = -1;
+    for (Py_ssize_t d = 0; d < n; d++) {
+        if (!PyLong_CheckExact(items[d])) goto python;
+        int overflow;
+        const long long v = PyLong_AsLongLongAndOverflow(items[d], &overflow);
+        if (overflow || v < -1 || (v == -1 && unknown >= 0)) goto python;   /* (no error set) */
+        dims[d] = (npy_intp)v;
+        if (v == -1) unknown = (int)d;
+        else if (__builtin_mul_overflow(known, v, &known)) goto python;
+    }
+    PyObject *mem = plain_memory(self);
+    if (mem == NULL) {
+        if (PyErr_Occurred()) return NULL;
+        goto python;
+    }
+    const long long size = PyArray_SIZE((PyArrayObject *)mem);
+    if (size == 0 || (unknown < 0 ? size != known : known <= 0 || size % known != 0)) {
+        Py_DECREF(mem);
+        goto python;
+    }
+    if (unknown >= 0) dims[unknown] = (npy_intp)(size / known);
+    PyArray_Dims shape = {dims, (int)n};
+    PyObject *arr = PyArray_Newshape((PyArrayObject *)mem, &shape, NPY_CORDER);
+    PyObject *out = arr == NULL ? NULL : view_of_memory(self, mem, arr);
+    Py_DECREF(mem);
+    if (out != NULL) return out;
+    PyErr_Clear();            /* (a copy, or NumPy's error: Python's path gives either) */
+python:
+    return call_python(py_reshape, self, args, nargs, kwnames);
+}
+
+/* x.transpose() (or transpose(None)): x.T; anything else ndarray_methods._transpose. */
+static PyObject *tensor_transpose(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+    if ((kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0) &&
+        (nargs == 0 || (nargs == 1 && args[0] == Py_None)) && Py_TYPE(self) == tensor_type) {
+        PyObject *node = SLOT(self, off_tensor_node);
+        PyObject *shape = Py_TYPE(node) == node_type ? SLOT(node, off_shape) : NULL;
+        if (shape != NULL && PyTuple_Check(shape) && PyTuple_GET_SIZE(shape) < 2)
+            return Py_NewRef(self);           /* (manipulation.transpose's own answer) */
+        return tensor_transposed(NULL, self);
+    }
+    return call_python(py_transpose, self, args, nargs, kwnames);
+}
+
+static PyMethodDef view_methods[] = {
+    {"__getitem__", tensor_getitem, METH_O,
+     "Return self[key] (NumPy's basic and advanced indexing; see lazytensor._api.indexing)."},
+    {"reshape", (PyCFunction)(void (*)(void))tensor_reshape, METH_FASTCALL | METH_KEYWORDS,
+     "reshape(*shape, order='C', copy=None): lazytensor.reshape(self, shape, ...); the shape "
+     "as one tuple or as separate ints (NumPy's x.reshape(3, 2))."},
+    {"transpose", (PyCFunction)(void (*)(void))tensor_transpose, METH_FASTCALL | METH_KEYWORDS,
+     "transpose(*axes): NumPy's x.transpose(*axes): axes reversed (none given, or None), or "
+     "permuted by a tuple or by the axes as separate ints.  A 0-d or 1-d tensor is itself."},
+    {NULL, NULL, 0, NULL},
+};
+
+/* setup_views(lazy_base, lazy_views, python) -> {name: method descriptor of Tensor} for
+ * __getitem__, reshape and transpose; `python` maps those names and "T" to the Python
+ * functions this file hands everything else to. */
 static PyObject *setup_views(PyObject *self, PyObject *args)
 {
-    PyObject *lb, *lv, *gi, *tr;
-    if (!PyArg_ParseTuple(args, "O!O!OO", &PyDict_Type, &lb, &PyDict_Type, &lv, &gi, &tr))
+    PyObject *lb, *lv, *python;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyDict_Type, &lb, &PyDict_Type, &lv,
+                          &PyDict_Type, &python))
         return NULL;
     if (tensor_type == NULL || node_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "setup() and setup_recording() first");
         return NULL;
     }
     if (slot_offset((PyObject *)tensor_type, "_base", &off_tensor_base)) return NULL;
+    PyObject **keep[] = {&py_getitem, &py_transposed, &py_reshape, &py_transpose};
+    const char *names[] = {"__getitem__", "T", "reshape", "transpose"};
+    for (int i = 0; i < 4; i++) {
+        PyObject *fn = PyDict_GetItemString(python, names[i]);
+        if (fn == NULL) {
+            PyErr_Format(PyExc_KeyError, "setup_views: no Python %s", names[i]);
+            return NULL;
+        }
+        Py_XSETREF(*keep[i], Py_NewRef(fn));
+    }
     Py_XSETREF(lazy_base, Py_NewRef(lb));
     Py_XSETREF(lazy_views, Py_NewRef(lv));
-    Py_XSETREF(py_getitem, Py_NewRef(gi));
-    Py_XSETREF(py_transposed, Py_NewRef(tr));
-    PyObject *d = PyDescr_NewMethod(tensor_type, &getitem_method);
-    if (d == NULL) return NULL;
-    PyObject *out = Py_BuildValue("{sN}", "__getitem__", d);
+    PyObject *out = PyDict_New();
+    for (PyMethodDef *m = view_methods; out != NULL && m->ml_name != NULL; m++) {
+        PyObject *d = PyDescr_NewMethod(tensor_type, m);
+        if (d == NULL || PyDict_SetItemString(out, m->ml_name, d)) Py_CLEAR(out);
+        Py_XDECREF(d);
+    }
     return out;
 }

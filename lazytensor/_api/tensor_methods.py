@@ -126,9 +126,11 @@ def _install() -> None:
     methods.update(_fastpath.setup_value(_tensor, Tensor._value, Tensor.__array__, _eval.lock,
                                          _eval.evaluate_one))
     methods.update(_fastpath.setup_operators(dict(methods)))
-    # basic indexing and .T of plain memory in C (each handing the rest to the Python above)
-    methods.update(_fastpath.setup_views(_views._lazy_base, _views._lazy_views, getitem,
-                                         ndarray_methods._T))
+    # basic indexing, .T, reshape and transpose of plain memory in C (each handing the rest
+    # to the Python function above)
+    methods.update(_fastpath.setup_views(_views._lazy_base, _views._lazy_views, {
+        "__getitem__": getitem, "T": ndarray_methods._T,
+        "reshape": methods["reshape"], "transpose": methods["transpose"]}))
     methods["T"] = property(_fastpath.transposed, doc=ndarray_methods._T.__doc__)
     for name, method in methods.items():
         setattr(Tensor, name, method)

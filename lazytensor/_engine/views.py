@@ -32,6 +32,7 @@ from .native import fastpath
 
 _leaf_tensor = fastpath.leaf_tensor
 source_tensor = fastpath.source_tensor
+_view_plain = fastpath.view_plain
 # the attrs of a leaf over a caller's read-only array (source_tensor, in C)
 READ_ONLY_SOURCE = ("read-only source",)
 
@@ -44,7 +45,6 @@ READ_ONLY_OF_BASE = ("view of a read-only tensor",)
 # ... of a tensor whose writeable flag the caller cleared: read-only until set again
 READ_ONLY_SET = ("read-only by its flags",)
 _READ_ONLY = (READ_ONLY_VIEW, READ_ONLY_OF_BASE, READ_ONLY_SET)
-_NOT_PLAIN = (*_READ_ONLY, READ_ONLY_SOURCE)
 
 
 def is_read_only(t) -> bool:
@@ -181,19 +181,6 @@ def _set_base(v, t, weak: bool = False) -> None:
         v._base = t
 
 
-def _plain_memory(t):
-    """``t``'s writable memory when ``view`` has nothing else to do (what settle,
-    _reads_only and _own would find: no pending views of it, not read-only, its value
-    writable), else None.  (Its own function: a reference held in view's frame would
-    change _exclusive's count.)"""
-    node = t._node
-    if node.value is None or node.attrs in _NOT_PLAIN or id(t) in _lazy_base \
-            or id(t) in _lazy_views:
-        return None
-    mem = t._value()
-    return mem if mem.flags.writeable else None
-
-
 def view(t, make, read_only: bool = False, push: bool = True):
     """A tensor over ``make(memory of t)``, a NumPy view of it (``t`` becomes memory-backed;
     a view of a caller's read-only array is a read-only view of that array).
@@ -204,9 +191,12 @@ def view(t, make, read_only: bool = False, push: bool = True):
     read-only view, whose zero strides NumPy's later reshapes depend on)."""
     why = None
     if not read_only:
-        mem = _plain_memory(t)
-        if mem is not None:
-            return _view_of(t, make(mem), mem, False, False, None)
+        # t's memory plain (writable, no pending views, not read-only): C makes the view
+        out = _view_plain(t, make)
+        if type(out) is np.ndarray:       # make's array, perhaps a copy
+            return _view_of(t, out, t._value(), False, False, None)
+        if out is not None:
+            return out
     if t._node.value is not None:
         pass
     elif not push:
