@@ -950,3 +950,38 @@ def test_steps_of_one_kernel_share_its_call_in_c(monkeypatch):
         monkeypatch.setattr(_fastpath, name, _no_python)
     monkeypatch.setattr(_eval, "partition", _no_python)
     np.testing.assert_allclose(chain().numpy(), want, rtol=1e-12)
+
+
+def test_the_constants_memo_follows_the_dict():
+    """x + k takes k's constant node from a memo of the objects met before (ext/record.c), but
+    only while record._FAST_CONSTANTS is unchanged: a node the dict holds under k's key after
+    a change is the one recorded."""
+    x = lt.asarray(np.ones(4, np.float32))
+    k = 7
+    first = x + k                                        # the dict and the memo have k
+    key = (int, 7, np.dtype(np.float32))
+    assert first._node.inputs[1] is _record._FAST_CONSTANTS[key]
+    assert (x + k)._node.inputs[1] is first._node.inputs[1]     # (a memo hit)
+    other = (x + 8)._node.inputs[1]                      # another constant node
+    _record._FAST_CONSTANTS[key] = other
+    assert (x + k)._node.inputs[1] is other
+    del _record._FAST_CONSTANTS[key]
+    np.testing.assert_array_equal((x + k).numpy(), np.full(4, 8, np.float32))
+
+
+def test_the_call_memo_lets_kernels_go_with_the_cache():
+    """The kernels C remembers with their decoded call tuples (ext/calls.c) are let go by
+    clear_cache, and a kernel made again after it runs with its own call structure."""
+    import weakref
+
+    x = lt.asarray(np.linspace(-3, 3, 1000, dtype=np.float32))
+    for _ in range(3):
+        got = (x * 3 + 2).numpy()
+    kernels = [weakref.ref(ck) for ck in _kernel._quick.values()
+               if isinstance(ck, _kernel.CompiledKernel)]
+    assert kernels
+    _kernel.clear_cache()
+    gc.collect()
+    assert all(ref() is None for ref in kernels)
+    for _ in range(3):
+        np.testing.assert_array_equal((x * 3 + 2).numpy(), got)

@@ -22,41 +22,83 @@ typedef struct {
     int32_t n_threads, path;
 } settings_t;
 
+/* ---- the kernels' call memo --------------------------------------------------------------
+ * A kernel's `_fast` tuple is made once, in CompiledKernel.__init__, and never changes: a
+ * slot keeps a kernel met before (held) with that tuple and the numbers decoded from it, so a
+ * repeated call skips the attribute lookup and the conversions (about a twelfth of a one-op
+ * call).  The slots are let go by clear_memos. */
+#define CALL_MEMO_SLOTS 8
+typedef struct {
+    PyObject *ck, *fast;
+    void *p, *in_ptr, *out_ptr, *red_ptr;
+    int n_sinks, fills;
+    long long results;
+} call_memo_t;
+static call_memo_t call_memo[CALL_MEMO_SLOTS];
+
+/* Decode `ck`'s _fast tuple into `m` (which then holds ck and the tuple): 1, 0 when the tuple
+ * is not of this form (nothing held), -1 on error. */
+static int call_memo_fill(call_memo_t *m, PyObject *ck)
+{
+    PyObject *fast = PyObject_GetAttr(ck, s_fast);
+    if (fast == NULL) return -1;
+    if (!PyTuple_CheckExact(fast) || PyTuple_GET_SIZE(fast) != 12) {
+        Py_DECREF(fast);
+        return 0;
+    }
+    PyObject *const *f = &PyTuple_GET_ITEM(fast, 0);
+    if (!Py_IS_TYPE(f[4], &busy_type)) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_TypeError, "lazytensor: a kernel's _fast tuple has no Busy flag");
+        return -1;
+    }
+    call_memo_t d = {ck, fast, PyLong_AsVoidPtr(f[0]), PyLong_AsVoidPtr(f[1]),
+                     PyLong_AsVoidPtr(f[2]), PyLong_AsVoidPtr(f[6]), (int)PyLong_AsLong(f[7]),
+                     PyObject_IsTrue(f[11]), PyLong_AsLongLong(f[8])};
+    if (PyErr_Occurred()) {
+        Py_DECREF(fast);
+        return -1;
+    }
+    PyObject *old_ck = m->ck, *old_fast = m->fast;
+    *m = d;
+    Py_INCREF(ck);
+    Py_XDECREF(old_ck);
+    Py_XDECREF(old_fast);
+    return 1;
+}
+
+static void call_memo_clear(void)
+{
+    for (int s = 0; s < CALL_MEMO_SLOTS; s++) {
+        Py_CLEAR(call_memo[s].ck);
+        Py_CLEAR(call_memo[s].fast);
+    }
+}
+
 /* Take `ck`'s call structure: 1 with its lock held, 0 (nothing held) when it is busy or
  * not of this form, -1 on error. */
 static int call_open(call_t *c, PyObject *ck)
 {
-    c->fast = PyObject_GetAttr(ck, s_fast);
-    if (c->fast == NULL) return -1;
-    if (!PyTuple_CheckExact(c->fast) || PyTuple_GET_SIZE(c->fast) != 12) {
-        Py_DECREF(c->fast);
-        return 0;
+    const uintptr_t h = ((uintptr_t)ck >> 4) * 0x9E3779B97F4A7C15u;
+    call_memo_t *m = &call_memo[h >> 61];                  /* 3 bits: 8 slots */
+    if (m->ck != ck) {
+        const int filled = call_memo_fill(m, ck);
+        if (filled <= 0) return filled;
     }
-    PyObject *const *f = &PyTuple_GET_ITEM(c->fast, 0);
-    c->p = PyLong_AsVoidPtr(f[0]);
-    c->in_ptr = PyLong_AsVoidPtr(f[1]);
-    c->out_ptr = PyLong_AsVoidPtr(f[2]);
-    c->state = f[3];
-    if (!Py_IS_TYPE(f[4], &busy_type)) {
-        Py_DECREF(c->fast);
-        PyErr_SetString(PyExc_TypeError, "lazytensor: a kernel's _fast tuple has no Busy flag");
-        return -1;
-    }
+    PyObject *const *f = &PyTuple_GET_ITEM(m->fast, 0);
     c->busy = (busy_t *)f[4];
-    c->red_ptr = PyLong_AsVoidPtr(f[6]);
-    c->n_sinks = (int)PyLong_AsLong(f[7]);
-    c->results = PyLong_AsLongLong(f[8]);
+    if (c->busy->held) return 0;
+    c->fast = Py_NewRef(m->fast);
+    c->p = m->p;
+    c->in_ptr = m->in_ptr;
+    c->out_ptr = m->out_ptr;
+    c->state = f[3];
+    c->red_ptr = m->red_ptr;
+    c->n_sinks = m->n_sinks;
+    c->results = m->results;
     c->buffer_shape = f[9];
     c->inverse = f[10];
-    c->fills = PyObject_IsTrue(f[11]);
-    if (PyErr_Occurred()) {
-        Py_DECREF(c->fast);
-        return -1;
-    }
-    if (c->busy->held) {
-        Py_DECREF(c->fast);
-        return 0;
-    }
+    c->fills = m->fills;
     c->busy->held = 1;
     c->ck = Py_NewRef(ck);        /* its C structures live as long as it does */
     return 1;

@@ -69,11 +69,15 @@ static PyObject *key_memo_get(key_memo_t *m, PyObject *key) { (void)m; (void)key
 static void key_memo_put(key_memo_t *m, PyObject *key, PyObject *value) { (void)m; (void)key; (void)value; }
 #endif
 
-/* clear_memos(): let go of what the memo holds (lt.empty_cache: its values are kernels and
- * plans of the quick table being emptied). */
+/* clear_memos(): let go of what the memos hold (lt.empty_cache: the quick table's values are
+ * kernels and plans of the table being emptied; the constants' memo, nodes; the call memo,
+ * kernels). */
+static void const_memo_clear(void);      /* (record.c) */
 static PyObject *clear_memos(PyObject *self, PyObject *unused)
 {
     key_memo_clear();
+    const_memo_clear();
+    call_memo_clear();
     Py_RETURN_NONE;
 }
 

@@ -13,6 +13,61 @@ static PyObject *new_tensor(PyObject *node)      /* steals `node` */
     return t;
 }
 
+/* ---- the constants' identity memo --------------------------------------------------------
+ * `x + 1` in a loop gives operand() the same int object each call (a code constant, a small
+ * int): building and hashing the key tuple for fast_constants was about a tenth of a one-op
+ * call.  A slot keeps a scalar and dtype met before (held, so no other object can take their
+ * addresses) with the dict's node for them, while the dict is unchanged (its version tag);
+ * a scalar is immutable, so the same object is the same key.  Only a shortcut: a miss looks
+ * the dict up as before. */
+#if PY_VERSION_HEX < 0x030C0000       /* ma_version_tag: deprecated in 3.12 */
+#define CONST_MEMO_SLOTS 16
+static struct {
+    PyObject *scalar, *dtype, *node;
+    uint64_t version;
+} const_memo[CONST_MEMO_SLOTS];
+
+static int const_memo_slot(PyObject *scalar, PyObject *dtype)
+{
+    const uintptr_t h = ((uintptr_t)scalar >> 4) * 31 + ((uintptr_t)dtype >> 4);
+    return (int)((h * 0x9E3779B97F4A7C15u) >> 60);          /* 4 bits: 16 slots */
+}
+
+/* The dict's node for (scalar, dtype), borrowed, if the memo holds it; else NULL */
+static PyObject *const_memo_get(PyObject *scalar, PyObject *dtype)
+{
+    const int s = const_memo_slot(scalar, dtype);
+    if (const_memo[s].scalar != scalar || const_memo[s].dtype != dtype ||
+        const_memo[s].version != ((PyDictObject *)fast_constants)->ma_version_tag)
+        return NULL;
+    return const_memo[s].node;
+}
+
+static void const_memo_put(PyObject *scalar, PyObject *dtype, PyObject *node)
+{
+    const int s = const_memo_slot(scalar, dtype);
+    PyObject *old[3] = {const_memo[s].scalar, const_memo[s].dtype, const_memo[s].node};
+    const_memo[s].scalar = Py_NewRef(scalar);
+    const_memo[s].dtype = Py_NewRef(dtype);
+    const_memo[s].node = Py_NewRef(node);
+    const_memo[s].version = ((PyDictObject *)fast_constants)->ma_version_tag;
+    for (int i = 0; i < 3; i++) Py_XDECREF(old[i]);
+}
+
+static void const_memo_clear(void)
+{
+    for (int s = 0; s < CONST_MEMO_SLOTS; s++) {
+        Py_CLEAR(const_memo[s].scalar);
+        Py_CLEAR(const_memo[s].dtype);
+        Py_CLEAR(const_memo[s].node);
+    }
+}
+#else
+static PyObject *const_memo_get(PyObject *scalar, PyObject *dtype) { (void)scalar; (void)dtype; return NULL; }
+static void const_memo_put(PyObject *s, PyObject *d, PyObject *n) { (void)s; (void)d; (void)n; }
+static void const_memo_clear(void) {}
+#endif
+
 /* The operand node of op input `node` (a Tensor's node) or `scalar` (a Python int or float)
  * as `dtype`: the node itself, a cast node over it (recorded here; a constant's cast is
  * folded by Python), or the constant node of the scalar that Python keeps in
@@ -31,6 +86,8 @@ static PyObject *operand(PyObject *node, PyObject *scalar, PyObject *dtype)
         Py_DECREF(inputs);
         return cast;
     }
+    PyObject *known = const_memo_get(scalar, dtype);
+    if (known != NULL) return Py_NewRef(known);
     PyObject *value = scalar;
     if (PyFloat_CheckExact(scalar) && PyFloat_AS_DOUBLE(scalar) == 0.0)
         value = signbit(PyFloat_AS_DOUBLE(scalar)) ? s_negative_zero : s_zero;
@@ -38,6 +95,7 @@ static PyObject *operand(PyObject *node, PyObject *scalar, PyObject *dtype)
     if (key == NULL) return NULL;
     PyObject *c = PyDict_GetItemWithError(fast_constants, key);
     Py_DECREF(key);
+    if (c != NULL) const_memo_put(scalar, dtype, c);
     return Py_XNewRef(c);                          /* NULL: a miss, or the lookup's error */
 }
 
