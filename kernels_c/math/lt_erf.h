@@ -397,15 +397,18 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_erf32_vec(ltm_gvf xf, l
     const double *P = lt_tab_erf32_small, *B = lt_tab_erf32_big;
     const ltm_gvd zero = { 0 };
     ltm_gvd x = ltm_vwiden(xf);
-    /* t = |x| clamped to [1, 3.9375] on the float bits (ordered as integers; NaN -> 3.9375),
-     * and its piece from the same bits: exponent and top mantissa bit, minus those of 1 */
-    ltm_gvi ib = (ltm_gvi)xf & 0x7FFFFFFF;
-    ltm_gvi below = ib < 0x3F800000, above = ib > 0x407C0000;
-    ltm_gvi small32 = below;
-    ib = (ib & ~below) | (0x3F800000 & below);
-    ib = (ib & ~above) | (0x407C0000 & above);
-    ltm_gvd t = ltm_vwiden((ltm_gvf)ib);
-    ltm_gvl k = ltm_erf32_pickidx(__builtin_convertvector((ib >> 22) - 254, ltm_gvl));
+    /* t = |x| clamped to [1, 3.9375] (NaN -> 3.9375), and its piece from t's bits: exponent
+     * and top mantissa bit, minus those of 1.  In the 64-bit lanes, with compares of
+     * doubles (which SSE2 has): taken from the float bits, the piece and the mask needed
+     * widening, which made the generic path's first pass take twice the time. */
+    const int64_t one = 0x3FF0000000000000, top = 0x400F800000000000;   /* 1, 3.9375 */
+    ltm_gvl tb = (ltm_gvl)x & 0x7FFFFFFFFFFFFFFF;
+    ltm_gvd ax = (ltm_gvd)tb;
+    ltm_gvl small = ax < 1.0, above = ~(ax <= 3.9375);
+    tb = (tb & ~small) | (one & small);
+    tb = (tb & ~above) | (top & above);
+    ltm_gvd t = (ltm_gvd)tb;
+    ltm_gvl k = ltm_erf32_pickidx((tb >> 51) - 2046);
     /* |x| < 1: x P(z) */
     ltm_gvd z = x * x, z2 = z * z;
     ltm_gvd e = LTM_VFMA(zero + P[8], z2, zero + P[6]);
@@ -433,7 +436,6 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_erf32_vec(ltm_gvf xf, l
 #undef LTM_ERF32_C
     ltm_gvd p = LTM_VFMA(LTM_VFMA(pd, s, pc), s2, LTM_VFMA(pb, s, pa));   /* > 0 */
     ltm_gvl yl = (ltm_gvl)p | ((ltm_gvl)x & (int64_t)0x8000000000000000ull);
-    ltm_gvl small = __builtin_convertvector(small32, ltm_gvl);
     ltm_gvd y = (ltm_gvd)(((ltm_gvl)ys & small) | (yl & ~small));
     ltm_gvf yf = __builtin_convertvector(y, ltm_gvf);
     ltm_gvi nan = xf != xf;
