@@ -18,7 +18,7 @@ THREADS = (1, 2)
 # (rows, columns) of the result; the transposed input is (columns, rows) in memory
 SHAPES = [(1, 64), (2, 64), (3, 1000), (1000, 3), (64, 65), (65, 64), (257, 259),
           (63, 257), (129, 513), (300, 260), (17, 4097), (4097, 17), (70, 300), (41, 257),
-          (49, 129)]
+          (49, 129), (50, 40), (257, 47), (63, 63), (9, 39)]
 DTYPES = ["int8", "uint8", "int16", "float16", "float32", "int32", "float64", "int64"]
 
 

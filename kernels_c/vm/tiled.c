@@ -11,7 +11,7 @@
  * and writing the outputs in place.  Only the order in which elements are computed and the
  * length of each run change; every element goes through the same op functions, so the
  * results are the same bits as the chunk walk's, whatever the thread split. */
-#define LT_TILE_MIN_ROW 64              /* shorter rows keep the chunk walk */
+#define LT_TILE_MIN_ROW 40              /* shorter rows keep the chunk walk (docs/architecture.md) */
 #define LT_TILE_MIN_STRIDE 64           /* a last stride (bytes) from which loads are staged */
 #define LT_TILE_COLS LT_CHUNK           /* a row segment fits one register */
 /* a panel's row stride (elements): 16 columns more, for the runs aligned to the output's
