@@ -85,6 +85,18 @@ static int slot_offset(PyObject *type, const char *name, Py_ssize_t *off)
     return 0;
 }
 
+/* A method descriptor of Tensor in `out` for each entry of `table` (NULL-terminated): `out`,
+ * or NULL (`out` let go) on error.  Python installs them (tensor_methods._install). */
+static PyObject *add_tensor_methods(PyObject *out, PyMethodDef *table)
+{
+    for (PyMethodDef *m = table; out != NULL && m->ml_name != NULL; m++) {
+        PyObject *d = PyDescr_NewMethod(tensor_type, m);
+        if (d == NULL || PyDict_SetItemString(out, m->ml_name, d)) Py_CLEAR(out);
+        Py_XDECREF(d);
+    }
+    return out;
+}
+
 static PyObject *setup(PyObject *self, PyObject *args)
 {
     PyObject *type, *run_addr;

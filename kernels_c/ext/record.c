@@ -346,12 +346,7 @@ static PyObject *setup_operators(PyObject *self, PyObject *python)
         Py_XSETREF(dunder_op[k], PyUnicode_InternFromString(ops[k]));
         if (dunder_op[k] == NULL) Py_CLEAR(out);
     }
-    for (PyMethodDef *m = unary_dunder_methods; out != NULL && m->ml_name != NULL; m++) {
-        PyObject *d = PyDescr_NewMethod(tensor_type, m);
-        if (d == NULL || PyDict_SetItemString(out, m->ml_name, d)) Py_CLEAR(out);
-        Py_XDECREF(d);
-    }
-    return out;
+    return add_tensor_methods(out, unary_dunder_methods);
 }
 
 /* unary(name, x): record._python_unary. */

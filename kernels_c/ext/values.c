@@ -158,10 +158,5 @@ static PyObject *setup_value(PyObject *self, PyObject *args)
     PyObject *keep[] = {tensor_globals, py_value, py_array, py_evaluate_one, lock};
     for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) Py_INCREF(keep[i]);
     PyObject *out = PyDict_New();
-    for (PyMethodDef *m = tensor_methods; out != NULL && m->ml_name != NULL; m++) {
-        PyObject *d = PyDescr_NewMethod(tensor_type, m);
-        if (d == NULL || PyDict_SetItemString(out, m->ml_name, d)) Py_CLEAR(out);
-        Py_XDECREF(d);
-    }
-    return out;
+    return add_tensor_methods(out, tensor_methods);
 }

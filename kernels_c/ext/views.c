@@ -315,10 +315,5 @@ static PyObject *setup_views(PyObject *self, PyObject *args)
     Py_XSETREF(lazy_base, Py_NewRef(lb));
     Py_XSETREF(lazy_views, Py_NewRef(lv));
     PyObject *out = PyDict_New();
-    for (PyMethodDef *m = view_methods; out != NULL && m->ml_name != NULL; m++) {
-        PyObject *d = PyDescr_NewMethod(tensor_type, m);
-        if (d == NULL || PyDict_SetItemString(out, m->ml_name, d)) Py_CLEAR(out);
-        Py_XDECREF(d);
-    }
-    return out;
+    return add_tensor_methods(out, view_methods);
 }
