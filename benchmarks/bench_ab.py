@@ -82,6 +82,7 @@ def workloads(lt, n: int):
         "view_T": lambda: Xs.T,
         "view_transpose": lambda: Xs.transpose(),
         "view_reshape": lambda: x.reshape(-1, 8),
+        "element": lambda: Xs[2, 3],
         "quantize": lambda: lt.astype(lt.clip(lt.round(x / 0.05) + 128, 0, 255), lt.uint8),
         "softmax": softmax,
         "logsumexp": logsumexp,

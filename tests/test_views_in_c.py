@@ -271,3 +271,44 @@ def test_reshape_and_transpose_keywords_and_axes_take_pythons_path():
     assert v.transpose() is v and v.T.shape == (3,)
     with pytest.raises(ValueError):
         x.transpose(0, 0, 1)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8", "uint64", "bool", "complex128"])
+def test_element_access_gives_numpys_scalar(dtype):
+    """x[i, j] with one Python int per axis (C's element access): NumPy's value and dtype as
+    a 0-d tensor holding a copy (no later write into x reaches it, nor a write into it x),
+    for memory, a transposed view, a pending tensor and a read-only source."""
+    rng = random.Random(dtype)
+    a0 = (np.arange(24) % 5 - 2).astype(dtype).reshape(2, 3, 4)
+    ro = a0.copy()
+    ro.setflags(write=False)
+    cases = [(a0.copy(), lambda a: lt.asarray(a)), (a0.copy(), lambda a: lt.asarray(a).T),
+             (a0.copy(), lambda a: lt.asarray(a) * 1), (ro, lambda a: lt.asarray(a))]
+    for a, make in cases:
+        x = make(a)
+        ref = np.asarray(x).copy()
+        for _ in range(20):
+            key = tuple(rng.randint(-n, n - 1) for n in ref.shape)
+            got = x[key]
+            assert got.shape == () and got.dtype == ref.dtype
+            assert got.numpy().tobytes() == ref[key].tobytes()
+        if a.flags.writeable and x._node.op == "leaf":
+            corner = (0,) * ref.ndim                # (-2, or True: not 0)
+            e = x[corner]
+            x[...] = np.zeros((), dtype)
+            assert e.numpy().tobytes() == ref[corner].tobytes()
+            e[...] = np.ones((), dtype)             # its own value: x is not written
+            np.testing.assert_array_equal(np.asarray(x), np.zeros(ref.shape, dtype))
+
+
+def test_element_access_out_of_bounds_and_other_keys_take_pythons_path():
+    x = lt.asarray(np.arange(6.0).reshape(2, 3))
+    for key in [(2, 0), (0, -4), (0, 2 ** 64)]:
+        with pytest.raises(IndexError) as c_side:
+            x[key]
+        with pytest.raises(IndexError) as py_side:
+            indexing.getitem(x, key)
+        assert str(c_side.value) == str(py_side.value)
+    np.testing.assert_array_equal(x[np.int64(1), 2].numpy(), 5.0)
+    np.testing.assert_array_equal(x[1].numpy(), [3.0, 4.0, 5.0])
+    assert lt.asarray(np.arange(3))[2].numpy() == 2

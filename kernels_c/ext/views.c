@@ -144,9 +144,59 @@ static PyObject *basic_view_key(PyObject *key, PyObject *shape)
     return np_key;
 }
 
-/* Tensor.__getitem__: a basic key of plain memory here, anything else indexing.getitem. */
+/* x[i, j, ...] with one Python int per axis (indexing.getitem's element access): a new
+ * read-only 0-d array holding a copy of the element (NumPy's scalar, not a view), as a
+ * leaf; the tensor is evaluated first if pending.  NULL with no error for any other key, or
+ * an index out of bounds (Python's path raises). */
+static PyObject *element(PyObject *self, PyObject *key)
+{
+    PyObject *node = SLOT(self, off_tensor_node);
+    if (Py_TYPE(self) != tensor_type || Py_TYPE(node) != node_type) return NULL;
+    PyObject *shape = SLOT(node, off_shape);
+    const int is_tuple = PyTuple_CheckExact(key);
+    const Py_ssize_t n = is_tuple ? PyTuple_GET_SIZE(key) : 1;
+    if (!PyTuple_Check(shape) || n != PyTuple_GET_SIZE(shape) || n == 0 || n > NPY_MAXDIMS)
+        return NULL;
+    npy_intp at[NPY_MAXDIMS];
+    for (Py_ssize_t d = 0; d < n; d++) {
+        PyObject *item = is_tuple ? PyTuple_GET_ITEM(key, d) : key;
+        if (!PyLong_CheckExact(item)) return NULL;
+        int overflow;
+        const long long k = PyLong_AsLongLongAndOverflow(item, &overflow);
+        const long long size = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, d));
+        if (overflow || (k == -1 && PyErr_Occurred()) || (size == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return NULL;
+        }
+        if (k < -size || k >= size) return NULL;
+        at[d] = (npy_intp)(k < 0 ? k + size : k);
+    }
+    PyObject *value = tensor_value(self, NULL);        /* (evaluated if pending) */
+    if (value == NULL) return NULL;
+    PyObject *out = NULL;
+    if (PyArray_Check(value) && PyArray_NDIM((PyArrayObject *)value) == n) {
+        PyArrayObject *v = (PyArrayObject *)value;
+        PyArray_Descr *descr = PyArray_DESCR(v);
+        Py_INCREF(descr);                             /* (stolen) */
+        out = PyArray_NewFromDescr(&PyArray_Type, descr, 0, NULL, NULL, NULL, 0, NULL);
+        if (out != NULL) {
+            memcpy(PyArray_DATA((PyArrayObject *)out), PyArray_GetPtr(v, at),
+                   (size_t)PyArray_ITEMSIZE(v));
+            PyArray_CLEARFLAGS((PyArrayObject *)out, NPY_ARRAY_WRITEABLE);
+            PyObject *leaf = new_leaf_tensor(out, empty_tuple);
+            Py_SETREF(out, leaf);
+        }
+    }
+    Py_DECREF(value);
+    return out;
+}
+
+/* Tensor.__getitem__: element access and a basic key of plain memory here, anything else
+ * indexing.getitem. */
 static PyObject *tensor_getitem(PyObject *self, PyObject *key)
 {
+    PyObject *got = element(self, key);
+    if (got != NULL || PyErr_Occurred()) return got;
     PyObject *mem = plain_memory(self);
     if (mem == NULL) {
         if (PyErr_Occurred()) return NULL;
