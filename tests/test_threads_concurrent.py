@@ -319,3 +319,30 @@ def test_dask_threaded_scheduler_on_tensor_blocks():
     np.testing.assert_array_equal(np.asarray(z), x * y + np.float32(1))
     np.testing.assert_allclose(float(np.asarray(s)), (x.astype(np.float64) - y).sum(),
                                rtol=1e-4)
+
+
+def test_writes_in_threads_while_others_record_and_drop_pending_readers(run_threads):
+    """Writes into memory in two threads, each with pending readers of its own that it keeps
+    and drops: the table of moved readers (views._moved) changes under one thread's write
+    while the other's loops over it (it raised "dictionary changed size during iteration",
+    within 0.3-2.4 s of this loop).  Each thread's values are NumPy's, and no write raises."""
+    import sys
+    import time
+
+    def work(deadline):
+        while time.perf_counter() < deadline:
+            keep = []
+            for j in range(100):
+                t = lt.asarray(np.arange(6.0))
+                keep.append(t * 2)
+                t[0] = 5.0
+            np.testing.assert_array_equal(keep[-1].numpy(), np.arange(6.0) * 2)
+            del keep
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        deadline = time.perf_counter() + 3.0
+        run_threads(work, [(deadline,), (deadline,)])
+    finally:
+        sys.setswitchinterval(old)

@@ -193,7 +193,7 @@ def view(t, make, read_only: bool = False, push: bool = True):
     if not read_only:
         # t's memory plain (writable, no pending views, not read-only): C makes the view
         out = _view_plain(t, make)
-        if type(out) is np.ndarray:       # make's array, perhaps a copy
+        if isinstance(out, np.ndarray):   # make's array, perhaps a copy
             return _view_of(t, out, t._value(), False, False, None)
         if out is not None:
             return out
@@ -456,7 +456,9 @@ def protect_pending_readers(mem: np.ndarray) -> None:
     Such a node leaves the hash-consing table first (its inputs change, so it is no longer
     the node a new recording of the same op would find) and is kept in ``_moved``."""
     copies = {}
-    moved = [ref() for ref in _moved.values()]
+    # (snapshots: another thread's writes and the weak references' callbacks change _moved
+    # between the steps of a loop over it; list() of a dict view runs without letting go)
+    moved = [ref() for ref in list(_moved.values())]
     for node in fastpath.pending_nodes() + [n for n in moved if n is not None]:
         if node.value is not None:
             continue
@@ -481,7 +483,8 @@ def protect_pending_readers(mem: np.ndarray) -> None:
                 _moved[key] = weakref.ref(node, lambda r, key=key: _moved.pop(key, None)
                                           if _moved.get(key) is r else None)
             node.inputs = tuple(changed)
-    for key in [k for k, ref in _moved.items() if (n := ref()) is None or n.value is not None]:
+    for key in [k for k, ref in list(_moved.items())
+                if (n := ref()) is None or n.value is not None]:
         _moved.pop(key, None)
 
 
