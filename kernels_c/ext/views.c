@@ -61,8 +61,9 @@ static PyObject *view_of_memory(PyObject *t, PyObject *mem, PyObject *arr)
 }
 
 /* view_plain(t, make): views.view's first case.  The tensor over make(memory) when t's
- * memory is plain and make gives a view of it; make's array when it gives anything else (a
- * copy, perhaps: views._view_of decides); None when t's memory is not plain. */
+ * memory is plain and make gives a view of it; make's array when it gives another array (a
+ * copy, perhaps: views._view_of decides); None when t's memory is not plain or make gives
+ * no array (views.view's other path then calls make again and decides). */
 static PyObject *view_plain(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 2) {
@@ -74,8 +75,12 @@ static PyObject *view_plain(PyObject *module, PyObject *const *args, Py_ssize_t 
     PyObject *arr = PyObject_CallOneArg(args[1], mem), *out = NULL;
     if (arr != NULL && views_memory(mem, arr))
         out = view_of_memory(args[0], mem, arr);
-    else
+    else if (arr != NULL && !PyArray_Check(arr)) {
+        Py_DECREF(arr);
+        out = Py_NewRef(Py_None);
+    } else {
         out = arr;
+    }
     Py_DECREF(mem);
     return out;
 }
