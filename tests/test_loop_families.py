@@ -7,7 +7,8 @@ per-thread panel and runs the rows' segments in another order (the tiled walk). 
 move data, so the results must be the same bits as NumPy's for ops that are one correctly
 rounded operation (add, multiply) or exact (integer wrap-around, max, casts).  Shapes are
 chosen around the chunk (256), the panel of the tiled walk (40 rows x 256 columns, 48 x 128
-for 8-byte values) and the thread split (a range starts inside a row)."""
+for 8-byte values), rows that divide the chunk (chunks of whole rows) and the thread split (a
+range starts inside a row)."""
 
 import numpy as np
 import pytest
@@ -18,7 +19,9 @@ THREADS = (1, 2)
 # (rows, columns) of the result; the transposed input is (columns, rows) in memory
 SHAPES = [(1, 64), (2, 64), (3, 1000), (1000, 3), (64, 65), (65, 64), (257, 259),
           (63, 257), (129, 513), (300, 260), (17, 4097), (4097, 17), (70, 300), (41, 257),
-          (49, 129), (50, 40), (257, 47), (63, 63), (9, 39)]
+          (49, 129), (50, 40), (257, 47), (63, 63), (9, 39),
+          # rows dividing the chunk: chunks of whole rows (gathered row by row)
+          (32, 32), (100, 8), (9, 16), (7, 4), (3, 256)]
 DTYPES = ["int8", "uint8", "int16", "float16", "float32", "int32", "float64", "int64"]
 
 

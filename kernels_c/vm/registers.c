@@ -197,9 +197,22 @@ static void lt_advance(const lt_program *p, int64_t *idx, int64_t *off, int64_t 
 }
 
 /* Point the registers at chunk [pos, pos + n) of a multi-dimensional plan: a load is read
- * in place when the chunk is one contiguous run of its input, filled when the chunk is one
- * run of a value per row (last stride 0), gathered segment by segment otherwise.  Advances
- * idx/off (the position and each input's byte offset) by n. */
+ * in place when the chunk is one contiguous run of its input (within a row, or anywhere in
+ * an input contiguous over the whole plan), filled when the chunk is one run of a value per
+ * row (last stride 0), gathered otherwise: row by row when the chunk is whole rows of a 2-D
+ * plan, else segment by segment.  Advances idx/off (the position and each input's byte
+ * offset) by n. */
+/* Whether input k is C-contiguous over the whole plan (every chunk of it one run). */
+static int lt_input_contiguous(const lt_program *p, int32_t k, int32_t size)
+{
+    int64_t expected = size;
+    for (int32_t d = p->ndim - 1; d >= 0; d--) {
+        if (p->shape[d] != 1 && p->in_strides[k * p->ndim + d] != expected) return 0;
+        expected *= p->shape[d];
+    }
+    return 1;
+}
+
 static void lt_walk_chunk(lt_ctx *c, int64_t n, int64_t pos)
 {
     const lt_program *p = c->p;
@@ -216,7 +229,7 @@ static void lt_walk_chunk(lt_ctx *c, int64_t n, int64_t pos)
         if (p->reg_kind[r] == LT_REG_LOAD) {
             k = p->reg_arg[r];
             const int64_t s = p->in_strides[k * nd + last];
-            if (seg0 == n && s == p->reg_itemsize[r]) {
+            if (s == p->reg_itemsize[r] && (seg0 == n || lt_input_contiguous(p, k, s))) {
                 regp[r] = p->in_ptr[k] + off[k];
                 lt_prefetch_ahead(c, k, off[k], s);
             } else if (seg0 == n && s == 0) {
@@ -232,6 +245,23 @@ static void lt_walk_chunk(lt_ctx *c, int64_t n, int64_t pos)
     }
     if (!need_gather && seg0 == n) {     /* one segment: advance without walking */
         lt_advance(p, idx, off, n);
+        return;
+    }
+    /* whole rows of a 2-D plan: each gathered load row by row, the position advanced once */
+    if (nd == 2 && idx[1] == 0 && n % shape[1] == 0) {
+        const int64_t rows = n / shape[1], cols = shape[1];
+        for (r = 0; r < p->n_regs; r++) {
+            if (p->reg_kind[r] != LT_REG_LOAD || regp[r] != c->regmem[r] || c->fill_src[r] != NULL)
+                continue;
+            k = p->reg_arg[r];
+            const int32_t size = p->reg_itemsize[r];
+            const int64_t s0 = p->in_strides[2 * k], s1 = p->in_strides[2 * k + 1];
+            for (int64_t i = 0; i < rows; i++)
+                lt_gather((char *)regp[r] + i * cols * size, p->in_ptr[k] + off[k] + i * s0, s1,
+                          cols, size);
+        }
+        idx[0] += rows;
+        for (k = 0; k < p->n_in; k++) off[k] += rows * p->in_strides[2 * k];
         return;
     }
     /* walk the chunk's segments once; gather the loads that are not in place */
