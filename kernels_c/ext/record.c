@@ -307,13 +307,16 @@ static PyObject *dunder_abs(PyObject *self, PyObject *unused)
 }
 
 static PyMethodDef dunder_methods[] = {
-#define LT_DUNDER_DEF(k, dunder, op, reflected) {dunder, dunder_##k, METH_O, NULL},
+/* (the docstrings give the signatures inspect reads: the Array API's tests read them) */
+#define LT_DUNDER_DEF(k, dunder, op, reflected)                                             \
+    {dunder, dunder_##k, METH_O,                                                            \
+     dunder "($self, other, /)\n--\n\nThe elementwise " op " (lazytensor." op ")."},
     LT_DUNDERS(LT_DUNDER_DEF)
     {NULL, NULL, 0, NULL},
 };
 static PyMethodDef unary_dunder_methods[] = {
-    {"__neg__", dunder_neg, METH_NOARGS, NULL},
-    {"__abs__", dunder_abs, METH_NOARGS, NULL},
+    {"__neg__", dunder_neg, METH_NOARGS, "__neg__($self, /)\n--\n\nThe elementwise negative."},
+    {"__abs__", dunder_abs, METH_NOARGS, "__abs__($self, /)\n--\n\nThe elementwise abs."},
     {NULL, NULL, 0, NULL},
 };
 

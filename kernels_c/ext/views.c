@@ -333,13 +333,16 @@ static PyObject *tensor_transpose(PyObject *self, PyObject *const *args, Py_ssiz
 
 static PyMethodDef view_methods[] = {
     {"__getitem__", tensor_getitem, METH_O,
+     "__getitem__($self, key, /)\n--\n\n"
      "Return self[key] (NumPy's basic and advanced indexing; see lazytensor._api.indexing)."},
     {"reshape", (PyCFunction)(void (*)(void))tensor_reshape, METH_FASTCALL | METH_KEYWORDS,
-     "reshape(*shape, order='C', copy=None): lazytensor.reshape(self, shape, ...); the shape "
-     "as one tuple or as separate ints (NumPy's x.reshape(3, 2))."},
+     "reshape($self, /, *shape, order='C', copy=None)\n--\n\n"
+     "lazytensor.reshape(self, shape, order=order, copy=copy); the shape as one tuple or as "
+     "separate ints (NumPy's x.reshape(3, 2))."},
     {"transpose", (PyCFunction)(void (*)(void))tensor_transpose, METH_FASTCALL | METH_KEYWORDS,
-     "transpose(*axes): NumPy's x.transpose(*axes): axes reversed (none given, or None), or "
-     "permuted by a tuple or by the axes as separate ints.  A 0-d or 1-d tensor is itself."},
+     "transpose($self, /, *axes)\n--\n\n"
+     "NumPy's x.transpose(*axes): axes reversed (none given, or None), or permuted by a tuple "
+     "or by the axes as separate ints.  A 0-d or 1-d tensor is itself."},
     {NULL, NULL, 0, NULL},
 };
 
