@@ -85,6 +85,22 @@ static PyObject *view_plain(PyObject *module, PyObject *const *args, Py_ssize_t 
     return out;
 }
 
+/* The int `item` as an index on an axis of `size` (an int) elements, made non-negative: 1
+ * with *at set; 0, no error, when it is out of bounds or too large (Python's path raises). */
+static int axis_index(PyObject *item, PyObject *size, npy_intp *at)
+{
+    int overflow;
+    const long long k = PyLong_AsLongLongAndOverflow(item, &overflow);
+    const long long n = PyLong_AsLongLong(size);
+    if (overflow || (k == -1 && PyErr_Occurred()) || (n == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (k < -n || k >= n) return 0;
+    *at = (npy_intp)(k < 0 ? k + n : k);
+    return 1;
+}
+
 /* NumPy's key for a basic index of a tensor of `ndim` axes that is a view (indexing._prepare
  * and _is_view_key for the keys taken here): the items with `...` appended when there is
  * none.  NULL with no error for any other key, or one that raises (out of bounds, too many
@@ -129,16 +145,9 @@ static PyObject *basic_view_key(PyObject *key, PyObject *shape)
             axis += ndim - used;
             continue;
         }
-        if (PyLong_CheckExact(item)) {
-            int overflow;
-            const long long k = PyLong_AsLongLongAndOverflow(item, &overflow);
-            const long long size = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, axis));
-            if (overflow || (k == -1 && PyErr_Occurred()) || (size == -1 && PyErr_Occurred())) {
-                PyErr_Clear();
-                return NULL;
-            }
-            if (k < -size || k >= size) return NULL;
-        }
+        npy_intp at;
+        if (PyLong_CheckExact(item) && !axis_index(item, PyTuple_GET_ITEM(shape, axis), &at))
+            return NULL;
         axis++;
     }
     PyObject *np_key = PyTuple_New(n + (ellipses == 0));
@@ -165,16 +174,8 @@ static PyObject *element(PyObject *self, PyObject *key)
     npy_intp at[NPY_MAXDIMS];
     for (Py_ssize_t d = 0; d < n; d++) {
         PyObject *item = is_tuple ? PyTuple_GET_ITEM(key, d) : key;
-        if (!PyLong_CheckExact(item)) return NULL;
-        int overflow;
-        const long long k = PyLong_AsLongLongAndOverflow(item, &overflow);
-        const long long size = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, d));
-        if (overflow || (k == -1 && PyErr_Occurred()) || (size == -1 && PyErr_Occurred())) {
-            PyErr_Clear();
+        if (!PyLong_CheckExact(item) || !axis_index(item, PyTuple_GET_ITEM(shape, d), &at[d]))
             return NULL;
-        }
-        if (k < -size || k >= size) return NULL;
-        at[d] = (npy_intp)(k < 0 ? k + size : k);
     }
     PyObject *value = tensor_value(self, NULL);        /* (evaluated if pending) */
     if (value == NULL) return NULL;
