@@ -67,6 +67,15 @@ static PyObject *s_reduce, *s_cast, *s_fast, *s_num_threads, *s_path,
 
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
 
+/* Whether `t` is a Tensor (not a subclass) with a node: what the C paths take.  A Tensor made
+ * by object.__new__ has no node; Python's paths report that (an AttributeError). */
+static inline int lean_tensor(PyObject *t)
+{
+    if (Py_TYPE(t) != tensor_type) return 0;
+    PyObject *node = SLOT(t, off_tensor_node);
+    return node != NULL && Py_TYPE(node) == node_type;
+}
+
 static int install_node_hooks(PyTypeObject *type);
 static void leave_table(PyObject *node);
 

@@ -306,3 +306,30 @@ def test_namespace_info_returns_the_standards_types():
     assert type(info.default_dtypes()) is dict and type(info.dtypes()) is dict
     assert set(info.capabilities()) >= {"boolean indexing", "data-dependent shapes",
                                         "max dimensions"}
+
+
+def test_a_tensor_made_without_a_node_raises_instead_of_crashing():
+    """``Tensor.__new__(Tensor)`` (or object.__new__) gives a tensor without a node; every C
+    fast path (operators, where, functions, views, values, jit) hands it to Python, which
+    raises AttributeError naming ``_node``.  Run in a subprocess: a crash is a failure
+    naming the expression, not the end of the test run."""
+    exprs = ["t[0]", "t[1:]", "t[0, 0]", "t.T", "t.transpose()", "t.reshape(2)", "t + 1",
+             "1 + t", "t + t", "-t", "abs(t)", "t < 1", "t.numpy()", "np.asarray(t)",
+             "lt.where(t, t, t)", "lt.exp(t)", "lt.sum(t)", "t.astype(lt.float64)",
+             "lt.jit(lambda x: x + 1)(t)"]
+    script = (
+        "import numpy as np, lazytensor as lt\n"
+        "t = lt.Tensor.__new__(lt.Tensor)\n"
+        f"for e in {exprs!r}:\n"
+        "    print(e, flush=True)\n"
+        "    try:\n"
+        "        eval(e)\n"
+        "    except AttributeError as exc:\n"
+        "        assert '_node' in str(exc), (e, exc)\n"
+        "    else:\n"
+        "        raise AssertionError(e + ' did not raise')\n"
+        "print('done')\n")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120)
+    last = run.stdout.strip().splitlines()[-1:] or ["(nothing)"]
+    assert run.returncode == 0 and last == ["done"], (run.returncode, last, run.stderr[-500:])

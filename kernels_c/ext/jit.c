@@ -32,7 +32,7 @@ static PyObject *jit_key_of(PyObject *args, PyObject *kwargs, PyObject **tensors
     *n_tensors = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *a = PyTuple_GET_ITEM(args, i), *item = NULL;
-        if (Py_TYPE(a) == tensor_type) {
+        if (lean_tensor(a)) {
             PyObject *node = SLOT(a, off_tensor_node), *value = SLOT(node, off_value);
             if (*n_tensors == MAX_LEAVES || value == Py_None ||
                 PyUnicode_Compare(SLOT(node, off_op), s_const) == 0)

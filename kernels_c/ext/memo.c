@@ -76,7 +76,7 @@ static PyObject *memo_call(PyObject *self, PyObject *const *a, Py_ssize_t nargs)
     for (Py_ssize_t i = 0; i < n; i++)
         PyTuple_SET_ITEM(call_args, i + 1, Py_NewRef(PyTuple_GET_ITEM(args, i)));
     PyObject *kw = PyDict_GET_SIZE(kwargs) ? kwargs : NULL;
-    if (Py_TYPE(x) != tensor_type) goto direct;
+    if (!lean_tensor(x)) goto direct;
     PyObject *node = SLOT(x, off_tensor_node);
     /* key: (dtype, shape, pending, plain args, ((name, plain value), ...)): a recipe made
      * for a pending tensor is not one for a value (astype's copy of a value) */

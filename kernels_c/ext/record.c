@@ -200,10 +200,10 @@ static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (nargs != 3 || tensor_type == NULL) goto python;
     PyObject *name = args[0], *a = args[1], *b = args[2];
     PyObject *na = NULL, *nb = NULL, *shape, *ka, *kb;     /* (name, ka, kb): the signature's key */
-    if (Py_TYPE(a) == tensor_type) {
+    if (lean_tensor(a)) {
         na = SLOT(a, off_tensor_node);
         shape = SLOT(na, off_shape);
-        if (Py_TYPE(b) == tensor_type) {
+        if (lean_tensor(b)) {
             nb = SLOT(b, off_tensor_node);
             PyObject *other = SLOT(nb, off_shape);
             if (!same_shape(other, shape)) {
@@ -220,7 +220,7 @@ static PyObject *binary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         } else {
             goto python;
         }
-    } else if (Py_TYPE(b) == tensor_type && is_scalar(a)) {
+    } else if (lean_tensor(b) && is_scalar(a)) {
         nb = SLOT(b, off_tensor_node);
         shape = SLOT(nb, off_shape);
         ka = (PyObject *)Py_TYPE(a);
@@ -355,7 +355,7 @@ static PyObject *setup_operators(PyObject *self, PyObject *python)
 /* unary(name, x): record._python_unary. */
 static PyObject *unary(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || tensor_type == NULL || Py_TYPE(args[1]) != tensor_type) goto python;
+    if (nargs != 2 || tensor_type == NULL || !lean_tensor(args[1])) goto python;
     PyObject *name = args[0], *node = SLOT(args[1], off_tensor_node);
     PyObject *dtype, *out_dtype;
     if (!signature(name, SLOT(node, off_dtype), NULL, &dtype, &out_dtype)) goto python;
@@ -399,8 +399,7 @@ static PyObject *where(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_RuntimeError, "where: setup_where() first");
         return NULL;
     }
-    if (nargs == 3 && Py_TYPE(args[0]) == tensor_type && Py_TYPE(args[1]) == tensor_type &&
-        Py_TYPE(args[2]) == tensor_type) {
+    if (nargs == 3 && lean_tensor(args[0]) && lean_tensor(args[1]) && lean_tensor(args[2])) {
         PyObject *nc = SLOT(args[0], off_tensor_node), *n1 = SLOT(args[1], off_tensor_node),
                  *n2 = SLOT(args[2], off_tensor_node);
         PyObject *dtype = SLOT(n1, off_dtype), *shape = SLOT(n1, off_shape);

@@ -18,9 +18,9 @@ static Py_ssize_t off_tensor_base;
  * conditions); NULL with no error when Python must decide, NULL with an error on error. */
 static PyObject *plain_memory(PyObject *t)
 {
-    if (Py_TYPE(t) != tensor_type) return NULL;
+    if (!lean_tensor(t)) return NULL;
     PyObject *node = SLOT(t, off_tensor_node);
-    if (node == NULL || Py_TYPE(node) != node_type || SLOT(node, off_value) == Py_None ||
+    if (SLOT(node, off_value) == Py_None ||
         SLOT(node, off_attrs) != empty_tuple)
         return NULL;
     if (PyDict_GET_SIZE(lazy_base) != 0 || PyDict_GET_SIZE(lazy_views) != 0) {
@@ -164,9 +164,8 @@ static PyObject *basic_view_key(PyObject *key, PyObject *shape)
  * an index out of bounds (Python's path raises). */
 static PyObject *element(PyObject *self, PyObject *key)
 {
-    PyObject *node = SLOT(self, off_tensor_node);
-    if (Py_TYPE(self) != tensor_type || Py_TYPE(node) != node_type) return NULL;
-    PyObject *shape = SLOT(node, off_shape);
+    if (!lean_tensor(self)) return NULL;
+    PyObject *shape = SLOT(SLOT(self, off_tensor_node), off_shape);
     const int is_tuple = PyTuple_CheckExact(key);
     const Py_ssize_t n = is_tuple ? PyTuple_GET_SIZE(key) : 1;
     if (!PyTuple_Check(shape) || n != PyTuple_GET_SIZE(shape) || n == 0 || n > NPY_MAXDIMS)
@@ -322,10 +321,9 @@ static PyObject *tensor_transpose(PyObject *self, PyObject *const *args, Py_ssiz
                                   PyObject *kwnames)
 {
     if ((kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0) &&
-        (nargs == 0 || (nargs == 1 && args[0] == Py_None)) && Py_TYPE(self) == tensor_type) {
-        PyObject *node = SLOT(self, off_tensor_node);
-        PyObject *shape = Py_TYPE(node) == node_type ? SLOT(node, off_shape) : NULL;
-        if (shape != NULL && PyTuple_Check(shape) && PyTuple_GET_SIZE(shape) < 2)
+        (nargs == 0 || (nargs == 1 && args[0] == Py_None)) && lean_tensor(self)) {
+        PyObject *shape = SLOT(SLOT(self, off_tensor_node), off_shape);
+        if (PyTuple_Check(shape) && PyTuple_GET_SIZE(shape) < 2)
             return Py_NewRef(self);           /* (manipulation.transpose's own answer) */
         return tensor_transposed(NULL, self);
     }
