@@ -196,12 +196,6 @@ static void lt_advance(const lt_program *p, int64_t *idx, int64_t *off, int64_t 
     }
 }
 
-/* Point the registers at chunk [pos, pos + n) of a multi-dimensional plan: a load is read
- * in place when the chunk is one contiguous run of its input (within a row, or anywhere in
- * an input contiguous over the whole plan), filled when the chunk is one run of a value per
- * row (last stride 0), gathered otherwise: row by row when the chunk is whole rows of a 2-D
- * plan, else segment by segment.  Advances idx/off (the position and each input's byte
- * offset) by n. */
 /* Whether input k is C-contiguous over the whole plan (every chunk of it one run). */
 static int lt_input_contiguous(const lt_program *p, int32_t k, int32_t size)
 {
@@ -213,6 +207,12 @@ static int lt_input_contiguous(const lt_program *p, int32_t k, int32_t size)
     return 1;
 }
 
+/* Point the registers at chunk [pos, pos + n) of a multi-dimensional plan: a load is read
+ * in place when the chunk is one contiguous run of its input (within a row, or anywhere in
+ * an input contiguous over the whole plan), filled when the chunk is one run of a value per
+ * row (last stride 0), gathered otherwise: row by row when the chunk is whole rows of a 2-D
+ * plan, else segment by segment.  Advances idx/off (the position and each input's byte
+ * offset) by n. */
 static void lt_walk_chunk(lt_ctx *c, int64_t n, int64_t pos)
 {
     const lt_program *p = c->p;
