@@ -6,7 +6,11 @@ each op function runs over one chunk of 256 elements held in L1, 4000 times; the
 rounds in each of 3 runs of the program, a few seconds apart (a shared machine has slow
 phases).  Needs gcc; compiles the generated op source with the build's flags.
 
-    python tools/op_costs.py [--path avx512]
+    python tools/op_costs.py [--path avx512] [--inputs normal] [op ...]
+
+``--inputs normal`` draws the chunk from a normal distribution of sd 2 (most of it in
+[-4, 4], as the benchmarks' inputs) instead of the even spread over [-4, 4); naming ops
+measures only those.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from lazytensor._engine import ops as _ops  # noqa: E402
 
 MAIN = r"""
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
 int main(void)
@@ -34,7 +39,13 @@ int main(void)
                  c[256] __attribute__((aligned(64))), o[1024] __attribute__((aligned(64)));
     double p[4] = {0.5, 0.25, 0, 0};
     for (int i = 0; i < 256; i++) {
+#if NORMAL_INPUTS   /* sd 2: the sum of 12 uniforms (fixed seed) */
+        double u = 0;
+        for (int j = 0; j < 12; j++) u += rand() / (double)RAND_MAX;
+        a[i] = (float)((u - 6) * 2);
+#else
         a[i] = (float)((i * 37 % 256) / 32.0 - 4.0);
+#endif
         b[i] = (float)((i * 53 % 256) / 64.0 + 0.5);
         c[i] = (float)(i % 7);
     }
@@ -60,9 +71,12 @@ int main(void)
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--path", default="avx512", choices=[p for p, _ in build_kernels.X86_PATHS])
+    ap.add_argument("--inputs", default="spread", choices=("spread", "normal"))
+    ap.add_argument("ops", nargs="*", help="only these ops (default: all)")
     args = ap.parse_args(argv)
     path = [p for p, _ in build_kernels.X86_PATHS].index(args.path)
-    entries = [(i, op) for i, (op, dt) in enumerate(_ops.kernel_entries()) if dt == "float32"]
+    entries = [(i, op) for i, (op, dt) in enumerate(_ops.kernel_entries())
+               if dt == "float32" and (not args.ops or op in args.ops)]
     main_src = (MAIN.replace("IDX", ", ".join(str(i) for i, _ in entries))
                 .replace("NAMES", ", ".join(f'"{op}"' for _, op in entries))
                 .replace("PATH", str(path)))
@@ -71,7 +85,8 @@ def main(argv=None) -> None:
         with open(src, "w") as f:
             f.write(build_kernels.generate_ops_source() + main_src)
         flags = [a for a in build_kernels.EXTRA_COMPILE_ARGS if a != "-std=c11"]
-        subprocess.run(["gcc", *flags, "-std=gnu11", "-w", "-I", os.path.join(ROOT, "kernels_c"),
+        subprocess.run(["gcc", *flags, "-std=gnu11", "-w",
+                        f"-DNORMAL_INPUTS={int(args.inputs == 'normal')}", "-I", os.path.join(ROOT, "kernels_c"),
                         "-I", os.path.join(ROOT, "kernels_c", "math"), src, "-o", exe, "-lm"], check=True)
         best = {}
         for _ in range(3):
@@ -82,7 +97,7 @@ def main(argv=None) -> None:
                     ns = [float(t) for t in ns]
                     best[op] = [min(t, b) for t, b in zip(ns, best.get(op, ns))]
     for op, (fast, exact) in best.items():
-        print(f"{op}: cost=({fast:.2g}, {exact:.2g})")
+        print(f"{op}: cost=({fast:.3g}, {exact:.3g})")
 
 
 if __name__ == "__main__":
