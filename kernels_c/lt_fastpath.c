@@ -450,6 +450,8 @@ static PyMethodDef methods[] = {
      "intern_size() -> the number of op nodes in the hash-consing table."},
     {"pending_nodes", pending_nodes, METH_NOARGS,
      "pending_nodes() -> [the op nodes in the hash-consing table]: the pending ones."},
+    {"pending_readers", pending_readers, METH_O,
+     "pending_readers(mem) -> [the pending op nodes with an input whose value may overlap mem]."},
     {"node_hooks", node_hooks_installed, METH_NOARGS,
      "node_hooks() -> whether op nodes are hash-consed in this module's table."},
     {"setup_operators", setup_operators, METH_O,

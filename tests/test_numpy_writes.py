@@ -446,3 +446,58 @@ def test_legacy_shuffle():
 def test_resize_is_unsupported():
     with pytest.raises(lt.Unsupported, match="resize"):
         lt.zeros(3).resize(4)
+
+
+# ---- pending readers of written memory ----------------------------------------------------
+
+def _views(base):
+    """Views of one 2-D array in many layouts: reversed, strided, transposed, a column, a
+    single element, an empty slice."""
+    return [base, base[::-1], base[:, ::-2], base.T, base[1:3, 2], base[2:3, 1:2],
+            base[::2, 1::2], base[:0], base.reshape(-1)[5::7]]
+
+
+def test_a_write_reaches_no_pending_reader_recorded_before_it_whatever_the_layouts():
+    """Many pending results read views of several arrays; a write into one view of one
+    array changes none of them (NumPy computes them before the write), and reading them
+    afterwards gives NumPy's values.  Found the class: a write must find every pending reader
+    of the bytes it changes, however its input is laid out, and only those need copies."""
+    rng = np.random.default_rng(55)
+    bases_np = [rng.standard_normal((6, 8)) for _ in range(3)]
+    bases_lt = [lt.asarray(b) for b in bases_np]           # memory-backed: no copies
+    for target in range(len(_views(bases_np[0]))):
+        for b_np, b_lt in zip(bases_np, bases_lt):
+            b_np[...] = rng.standard_normal((6, 8))
+            b_lt[...] = b_np
+        want, got = [], []
+        for k, (b_np, b_lt) in enumerate(zip(bases_np, bases_lt)):
+            for v_np, v_lt in zip(_views(b_np), _views(b_lt)):
+                want.append(v_np * (k + 2.0) - 1.0)
+                got.append(v_lt * (k + 2.0) - 1.0)
+        _views(bases_lt[1])[target][...] = 7.5                  # the write
+        _views(bases_np[1])[target][...] = 7.5
+        for w, g in zip(want, got):
+            np.testing.assert_array_equal(np.asarray(g), w)
+        np.testing.assert_array_equal(np.asarray(bases_lt[1]), bases_np[1])
+
+
+def test_pending_readers_finds_every_pending_node_whose_input_may_share_the_memory():
+    """fastpath.pending_readers(mem), the filter a write goes through, holds every pending
+    node that np.may_share_memory says may read mem (NumPy's bounds check, done
+    independently here) and no other: none that reads only the other array, a constant or an
+    empty view."""
+    from lazytensor import _fastpath as fastpath
+    rng = np.random.default_rng(56)
+    bases = [lt.asarray(rng.standard_normal((6, 8))) for _ in range(2)]
+    keep = [v * 3.0 for b in bases for v in _views(b)]
+    mems = [b._node.value for b in bases]          # their memory, not handed out (that settles)
+    for mem in [m for b in mems for m in _views(b)]:
+        found = {id(n) for n in fastpath.pending_readers(mem)}
+        pending = [n for n in fastpath.pending_nodes() if n.value is None]
+        want = {id(n) for n in pending
+                if any(x.value is not None and np.may_share_memory(x.value, mem) for x in n.inputs)}
+        assert found == want
+        assert len(want) >= (mem.size > 0) * 2      # at least b * 3.0 and the view's own
+    assert all(t._node.value is None for t in keep)
+    with pytest.raises(TypeError, match="pending_readers.*ndarray"):
+        fastpath.pending_readers([1.0])

@@ -263,6 +263,60 @@ static PyObject *pending_nodes(PyObject *self, PyObject *unused)
     return out;
 }
 
+/* The bytes [*lo, *hi) that an array's elements span (np.may_share_memory's bounds check);
+ * 0 for an empty array, which spans none */
+static int byte_bounds(PyArrayObject *a, const char **lo, const char **hi)
+{
+    if (PyArray_SIZE(a) == 0) return 0;
+    const char *l = PyArray_BYTES(a), *h = l;
+    for (int d = 0; d < PyArray_NDIM(a); d++) {
+        npy_intp extent = (PyArray_DIM(a, d) - 1) * PyArray_STRIDE(a, d);
+        if (extent < 0) l += extent; else h += extent;
+    }
+    *lo = l;
+    *hi = h + PyArray_ITEMSIZE(a);
+    return 1;
+}
+
+/* Whether a pending node may read bytes in [lo, hi): one of its inputs has a value whose
+ * span overlaps it, or a value or inputs of a kind this cannot tell */
+static int may_read(PyObject *node, const char *lo, const char *hi)
+{
+    PyObject *ins = SLOT(node, off_inputs);
+    if (ins == NULL || !PyTuple_Check(ins)) return 1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(ins); i++) {
+        PyObject *x = PyTuple_GET_ITEM(ins, i);
+        if (!PyObject_TypeCheck(x, (PyTypeObject *)node_type)) return 1;
+        PyObject *v = SLOT(x, off_value);
+        const char *vlo, *vhi;
+        if (v == NULL || v == Py_None) continue;
+        if (!PyArray_Check(v)) return 1;
+        if (byte_bounds((PyArrayObject *)v, &vlo, &vhi) && vlo < hi && lo < vhi) return 1;
+    }
+    return 0;
+}
+
+/* pending_readers(mem) -> the op nodes in the table that may read mem's bytes (may_read):
+ * the few a write into mem must look at (views.protect_pending_readers), found without a
+ * Python step per pending node. */
+static PyObject *pending_readers(PyObject *self, PyObject *mem)
+{
+    const char *lo, *hi;
+    if (!PyArray_Check(mem)) {
+        PyErr_Format(PyExc_TypeError, "pending_readers(mem): mem must be an ndarray, not %.100s",
+                     Py_TYPE(mem)->tp_name);
+        return NULL;
+    }
+    PyObject *out = PyList_New(0);
+    if (out == NULL || !byte_bounds((PyArrayObject *)mem, &lo, &hi)) return out;
+    for (size_t i = 0; out != NULL && intern_entries != NULL && i <= intern_mask; i++) {
+        PyObject *node = intern_entries[i].node;
+        if (node == NULL || node == INTERN_GONE || !may_read(node, lo, hi)) continue;
+        if (PyList_Append(out, node) < 0) Py_CLEAR(out);
+    }
+    return out;
+}
+
 /* Node's slots but __weakref__, in Node.__slots__ order: what node_clear empties */
 static Py_ssize_t *const node_slots[] = {&off_op, &off_inputs, &off_attrs, &off_dtype,
                                           &off_shape, &off_value, &off_key, &off_operand,

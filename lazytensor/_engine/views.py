@@ -456,17 +456,23 @@ def protect_pending_readers(mem: np.ndarray) -> None:
     Such a node leaves the hash-consing table first (its inputs change, so it is no longer
     the node a new recording of the same op would find) and is kept in ``_moved``."""
     copies = {}
+    overlaps = {}       # id(input node) -> does its value overlap mem (many readers, one check)
     # (snapshots: another thread's writes and the weak references' callbacks change _moved
     # between the steps of a loop over it; list() of a dict view runs without letting go)
     moved = [ref() for ref in list(_moved.values())]
-    for node in fastpath.pending_nodes() + [n for n in moved if n is not None]:
+    for node in fastpath.pending_readers(mem) + [n for n in moved if n is not None]:
         if node.value is not None:
             continue
         inputs = node.inputs
         changed = None
         for i, x in enumerate(inputs):
             v = x.value
-            if v is None or not np.may_share_memory(v, mem):
+            if v is None:
+                continue
+            hit = overlaps.get(id(x))
+            if hit is None:
+                hit = overlaps[id(x)] = np.may_share_memory(v, mem)
+            if not hit:
                 continue
             snap = copies.get(id(x))
             if snap is None:
