@@ -381,23 +381,24 @@ def test_float32_log_family_fma_pass_every_path(name):
 
 
 def _erf_branch_inputs():
-    """float32 inputs for each branch of the exact float32 erf's first pass (ltm_erf32_vec):
-    |x| < 1 (x P(x^2)) from the subnormals up to 1; a few hundred ulps either side of the
-    piece boundaries 1, 1.5, 2, 3 and 4 and of the clamp 3.9375; inside each piece; the
-    specials.  And its accurate path: the x in [1/4, 4) whose erf (SciPy, float64) lies within
-    2^-42 (relative) of a float32 midpoint.  The first pass is within 2^-42.5 of erf there
-    on every path, so it is within 2^-41 of the midpoint and Ziv's test sends these inputs to
-    ltm_erf32_accurate (as it does every float32-subnormal result, also in the list)."""
+    """float32 inputs for each piece of the exact float32 erf's first pass (ltm_erf32_vec): a
+    few hundred ulps either side of the piece boundaries k/4 (k = 1 .. 16) and of the clamp
+    3.9375; inside each piece, and from the subnormals up through piece 0 (whose error must
+    stay relative down to 0); the specials.  And its accurate path: the x in [1/16, 4) whose
+    erf (SciPy, float64) lies within 2^-42 (relative) of a float32 midpoint.  The first pass
+    is within 2^-44.8 of erf there on every path, so it is within 2^-41 of the midpoint and
+    Ziv's test sends these inputs to ltm_erf32_accurate (as it does every float32-subnormal
+    result, also in the list)."""
     from scipy import special
-    edges = np.array([1.0, 1.5, 2.0, 3.0, 4.0, 3.9375, 2.0 ** -126, 2.0 ** -125], np.float32)
+    edges = np.array([k / 4 for k in range(1, 17)] + [3.9375, 2.0 ** -126, 2.0 ** -125], np.float32)
     base = _ordered(edges)
     near = _from_ordered((base[:, None] + np.arange(-300, 301)[None, :]).ravel())
     rng = np.random.default_rng(41)
-    inside = np.concatenate([rng.uniform(a, b, 2000) for a, b in
-                             ((0, 1e-30), (0, 1e-3), (0, 1), (1, 1.5), (1.5, 2), (2, 3), (3, 4),
-                              (4, 10))]).astype(np.float32)
+    inside = np.concatenate([rng.uniform(k / 4, (k + 1) / 4, 500) for k in range(16)]
+                            + [rng.uniform(a, b, 2000) for a, b in
+                               ((0, 1e-30), (0, 1e-3), (0, 1), (4, 10))]).astype(np.float32)
     tiny = np.arange(1, 3000, 7, dtype=np.uint32).view(np.float32)
-    allx = _from_ordered(np.arange(_ordered(np.float32(0.25)), _ordered(np.float32(4.0))))
+    allx = _from_ordered(np.arange(_ordered(np.float32(1 / 16)), _ordered(np.float32(4.0))))
     y = special.erf(allx.astype(np.float64))
     m = y.astype(np.float32)
     up = np.nextafter(m, np.float32(np.inf))
@@ -413,7 +414,7 @@ def _erf_branch_inputs():
 def test_float32_erf_branches_every_path():
     """The exact float32 erf on every kernel path (each computes its own first pass: an FMA
     on the AVX paths, none on the generic one), bit for bit against MPFR rounded once to
-    float32, on inputs taking each branch of the first pass and on inputs that Ziv's test
+    float32, on inputs in each piece of the first pass and on inputs that Ziv's test
     must send to the accurate path (see _erf_branch_inputs)."""
     ref_mp = REFS["erf"][1]
     x, hard = _erf_branch_inputs()

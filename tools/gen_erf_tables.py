@@ -35,17 +35,17 @@ Everything is derived here with mpmath (no coefficients copied from elsewhere):
   Constants: al, be, the clamp 14.5.  The printed bounds are the method error and the
   condition number (max sum |r_k s^k| / R) used in kernels_c/math/lt_erf.h.
 
-* lt_tab_erf32_small, lt_tab_erf32_big: the first pass of the exact float32 erf, evaluated in
-  double with FMA where the kernel path has it (ltm_erf32_vec).  |x| < 1: erf(x) = x P(z),
-  z = x^2, P of degree E32_SDEG in z, the Chebyshev interpolant of erf(sqrt z)/sqrt z on
-  [0, 1], re-expanded around z = 0.  1 <= t = |x| < 4: erf(t) itself by a polynomial of
-  degree E32_BDEG in s = t - c on each of the 4 half-binades [1, 1.5), [1.5, 2), [2, 3),
-  [3, 4) (index = bits(t) >> 51 minus that of 1.0; c = 1.25, 1.75, 2.5, 3.5), the Chebyshev
-  interpolant.  Layout of lt_tab_erf32_big: E32_BDEG + 1 rows of 8 (the coefficient of s^k for
-  the 4 pieces, padded with zeros: one row is one register, a permute picks each lane's),
-  then the 4 centres (padded).  The printed bounds are the method errors (relative for P,
-  absolute for the pieces) and the condition numbers max sum |a_k s^k| / |p| used in the
-  rounding-error bound of kernels_c/math/lt_erf.h.
+* lt_tab_erf32, lt_tab_erf32_rows: the first pass of the exact float32 erf, evaluated in
+  double with FMA where the kernel path has it (ltm_erf32_vec).  t = |x| in [0, 4) is cut into
+  the 16 pieces [k/4, (k+1)/4] (k = floor(4t), taken from the bits of t + 4); on each, erf(t)
+  is a polynomial of degree E32_DEG in s = t - c: for k >= 1, c = k/4 + 1/8 and the Chebyshev
+  interpolant of erf; for k = 0, c = 0 and t times the Chebyshev interpolant (degree
+  E32_DEG - 1) of erf(t)/t, re-expanded around 0, so the constant term is 0 and the error
+  relative down to t = 0.  Layout: lt_tab_erf32 has E32_DEG + 1 rows of 16 (the coefficient
+  of s^k for the 16 pieces: one row is one table lookup), then the 16 centres;
+  lt_tab_erf32_rows the same by piece (rows of 12: a_0 .. a_9, c, 0; the AVX2 lookups).  The
+  printed bounds are the method error (relative) and the condition number max sum |a_k s^k| /
+  erf(t) used in the rounding-error bound of kernels_c/math/lt_erf.h.
 
 The printed errors are the relative errors of the double-coefficient polynomials (evaluated
 exactly) against the function, over a dense grid: the method errors used in the bounds of
@@ -69,8 +69,7 @@ CXSTRIDE = 16
 NCX = 48          # intervals [0.5, 32), 8 per binade
 GDEG = 9          # degree of the float32 Gelu's R polynomials
 GTOP = 14.6       # the 16 intervals of R cover [0, GTOP]; the kernel clamps a to 14.5
-E32_SDEG = 9      # exact float32 erf, first pass: degree of P in z for |x| < 1
-E32_BDEG = 12     # and of the 4 pieces on [1, 4)
+E32_DEG = 9       # exact float32 erf, first pass: degree of the 16 pieces on [0, 4)
 GWIDEN = 1.1      # g'(GTOP) = al (1 - 1/GWIDEN): how much the intervals widen along a
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -237,47 +236,38 @@ def gelu32_rows(rtab):
 
 
 def gen_erf32():
-    """The exact float32 erf's first-pass tables (see the module docstring); returns (small
-    coefficients, big table, P's relative method error, P's condition number, the pieces'
-    absolute method error, their condition number)."""
-    def F(z):
-        z = mp.mpf(z)
-        return C0 if z == 0 else mp.erf(mp.sqrt(z)) / mp.sqrt(z)
-    q = cheb_fit(F, 0, 1, E32_SDEG)
-    c = mp.mpf(1) / 2
-    mono = [mp.mpf(0)] * (E32_SDEG + 1)
-    for j in range(E32_SDEG + 1):
-        for i in range(j + 1):
-            mono[i] += q[j] * mp.binomial(j, i) * (-c) ** (j - i)
-    small = [dbl(v) for v in mono]
-    ws, cs = 0, 0
-    for k in range(2001):
-        z = mp.mpf(k) / 2000
-        terms = [mp.mpf(small[m]) * z ** m for m in range(E32_SDEG + 1)]
-        f = F(z)
-        ws = max(ws, abs(sum(terms) / f - 1))
-        cs = max(cs, sum(abs(v) for v in terms) / f)
-    bounds = [mp.mpf(1), mp.mpf(3) / 2, mp.mpf(2), mp.mpf(3), mp.mpf(4)]
-    coef, centres, wb, cb = [], [], 0, 0
-    for i in range(4):
-        a, b = bounds[i], bounds[i + 1]
-        co = [dbl(v) for v in cheb_fit(mp.erf, a, b, E32_BDEG)]
-        cc = (a + b) / 2
+    """The exact float32 erf's first-pass tables (see the module docstring); returns (the
+    table by coefficient, the table by piece, the relative method error, the condition
+    number)."""
+    def F(t):
+        t = mp.mpf(t)
+        return C0 if t == 0 else mp.erf(t) / t
+    coef, centres, we, cond = [], [], 0, 0
+    for k in range(16):
+        a, b = mp.mpf(k) / 4, mp.mpf(k + 1) / 4
+        if k == 0:
+            q = cheb_fit(F, a, b, E32_DEG - 1)           # centred at 1/8: re-expand around 0
+            h = (a + b) / 2
+            mono = [mp.mpf(0)] * E32_DEG
+            for j in range(E32_DEG):
+                for i in range(j + 1):
+                    mono[i] += q[j] * mp.binomial(j, i) * (-h) ** (j - i)
+            co, cc = [0.0] + [dbl(v) for v in mono], mp.mpf(0)
+        else:
+            co, cc = [dbl(v) for v in cheb_fit(mp.erf, a, b, E32_DEG)], (a + b) / 2
         assert mp.mpf(dbl(cc)) == cc
         coef.append(co)
         centres.append(dbl(cc))
-        for k in range(801):
-            t = a + (b - a) * k / 800
+        for j in range(1, 2001):
+            t = a + (b - a) * j / 2000
             s = t - cc
-            terms = [mp.mpf(co[m]) * s ** m for m in range(E32_BDEG + 1)]
+            terms = [mp.mpf(co[m]) * s ** m for m in range(E32_DEG + 1)]
             f = mp.erf(t)
-            wb = max(wb, abs(sum(terms) - f))
-            cb = max(cb, sum(abs(v) for v in terms) / f)
-    big = []
-    for k in range(E32_BDEG + 1):
-        big += [coef[i][k] for i in range(4)] + [0.0] * 4
-    big += centres + [0.0] * 4
-    return small, big, ws, cs, wb, cb
+            we = max(we, abs(sum(terms) / f - 1))
+            cond = max(cond, sum(abs(v) for v in terms) / f)
+    by_coef = [coef[i][m] for m in range(E32_DEG + 1) for i in range(16)] + centres
+    by_piece = [v for i in range(16) for v in coef[i] + [centres[i], 0.0]]
+    return by_coef, by_piece, we, cond
 
 
 def fmt_array(name, vals, per_line=4, comment=None, align=None):
@@ -305,10 +295,9 @@ def main():
     grt, gct, gw, gcond = gen_gelu32()
     print(f"float32 gelu R polynomials: max relative error 2^{float(mp.log(gw, 2)):.1f}, "
           f"condition {float(gcond):.3f}", file=sys.stderr)
-    e32s, e32b, e32ws, e32cs, e32wb, e32cb = gen_erf32()
-    print(f"float32 erf first pass: P relative error 2^{float(mp.log(e32ws, 2)):.1f}, condition "
-          f"{float(e32cs):.3f}; pieces absolute error 2^{float(mp.log(e32wb, 2)):.1f}, condition "
-          f"{float(e32cb):.3f}", file=sys.stderr)
+    e32c, e32r, e32w, e32cond = gen_erf32()
+    print(f"float32 erf first pass: relative error 2^{float(mp.log(e32w, 2)):.1f}, condition "
+          f"{float(e32cond):.3f}", file=sys.stderr)
     flat = [v for r in rows for v in r]
     text = [
         "/* Generated by tools/gen_erf_tables.py: do not edit.  Tables of the erf family",
@@ -349,16 +338,15 @@ def main():
         "",
         fmt_array("lt_tab_gelu32_const", gct, comment="float32 gelu: al, be, clamp of |x|"),
         "",
-        f"#define LT_ERF32_SDEG {E32_SDEG}",
-        f"#define LT_ERF32_BDEG {E32_BDEG}",
-        fmt_array("lt_tab_erf32_small", e32s, comment=(
-            f"exact float32 erf, |x| < 1: erf(x) = x P(z), z = x^2, P_0 .. P_{E32_SDEG}; relative "
-            f"error 2^{float(mp.log(e32ws, 2)):.1f}, condition {float(e32cs):.3f}")),
+        f"#define LT_ERF32_DEG {E32_DEG}",
+        fmt_array("lt_tab_erf32", e32c, comment=(
+            f"exact float32 erf on the 16 pieces [k/4, (k+1)/4] of [0, 4), rows of 16: a_0 .. "
+            f"a_{E32_DEG} (powers of s = t - c), then the centres c; relative error "
+            f"2^{float(mp.log(e32w, 2)):.1f}, condition {float(e32cond):.3f}")),
         "",
-        fmt_array("lt_tab_erf32_big", e32b, comment=(
-            f"exact float32 erf, 1 <= t < 4: rows of 8: the coefficients of s^k (k = 0 .. {E32_BDEG}, "
-            f"s = t - c) of the pieces [1, 1.5), [1.5, 2), [2, 3), [3, 4), 4 zeros; then the centres c; "
-            f"absolute error 2^{float(mp.log(e32wb, 2)):.1f}, condition {float(e32cb):.3f}")),
+        fmt_array("lt_tab_erf32_rows", e32r, comment=(
+            "the same table by piece (the AVX2 lookups: one row load per lane): rows of 12: "
+            f"a_0 .. a_{E32_DEG}, c, 0"), align=32),
         "",
         "#endif",
         "",

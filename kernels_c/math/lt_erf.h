@@ -331,30 +331,24 @@ static inline float ltm_erf32_accurate(float xf)
  * bound, Ziv's test, and ltm_erf32_accurate for the inputs the test leaves open.  The
  * AVX-512 path computes the same FMAs in the same order as the AVX2 one (8 lanes instead of
  * 4), so the same bits; the generic path's bits are its own (verified on their own).
- * Tables: lt_tab_erf32_small and lt_tab_erf32_big (tools/gen_erf_tables.py).
  *
- *   |x| < 1: y = x P(z), z = x^2 (exact: x has 24 bits), P of degree 9 (method 2^-45.5
- *     relative).  P(z) = E(z2) + z O(z2), z2 = z^2, E and O by Horner in z2 (two short
- *     chains: the loop is bound by latency more than by its operation count).  Every term
- *     P_k z^k passes through at most 15 roundings (z2, the Horner steps, two of them per
- *     step without FMA, the last FMA and x P), and sum |P_k z^k| <= 1.96 P (the generator's
- *     condition number): below 15 * 1.96 * 2^-53 < 2^-48.1.  Total below 2^-45.2 |erf(x)|.
- *   1 <= t = |x| < 4: erf(t) directly, a degree-12 polynomial in s = t - c on the piece of
- *     t (the half-binades [1, 1.5), [1.5, 2), [2, 3), [3, 4); s exact by Sterbenz; the
- *     coefficients picked per lane from one register each: vpermd on AVX2, vpermpd on
- *     AVX-512, loads on the generic path): method 2^-42.9 absolute; p = (A + s B) +
- *     s2 (C + s D), A .. D by Horner in s4 = s2^2 (four chains); every term passes through
- *     at most 20 roundings (s2, s4 and its powers, the chains, the two last FMAs; two per
- *     step without FMA) and sum |a_k s^k| <= 1.19 erf(t): below
- *     20 * 1.19 * 2^-53 < 2^-48.4.  Total below 2^-42.8 absolute, so below 2^-42.5 |erf(t)|
- *     (erf(t) >= erf(1) = 0.84).  t is clamped to 3.9375 (NaN too: its lane is replaced):
- *     every x at or above it has erf(x) in [erf(3.9375), 1), all of which round to 1.0f
- *     (1 - erf(3.9375) = 1.2e-8 < 2^-25), and so does y there (within 2^-42.8 of it).
- * Ziv's test at 2^-41 |y| (over twice the bounds; 2^12 units of y's last place): a float32
- * midpoint that close, or a float32-subnormal result, sends the element to
+ *   t = min(|x|, 3.9375) (NaN too: its lane is replaced): every x at or above 3.9375 has
+ *   erf(x) in [erf(3.9375), 1), all of which round to 1.0f (1 - erf(3.9375) = 1.2e-8 <
+ *   2^-25), and so does y there.  One formula for every lane: the piece k = floor(4t) (the
+ *   mantissa's top 4 bits of t + 4, exact enough: a float32 t is never within 2^-51 below
+ *   a multiple of 1/4), s = t - c_k (exact: c_0 = 0; else t and c_k = k/4 + 1/8 are
+ *   multiples of 2^-25 within 1/8), p = a_0 + s (a_1 + ... + s a_9) by Horner (lt_tab_erf32,
+ *   tools/gen_erf_tables.py: method error 2^-45.0 relative, from 0 up: piece 0 is t times
+ *   a polynomial, a_0 = 0).  The coefficients are picked per lane: two-register permutes on
+ *   AVX-512, row loads transposed in registers on AVX2, loads on the generic path
+ *   (ltm_vrows16).  Every term a_j s^j passes through at most 9 roundings (18 without FMA)
+ *   and sum |a_j s^j| <= 1.93 erf(t) (the generator's condition number): below
+ *   18 * 1.93 * 2^-53 < 2^-48.2.  In all y is within 2^-44.8 |erf(x)|.
+ * Ziv's test at 2^-41 |y| (2^12 units of y's last place, over eight times the bound): a
+ * float32 midpoint that close, or a float32-subnormal result, sends the element to
  * ltm_erf32_accurate (about one in 2^16 of the inputs in [-4, 4]). */
-#if LT_ERF32_SDEG != 9 || LT_ERF32_BDEG != 12
-#error "ltm_erf32_vec is written out for P of degree 9 and pieces of degree 12"
+#if LT_ERF32_DEG != 9
+#error "ltm_erf32_vec is written out for pieces of degree 9"
 #endif
 #undef LTM_VFMA
 #if LTM_GW == 8
@@ -365,78 +359,20 @@ static inline float ltm_erf32_accurate(float xf)
 #define LTM_VFMA(a, b, c) ((a) * (b) + (c))
 #endif
 
-/* The 4-entry rows of lt_tab_erf32_big (8 doubles each, 4 used): ltm_erf32_pick(row, k)
- * is row[i] per lane, k prepared once from i by ltm_erf32_pickidx. */
-static inline __attribute__((always_inline)) ltm_gvl ltm_erf32_pickidx(ltm_gvl i)
-{
-#if LTM_GW == 4 && defined(__AVX2__)
-    return ((i << 1) | (i << 33)) + ((int64_t)1 << 32);   /* the 32-bit halves 2i, 2i + 1 */
-#else
-    return i;
-#endif
-}
-static inline __attribute__((always_inline)) ltm_gvd ltm_erf32_pick(const double *row, ltm_gvl k)
-{
-#if LTM_GW == 8
-    ltm_gvd v;
-    memcpy(&v, row, sizeof v);
-    return __builtin_shuffle(v, k);
-#elif LTM_GW == 4 && defined(__AVX2__)
-    __m256i v;
-    memcpy(&v, row, sizeof v);
-    return (ltm_gvd)_mm256_permutevar8x32_epi32(v, (__m256i)k);
-#else
-    ltm_gvd r;
-    for (int j = 0; j < LTM_GW; j++) r[j] = row[k[j]];
-    return r;
-#endif
-}
-
 static inline __attribute__((always_inline)) ltm_gvf ltm_erf32_vec(ltm_gvf xf, ltm_gvl *ambiguous)
 {
-    const double *P = lt_tab_erf32_small, *B = lt_tab_erf32_big;
-    const ltm_gvd zero = { 0 };
     ltm_gvd x = ltm_vwiden(xf);
-    /* t = |x| clamped to [1, 3.9375] (NaN -> 3.9375), and its piece from t's bits: exponent
-     * and top mantissa bit, minus those of 1.  In the 64-bit lanes, with compares of
-     * doubles (which SSE2 has): taken from the float bits, the piece and the mask needed
-     * widening, which made the generic path's first pass take twice the time. */
-    const int64_t one = 0x3FF0000000000000, top = 0x400F800000000000;   /* 1, 3.9375 */
-    ltm_gvl tb = (ltm_gvl)x & 0x7FFFFFFFFFFFFFFF;
-    ltm_gvd ax = (ltm_gvd)tb;
-    ltm_gvl small = ax < 1.0, above = ~(ax <= 3.9375);
-    tb = (tb & ~small) | (one & small);
-    tb = (tb & ~above) | (top & above);
-    ltm_gvd t = (ltm_gvd)tb;
-    ltm_gvl k = ltm_erf32_pickidx((tb >> 51) - 2046);
-    /* |x| < 1: x P(z) */
-    ltm_gvd z = x * x, z2 = z * z;
-    ltm_gvd e = LTM_VFMA(zero + P[8], z2, zero + P[6]);
-    e = LTM_VFMA(e, z2, zero + P[4]);
-    e = LTM_VFMA(e, z2, zero + P[2]);
-    e = LTM_VFMA(e, z2, zero + P[0]);
-    ltm_gvd o = LTM_VFMA(zero + P[9], z2, zero + P[7]);
-    o = LTM_VFMA(o, z2, zero + P[5]);
-    o = LTM_VFMA(o, z2, zero + P[3]);
-    o = LTM_VFMA(o, z2, zero + P[1]);
-    ltm_gvd ys = x * LTM_VFMA(o, z, e);
-    /* 1 <= t < 4: the piece's polynomial in s, p = (A + s B) + s^2 (C + s D) with A, B, C, D
-     * by Horner in s^4 (four short chains) */
-#define LTM_ERF32_C(j) ltm_erf32_pick(B + 8 * (j), k)
-    ltm_gvd s = t - LTM_ERF32_C(13), s2 = s * s, s4 = s2 * s2;
-    ltm_gvd pa = LTM_VFMA(LTM_ERF32_C(12), s4, LTM_ERF32_C(8));
-    pa = LTM_VFMA(pa, s4, LTM_ERF32_C(4));
-    pa = LTM_VFMA(pa, s4, LTM_ERF32_C(0));
-    ltm_gvd pb = LTM_VFMA(LTM_ERF32_C(9), s4, LTM_ERF32_C(5));
-    pb = LTM_VFMA(pb, s4, LTM_ERF32_C(1));
-    ltm_gvd pc = LTM_VFMA(LTM_ERF32_C(10), s4, LTM_ERF32_C(6));
-    pc = LTM_VFMA(pc, s4, LTM_ERF32_C(2));
-    ltm_gvd pd = LTM_VFMA(LTM_ERF32_C(11), s4, LTM_ERF32_C(7));
-    pd = LTM_VFMA(pd, s4, LTM_ERF32_C(3));
-#undef LTM_ERF32_C
-    ltm_gvd p = LTM_VFMA(LTM_VFMA(pd, s, pc), s2, LTM_VFMA(pb, s, pa));   /* > 0 */
-    ltm_gvl yl = (ltm_gvl)p | ((ltm_gvl)x & (int64_t)0x8000000000000000ull);
-    ltm_gvd y = (ltm_gvd)(((ltm_gvl)ys & small) | (yl & ~small));
+    ltm_gvd t = ltm_vabs_clamped(x, 3.9375);
+    ltm_gvl k = (ltm_gvl)((ltm_gvu)(t + 4.0) >> 48);        /* floor(4t) in the low 4 bits */
+    ltm_gvd a[12];                                          /* a_0 .. a_9, c */
+    ltm_vrows16(a, lt_tab_erf32_rows, 12, lt_tab_erf32, 11, k);
+    ltm_gvd s = t - a[10];
+    ltm_gvd s2 = s * s, s4 = s2 * s2, s8 = s4 * s4;
+    ltm_gvd p01 = LTM_VFMA(a[1], s, a[0]), p23 = LTM_VFMA(a[3], s, a[2]);
+    ltm_gvd p45 = LTM_VFMA(a[5], s, a[4]), p67 = LTM_VFMA(a[7], s, a[6]);
+    ltm_gvd p89 = LTM_VFMA(a[9], s, a[8]);
+    ltm_gvd p = LTM_VFMA(p89, s8, LTM_VFMA(LTM_VFMA(p67, s2, p45), s4, LTM_VFMA(p23, s2, p01)));
+    ltm_gvd y = (ltm_gvd)((ltm_gvl)p | ((ltm_gvl)x & (int64_t)0x8000000000000000ull));   /* p >= 0 */
     ltm_gvf yf = __builtin_convertvector(y, ltm_gvf);
     ltm_gvi nan = xf != xf;
     *ambiguous = ltm_vziv(y, 0x1000) & (x == x);
@@ -502,14 +438,6 @@ static __attribute__((flatten)) void ltm_erf_f64_chunk(int64_t n, double *restri
 #if LT_GELU32_DEG != 9
 #error "ltm_gelu32_vec evaluates R as a degree-9 polynomial (Estrin's scheme written out)"
 #endif
-/* a = min(|x|, clamp) by bit operations (NaN -> clamp; the caller replaces its lane), shared
- * by the Gelu's first passes (this one and lt_gelu32.h's FMA one) */
-static inline __attribute__((always_inline)) ltm_gvd ltm_gelu32_abs_clamped(ltm_gvd x, double clamp)
-{
-    ltm_gvd a = (ltm_gvd)((ltm_gvl)x & 0x7FFFFFFFFFFFFFFF);
-    ltm_gvl inside = a < clamp;
-    return (ltm_gvd)(((ltm_gvl)a & inside) | ((ltm_gvl)((ltm_gvd){0} + clamp) & ~inside));
-}
 static inline __attribute__((always_inline)) ltm_gvf ltm_gelu32_vec(ltm_gvf xf, ltm_gvl *ambiguous)
 {
     const double *k = lt_tab_exp16_const, *rt = lt_tab_gelu32_r;
@@ -519,7 +447,7 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_gelu32_vec(ltm_gvf xf, 
     const ltm_gvl shifter_bits = (ltm_gvl)((ltm_gvd){0} + shifter);
     /* a = min(|x|, 14.5) (NaN -> 14.5; its lane is replaced at the end) */
     ltm_gvd x = ltm_vwiden(xf);
-    ltm_gvd a = ltm_gelu32_abs_clamped(x, clamp);
+    ltm_gvd a = ltm_vabs_clamped(x, clamp);
     /* E = exp(-a^2/2); the chains are kept short (Estrin, products formed side by side):
      * the loop is bound by their latency more than by its operation count */
     ltm_gvd a2 = a * a, nz = -0.5 * a2;

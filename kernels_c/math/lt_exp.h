@@ -117,6 +117,21 @@ static inline __attribute__((always_inline)) ltm_gvd ltm_vwiden(ltm_gvf xf)
 #endif
 }
 
+/* min(|x|, clamp), NaN -> clamp (the caller replaces its lane): the AVX min gives its second
+ * operand when the first is NaN; elsewhere bit operations (a plain ?: may become a branch) */
+static inline __attribute__((always_inline)) ltm_gvd ltm_vabs_clamped(ltm_gvd x, double clamp)
+{
+    ltm_gvd a = (ltm_gvd)((ltm_gvl)x & 0x7FFFFFFFFFFFFFFF), c = (ltm_gvd){0} + clamp;
+#if LTM_GW == 8
+    return (ltm_gvd)_mm512_min_pd((__m512d)a, (__m512d)c);
+#elif LTM_GW == 4 && defined(__AVX2__)
+    return (ltm_gvd)_mm256_min_pd((__m256d)a, (__m256d)c);
+#else
+    ltm_gvl inside = a < clamp;
+    return (ltm_gvd)(((ltm_gvl)a & inside) | ((ltm_gvl)c & ~inside));
+#endif
+}
+
 /* Ziv's test on the bits of a first pass's double result y whose error is below `units`
  * units of y's last place: is a float32 rounding boundary (a midpoint: the 29 bits below
  * float32 precision are 2^28) that close?  A float32-subnormal result (0 < |y| < 2^-126) is

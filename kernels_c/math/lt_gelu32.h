@@ -115,7 +115,7 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_gelu32_vec_fma(ltm_gvf 
     const double shifter = 0x1.8p52;
     const ltm_gvl shifter_bits = (ltm_gvl)((ltm_gvd){0} + shifter);
     ltm_gvd x = ltm_vwiden(xf);
-    ltm_gvd a = ltm_gelu32_abs_clamped(x, clamp);
+    ltm_gvd a = ltm_vabs_clamped(x, clamp);
     ltm_gvd a2 = a * a;                                    /* exact */
     ltm_gvd A = a * ltm_exp32_core(-0.5 * a2);
     /* R(a): the no-FMA pass's index (its operations, so its rows) */
