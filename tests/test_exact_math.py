@@ -386,7 +386,7 @@ def _erf_branch_inputs():
     3.9375; inside each piece, and from the subnormals up through piece 0 (whose error must
     stay relative down to 0); the specials.  And its accurate path: the x in [1/16, 4) whose
     erf (SciPy, float64) lies within 2^-42 (relative) of a float32 midpoint.  The first pass
-    is within 2^-44.8 of erf there on every path, so it is within 2^-41 of the midpoint and
+    is within 2^-44.9 of erf there on every path, so it is within 2^-41 of the midpoint and
     Ziv's test sends these inputs to ltm_erf32_accurate (as it does every float32-subnormal
     result, also in the list)."""
     from scipy import special

@@ -337,13 +337,14 @@ static inline float ltm_erf32_accurate(float xf)
  *   2^-25), and so does y there.  One formula for every lane: the piece k = floor(4t) (the
  *   mantissa's top 4 bits of t + 4, exact enough: a float32 t is never within 2^-51 below
  *   a multiple of 1/4), s = t - c_k (exact: c_0 = 0; else t and c_k = k/4 + 1/8 are
- *   multiples of 2^-25 within 1/8), p = a_0 + s (a_1 + ... + s a_9) by Horner (lt_tab_erf32,
+ *   multiples of 2^-25 within 1/8), p = a_0 + a_1 s + ... + a_9 s^9 by Estrin (lt_tab_erf32,
  *   tools/gen_erf_tables.py: method error 2^-45.0 relative, from 0 up: piece 0 is t times
  *   a polynomial, a_0 = 0).  The coefficients are picked per lane: two-register permutes on
  *   AVX-512, row loads transposed in registers on AVX2, loads on the generic path
- *   (ltm_vrows16).  Every term a_j s^j passes through at most 9 roundings (18 without FMA)
- *   and sum |a_j s^j| <= 1.93 erf(t) (the generator's condition number): below
- *   18 * 1.93 * 2^-53 < 2^-48.2.  In all y is within 2^-44.8 |erf(x)|.
+ *   (ltm_vrows16).  Every term a_j s^j carries at most 9 units (2^-53) of relative rounding
+ *   error, 11 without FMA (s^8's own is 7: s^2 squared twice; the steps add 2, or 4 when
+ *   each rounds twice), and sum |a_j s^j| <= 1.93 erf(t) (the generator's condition
+ *   number): below 11 * 1.93 * 2^-53 < 2^-48.9.  In all y is within 2^-44.9 |erf(x)|.
  * Ziv's test at 2^-41 |y| (2^12 units of y's last place, over eight times the bound): a
  * float32 midpoint that close, or a float32-subnormal result, sends the element to
  * ltm_erf32_accurate (about one in 2^16 of the inputs in [-4, 4]). */
@@ -359,19 +360,29 @@ static inline float ltm_erf32_accurate(float xf)
 #define LTM_VFMA(a, b, c) ((a) * (b) + (c))
 #endif
 
-static inline __attribute__((always_inline)) ltm_gvf ltm_erf32_vec(ltm_gvf xf, ltm_gvl *ambiguous)
+/* The degree-9 polynomial of piece idx & 15 of a 16-piece table at s = t - c: its rows
+ * (12 doubles: a_0 .. a_9, c, 0) and columns (ltm_vrows16), Estrin's scheme with the path's
+ * FMA (Horner's 9 dependent FMAs leave the loop waiting on latency).  The erf's first pass
+ * and the FMA paths' Gelu first pass (lt_gelu32.h). */
+static inline __attribute__((always_inline)) ltm_gvd ltm_vpiece9(const double *rows, const double *cols,
+                                                                 ltm_gvl idx, ltm_gvd t)
 {
-    ltm_gvd x = ltm_vwiden(xf);
-    ltm_gvd t = ltm_vabs_clamped(x, 3.9375);
-    ltm_gvl k = (ltm_gvl)((ltm_gvu)(t + 4.0) >> 48);        /* floor(4t) in the low 4 bits */
-    ltm_gvd a[12];                                          /* a_0 .. a_9, c */
-    ltm_vrows16(a, lt_tab_erf32_rows, 12, lt_tab_erf32, 11, k);
+    ltm_gvd a[12];
+    ltm_vrows16(a, rows, 12, cols, 11, idx);
     ltm_gvd s = t - a[10];
     ltm_gvd s2 = s * s, s4 = s2 * s2, s8 = s4 * s4;
     ltm_gvd p01 = LTM_VFMA(a[1], s, a[0]), p23 = LTM_VFMA(a[3], s, a[2]);
     ltm_gvd p45 = LTM_VFMA(a[5], s, a[4]), p67 = LTM_VFMA(a[7], s, a[6]);
     ltm_gvd p89 = LTM_VFMA(a[9], s, a[8]);
-    ltm_gvd p = LTM_VFMA(p89, s8, LTM_VFMA(LTM_VFMA(p67, s2, p45), s4, LTM_VFMA(p23, s2, p01)));
+    return LTM_VFMA(p89, s8, LTM_VFMA(LTM_VFMA(p67, s2, p45), s4, LTM_VFMA(p23, s2, p01)));
+}
+
+static inline __attribute__((always_inline)) ltm_gvf ltm_erf32_vec(ltm_gvf xf, ltm_gvl *ambiguous)
+{
+    ltm_gvd x = ltm_vwiden(xf);
+    ltm_gvd t = ltm_vabs_clamped(x, 3.9375);
+    ltm_gvl k = (ltm_gvl)((ltm_gvu)(t + 4.0) >> 48);        /* floor(4t) in the low 4 bits */
+    ltm_gvd p = ltm_vpiece9(lt_tab_erf32_rows, lt_tab_erf32, k, t);
     ltm_gvd y = (ltm_gvd)((ltm_gvl)p | ((ltm_gvl)x & (int64_t)0x8000000000000000ull));   /* p >= 0 */
     ltm_gvf yf = __builtin_convertvector(y, ltm_gvf);
     ltm_gvi nan = xf != xf;

@@ -121,14 +121,7 @@ static inline __attribute__((always_inline)) ltm_gvf ltm_gelu32_vec_fma(ltm_gvf 
     /* R(a): the no-FMA pass's index (its operations, so its rows) */
     ltm_gvd g = (a * al - 0.5) - a2 * be;
     ltm_gvl idx = (ltm_gvl)(g + shifter) - shifter_bits;
-    ltm_gvd col[12];                                       /* r_0 .. r_9, c */
-    ltm_vrows16(col, lt_tab_gelu32_rows, 12, rt, 11, idx);
-    ltm_gvd s = a - col[10];
-    ltm_gvd s2 = s * s, s4 = s2 * s2, s8 = s4 * s4;
-    ltm_gvd p01 = LTM_VFMA(col[1], s, col[0]), p23 = LTM_VFMA(col[3], s, col[2]);
-    ltm_gvd p45 = LTM_VFMA(col[5], s, col[4]), p67 = LTM_VFMA(col[7], s, col[6]);
-    ltm_gvd p89 = LTM_VFMA(col[9], s, col[8]);
-    ltm_gvd poly = LTM_VFMA(p89, s8, LTM_VFMA(LTM_VFMA(p67, s2, p45), s4, LTM_VFMA(p23, s2, p01)));
+    ltm_gvd poly = ltm_vpiece9(lt_tab_gelu32_rows, rt, idx, a);     /* r_0 .. r_9, c */
     ltm_gvd y = LTM_VFMA(-A, poly, (ltm_gvd)((ltm_gvl)x & (ltm_gvl)(x >= 0.0)));
     ltm_gvf yf = __builtin_convertvector(y, ltm_gvf);
     ltm_gvi nan = xf != xf;
