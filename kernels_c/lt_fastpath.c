@@ -230,6 +230,8 @@ static int needs_copy(PyObject *value)
                                     PyArray_ISBYTESWAPPED((PyArrayObject *)value));
 }
 
+#include "ext/interned.c"
+
 /* The layout (shape, strides, dtype) of a node's value, as operand_of makes it, and its
  * address, when the value is an aligned native buffer (the kernels read elements through
  * typed pointers).  1 with both set (the layout a new reference), 0 when it is misaligned,
@@ -250,19 +252,17 @@ static int aligned_layout(PyObject *node, PyObject **layout, void **address)
     /* NumPy exports a contiguous array's buffer with canonical strides, whatever the strides
      * of its length-1 dimensions (X.T of a (1, n) X: (4, 4096) exported as (4, 4)); the key
      * holds the array's own, as operand_of's does, or it never matches Python's */
-    PyObject *strides = !aligned ? NULL : unit ? PyObject_GetAttr(SLOT(node, off_value), s_strides)
-                                               : PyTuple_New(view.ndim);
-    if (strides != NULL && unit && !PyTuple_CheckExact(strides)) Py_CLEAR(strides);
-    for (int d = 0; strides != NULL && !unit && d < view.ndim; d++) {
-        PyObject *s = PyLong_FromSsize_t(view.strides[d]);
-        if (s == NULL) Py_CLEAR(strides);
-        else PyTuple_SET_ITEM(strides, d, s);
+    PyObject *value = SLOT(node, off_value);
+    const Py_ssize_t *strides = view.strides;
+    if (aligned && unit) {
+        aligned = PyArray_Check(value) && PyArray_NDIM((PyArrayObject *)value) == view.ndim;
+        if (aligned) strides = PyArray_STRIDES((PyArrayObject *)value);
     }
     *address = view.buf;
+    *layout = aligned ? interned_layout(SLOT(node, off_shape), view.ndim, strides,
+                                        SLOT(node, off_dtype)) : NULL;
     PyBuffer_Release(&view);
-    if (strides == NULL) return aligned ? -1 : 0;
-    *layout = PyTuple_Pack(3, SLOT(node, off_shape), strides, SLOT(node, off_dtype));
-    Py_DECREF(strides);
+    if (!aligned) return 0;
     return *layout == NULL ? -1 : 1;
 }
 

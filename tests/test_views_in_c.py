@@ -1,7 +1,8 @@
 """Basic indexing and ``.T`` of a tensor's memory in C (kernels_c/ext/views.c), side by side
 with NumPy and with the Python path they replace (``indexing.getitem``, ``_T``): the same
 values, shapes and strides, a view that writes reach both ways as NumPy's does, ``base``,
-and every key C does not take handed to Python with Python's errors."""
+and every key C does not take handed to Python with Python's errors; views made afresh
+per call key their kernels with the same tuples each time (ext/interned.c)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 import lazytensor as lt
 from lazytensor._api import indexing, ndarray_methods
 from lazytensor._engine import views
+from lazytensor._engine.native import fastpath as _fastpath
 
 
 def _random_key(rng, ndim):
@@ -327,3 +329,55 @@ def test_every_c_method_of_tensor_has_a_signature():
         params = inspect.signature(getattr(lt.Tensor, name)).parameters
         assert next(iter(params)) == "self", name
     assert list(inspect.signature(lt.Tensor.__getitem__).parameters) == ["self", "key"]
+
+
+_REMADE = {
+    "x[1:] - x[:-1]": lambda x, X, Y, b: x[1:] - x[:-1],
+    "X.T + Y": lambda x, X, Y, b: X.T + Y,
+    "X[1:] + b (broadcast)": lambda x, X, Y, b: X[1:] + b,
+    "strided views": lambda x, X, Y, b: X[::2, 1:] * X[1::2, :-1],
+}
+
+
+@pytest.mark.parametrize("name", list(_REMADE))
+def test_an_expression_remade_each_call_keys_with_the_same_objects(name):
+    """The quick table's memo (ext/quick.c) matches a key item by item by identity: views
+    made afresh per call and broadcast shapes give their keys the same tuples each time
+    (ext/interned.c), so a repeated small expression of views does not rehash its key."""
+    rng = np.random.default_rng(0)
+    x = lt.asarray(rng.standard_normal(10).astype(np.float32))
+    X, Y = (lt.asarray(rng.standard_normal((6, 6)).astype(np.float32)) for _ in range(2))
+    b = lt.asarray(rng.standard_normal(6).astype(np.float32))
+    _REMADE[name](x, X, Y, b).numpy()      # (the first recording of a signature is Python's)
+    first, second = (_REMADE[name](x, X, Y, b) for _ in range(2))
+    assert first._node is not second._node
+    k1, k2 = (_fastpath.group_key(e._node)[0] for e in (first, second))
+    assert k1 == k2
+    assert all(p is q for p, q in zip(k1, k2)), [(p, q) for p, q in zip(k1, k2) if p is not q]
+
+
+def test_many_layouts_of_one_shape_keep_their_own_kernels():
+    """Layouts that share a shape but not their strides, dtype or element offset, more of
+    them than the interning caches hold (so slots are replaced), evaluated in turn and
+    again: each gives NumPy's values."""
+    rng = np.random.default_rng(1)
+    bases = {dt: rng.standard_normal((40, 40)).astype(dt) for dt in (np.float32, np.float64)}
+    cases = []
+    for dt, base in bases.items():
+        t = lt.asarray(base)
+        for r in range(1, 9):
+            for c in range(1, 9):
+                for off in range(3):
+                    key = (slice(off, off + 4 * r, r), slice(off, off + 4 * c, c))
+                    cases += [(t[key], base[key]), (t[key].T, base[key].T)]
+        for n in range(1, 40, 3):                          # shapes of their own too
+            cases.append((t[:n, ::-1], base[:n, ::-1]))
+    assert len({(ref.shape, ref.strides, ref.dtype) for _, ref in cases}) > 128
+    for _ in range(2):
+        for i, (view, ref) in enumerate(cases):
+            other_view, other_ref = cases[i - 1]
+            if other_ref.shape == ref.shape and other_ref.dtype == ref.dtype:
+                got, want = (view * 2 - other_view).numpy(), ref * 2 - other_ref
+            else:
+                got, want = (view * 2 + 1).numpy(), ref * 2 + 1
+            np.testing.assert_array_equal(got, want)

@@ -71,11 +71,12 @@ static void key_memo_put(key_memo_t *m, PyObject *key, PyObject *value) { (void)
 
 /* clear_memos(): let go of what the memos hold (lt.empty_cache: the quick table's values are
  * kernels and plans of the table being emptied; the constants' memo, nodes; the call memo,
- * kernels). */
+ * kernels; the interned shapes and layouts, tuples). */
 static void const_memo_clear(void);      /* (record.c) */
 static PyObject *clear_memos(PyObject *self, PyObject *unused)
 {
     key_memo_clear();
+    intern_clear();
     const_memo_clear();
     call_memo_clear();
     Py_RETURN_NONE;

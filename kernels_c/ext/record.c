@@ -148,40 +148,35 @@ static int signature(PyObject *name, PyObject *a, PyObject *b, PyObject **dtype,
  * result's dtype and names the op and the shape (_elementwise.LEAN_MAX_ELEMENTS). */
 #define LEAN_MAX_ELEMENTS (INT64_MAX / 16)
 
-/* The shape two shapes broadcast to (shapes.broadcast_shapes_cached for a pair), made
- * of the operands' own int objects; NULL (no error) when they do not broadcast, are not
- * tuples of ints or make a shape of more than LEAN_MAX_ELEMENTS elements: Python's path
- * then decides.  New reference. */
+/* The shape two shapes broadcast to (shapes.broadcast_shapes_cached for a pair), interned
+ * (interned.c: the next call's key then holds the same tuple); NULL (no error) when they do
+ * not broadcast, are not tuples of ints or make a shape of more than LEAN_MAX_ELEMENTS
+ * elements: Python's path then decides.  New reference. */
 static PyObject *broadcast_pair(PyObject *sa, PyObject *sb)
 {
     long long elements = 1;                          /* of the nonzero dimensions */
     if (!PyTuple_CheckExact(sa) || !PyTuple_CheckExact(sb)) return NULL;
     Py_ssize_t na = PyTuple_GET_SIZE(sa), nb = PyTuple_GET_SIZE(sb), n = na > nb ? na : nb;
-    PyObject *out = PyTuple_New(n);
-    if (out == NULL) {
-        PyErr_Clear();
-        return NULL;
-    }
+    Py_ssize_t dims[NPY_MAXDIMS];
+    if (n > NPY_MAXDIMS) return NULL;
     for (Py_ssize_t d = 1; d <= n; d++) {            /* from the last dimension */
         PyObject *x = d <= na ? PyTuple_GET_ITEM(sa, na - d) : NULL;
         PyObject *y = d <= nb ? PyTuple_GET_ITEM(sb, nb - d) : NULL;
-        if ((x && !PyLong_CheckExact(x)) || (y && !PyLong_CheckExact(y))) goto fail;
+        if ((x && !PyLong_CheckExact(x)) || (y && !PyLong_CheckExact(y))) return NULL;
         long long mx = x ? PyLong_AsLongLong(x) : 1, my = y ? PyLong_AsLongLong(y) : 1;
-        if (PyErr_Occurred()) goto fail;
-        PyObject *pick;
-        if (mx == 1) pick = y ? y : x;
-        else if (my == 1 || my == mx) pick = x;
-        else goto fail;
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return NULL;
+        }
+        if (mx != 1 && my != 1 && my != mx) return NULL;
         const long long m = mx == 1 ? my : mx;
-        if (m > 0 && elements > LEAN_MAX_ELEMENTS / m) goto fail;
+        if (m > 0 && elements > LEAN_MAX_ELEMENTS / m) return NULL;
         if (m > 0) elements *= m;
-        PyTuple_SET_ITEM(out, n - d, Py_NewRef(pick));
+        dims[n - d] = (Py_ssize_t)m;
     }
+    PyObject *out = interned_shape((int)n, dims);
+    if (out == NULL) PyErr_Clear();
     return out;
-fail:
-    PyErr_Clear();
-    Py_DECREF(out);
-    return NULL;
 }
 
 /* Whether two shape tuples are equal (an error counts as not). */
@@ -494,12 +489,20 @@ static PyObject *new_leaf_tensor(PyObject *array, PyObject *attrs)
         PyErr_SetString(PyExc_RuntimeError, "setup_recording() first");
         return NULL;
     }
-    PyObject *dtype = PyObject_GetAttr(array, s_dtype), *shape = NULL, *node = NULL;
+    const int exact = PyArray_CheckExact(array);    /* (a subclass's own attributes) */
+    PyObject *dtype = exact ? Py_NewRef(PyArray_DESCR((PyArrayObject *)array))
+                            : PyObject_GetAttr(array, s_dtype);
+    PyObject *shape = NULL, *node = NULL;
     /* a byte-swapped array (a caller's, read fresh at each evaluation): the native dtype */
     if (dtype != NULL && PyArray_Check(array) && PyArray_ISBYTESWAPPED((PyArrayObject *)array) &&
         PyArray_DescrCheck(dtype) && PyTypeNum_ISNUMBER(((PyArray_Descr *)dtype)->type_num))
         Py_SETREF(dtype, (PyObject *)PyArray_DescrFromType(((PyArray_Descr *)dtype)->type_num));
-    if (dtype != NULL) shape = PyObject_GetAttr(array, s_shape);
+    /* an ndarray's shape interned: a view made per call then keys as the one before */
+    if (dtype != NULL && exact)
+        shape = interned_shape(PyArray_NDIM((PyArrayObject *)array),
+                               PyArray_DIMS((PyArrayObject *)array));
+    else if (dtype != NULL)
+        shape = PyObject_GetAttr(array, s_shape);
     if (shape != NULL && !PyTuple_CheckExact(shape))
         PyErr_SetString(PyExc_TypeError, "leaf_tensor: not a NumPy array");
     else if (shape != NULL)

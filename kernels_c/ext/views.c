@@ -102,8 +102,8 @@ static int axis_index(PyObject *item, PyObject *size, npy_intp *at)
 }
 
 /* NumPy's key for a basic index of a tensor of `ndim` axes that is a view (indexing._prepare
- * and _is_view_key for the keys taken here): the items with `...` appended when there is
- * none.  NULL with no error for any other key, or one that raises (out of bounds, too many
+ * and _is_view_key for the keys taken here): with an int among them, the items with `...`
+ * appended when there is none (a view, not NumPy's scalar).  NULL with no error for any other key, or one that raises (out of bounds, too many
  * indices). */
 static PyObject *basic_view_key(PyObject *key, PyObject *shape)
 {
@@ -150,6 +150,8 @@ static PyObject *basic_view_key(PyObject *key, PyObject *shape)
             return NULL;
         axis++;
     }
+    /* (slices, None and `...` alone always give a view: the key as it is) */
+    if (ints == 0) return Py_NewRef(key);
     PyObject *np_key = PyTuple_New(n + (ellipses == 0));
     if (np_key == NULL) return NULL;
     for (Py_ssize_t i = 0; i < n; i++)
