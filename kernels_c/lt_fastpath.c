@@ -441,6 +441,8 @@ static PyTypeObject busy_type = {
 
 #include "ext/views.c"
 
+#include "ext/slots.c"
+
 static PyMethodDef methods[] = {
     {"op_node", (PyCFunction)(void (*)(void))op_node_call, METH_FASTCALL,
      "op_node(op, inputs, attrs, dtype, shape) -> Node: _graph.op_node in C."},
@@ -493,6 +495,11 @@ static PyMethodDef methods[] = {
     {"view_plain", (PyCFunction)(void (*)(void))view_plain, METH_FASTCALL,
      "view_plain(t, make) -> the view of t's plain memory, make's array, or None "
      "(views.view's first case)."},
+    {"install_slots", install_slots, METH_NOARGS,
+     "install_slots(): Tensor's operator and subscript slots straight to this module's "
+     "methods (once setup_operators' and setup_views' methods are set on Tensor)."},
+    {"slots_installed", slots_installed, METH_NOARGS,
+     "slots_installed() -> whether Tensor's slots are install_slots' functions."},
     {"transposed", tensor_transposed, METH_O,
      "transposed(tensor) -> tensor.T (the fget of Tensor.T)."},
     {"leaf_tensor", leaf_tensor, METH_O,

@@ -134,6 +134,9 @@ def _install() -> None:
     methods["T"] = property(_fastpath.transposed, doc=ndarray_methods._T.__doc__)
     for name, method in methods.items():
         setattr(Tensor, name, method)
+    # Tensor's type slots (t + u, t[key]...) straight to those C methods, without CPython's
+    # lookup of the method at each call
+    _fastpath.install_slots()
 
 
 _install()
