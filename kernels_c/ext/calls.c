@@ -150,11 +150,30 @@ static PyObject *mode_exact(void)
  * (its mode is each instruction's: the mode its node was recorded in).  0, or -1 on error. */
 static int read_settings(settings_t *s)
 {
+#if PY_VERSION_HEX < 0x030C0000       /* ma_version_tag: deprecated in 3.12 */
+    /* the values read last, while neither module's dict has changed since (its version tag):
+     * two dict lookups a call less */
+    static settings_t last;
+    static uint64_t config_version, kernel_version;
+    PyDictObject *cd = (PyDictObject *)PyModule_GetDict(config_module),
+                 *kd = (PyDictObject *)PyModule_GetDict(kernel_module);
+    if (config_version != 0 && cd->ma_version_tag == config_version &&
+        kd->ma_version_tag == kernel_version) {
+        *s = last;
+        return 0;
+    }
+#endif
     PyObject *threads = module_global(config_module, s_num_threads), *path;
     if (threads == NULL || (path = module_global(kernel_module, s_path)) == NULL) return -1;
     s->n_threads = (int32_t)PyLong_AsLong(threads);
     s->path = (int32_t)PyLong_AsLong(path);
-    return PyErr_Occurred() ? -1 : 0;
+    if (PyErr_Occurred()) return -1;
+#if PY_VERSION_HEX < 0x030C0000
+    last = *s;
+    config_version = cd->ma_version_tag;
+    kernel_version = kd->ma_version_tag;
+#endif
+    return 0;
 }
 
 /* Run the open call with its pointers filled in. */

@@ -173,6 +173,22 @@ static int intern_resize(size_t capacity)
     return 0;
 }
 
+/* The hashes of the nodes added last, by address (direct-mapped): most nodes leave the table
+ * soon after they join it (when they get their value), and intern_forget then finds their
+ * entry without hashing the node's fields again.  An entry is set when its node joins and
+ * cleared when it leaves, so a node found here has this hash; a wrong one would only send
+ * the search to its scan of the whole table. */
+#define RECENT_HASHES 256
+static struct {
+    PyObject *node;            /* borrowed; only compared */
+    Py_hash_t hash;
+} recent_hash[RECENT_HASHES];
+
+static size_t recent_slot(PyObject *node)
+{
+    return ((uintptr_t)node >> 4) % RECENT_HASHES;
+}
+
 /* Put a node (not in the table) under its hash.  0, or -1 on error.  The table is at most
  * half full, removed entries included: past that it is rebuilt at four times its live
  * entries (which also shrinks it after many deaths). */
@@ -190,6 +206,8 @@ static int intern_add(PyObject *node, Py_hash_t hash)
     intern_entries[i].hash = hash;
     intern_entries[i].node = node;
     intern_used++;
+    recent_hash[recent_slot(node)].node = node;
+    recent_hash[recent_slot(node)].hash = hash;
     return 0;
 }
 
@@ -203,10 +221,18 @@ static void intern_forget(PyObject *node)
     PyErr_Fetch(&err_type, &err_value, &err_tb);
     Py_hash_t hash;
     size_t at = intern_mask + 1;           /* not found */
-    if (SLOT(node, off_op) != NULL && SLOT(node, off_inputs) != NULL &&
-        SLOT(node, off_attrs) != NULL && SLOT(node, off_dtype) != NULL &&
-        node_hash(SLOT(node, off_op), SLOT(node, off_inputs), SLOT(node, off_attrs),
-                  SLOT(node, off_dtype), SLOT(node, off_exact), thread, &hash) == 0) {
+    const size_t recent = recent_slot(node);
+    int hashed = recent_hash[recent].node == node;
+    if (hashed) {
+        hash = recent_hash[recent].hash;
+        recent_hash[recent].node = NULL;
+    } else {
+        hashed = SLOT(node, off_op) != NULL && SLOT(node, off_inputs) != NULL &&
+                 SLOT(node, off_attrs) != NULL && SLOT(node, off_dtype) != NULL &&
+                 node_hash(SLOT(node, off_op), SLOT(node, off_inputs), SLOT(node, off_attrs),
+                           SLOT(node, off_dtype), SLOT(node, off_exact), thread, &hash) == 0;
+    }
+    if (hashed) {
         for (size_t i = (size_t)hash & intern_mask; intern_entries[i].node != NULL;
              i = (i + 1) & intern_mask)
             if (intern_entries[i].node == node) {
