@@ -100,7 +100,9 @@ def test_mode_changes_between_cold_and_kept_runs(cold_path, monkeypatch):
         assert _bits(got) == _bits(exact if mode == "exact" else fast), (mode, path)
 
 
-def test_kernel_path_and_threads_are_read_each_call():
+def test_kernel_path_and_threads_are_read_each_call(cold_path):
+    """Exact mode: the same bits on every path and thread count.  Fast mode: each path's own
+    bits (its own polynomials), as a plan made afresh on that path gives them."""
     x = lt.asarray(np.linspace(-5, 5, 70000, dtype=np.float32))
     with lt.mode("exact"):
         ref = lt.erf(x).numpy()
@@ -108,6 +110,15 @@ def test_kernel_path_and_threads_are_read_each_call():
             for threads in (1, 2, 1):
                 with lt.config(kernel_path=path, num_threads=threads):
                     assert _bits(lt.erf(x).numpy()) == _bits(ref), (path, threads)
+    with lt.mode("fast"):
+        fresh = {}
+        for path in lt.kernel_paths():
+            with lt.config(kernel_path=path):
+                cold_path()
+                fresh[path] = _bits(lt.erf(x).numpy())
+        for path in lt.kernel_paths() * 2:
+            with lt.config(kernel_path=path):
+                assert _bits(lt.erf(x).numpy()) == fresh[path], path
 
 
 def test_python_threads_sharing_one_kernel(run_threads):
