@@ -454,6 +454,8 @@ static PyMethodDef methods[] = {
      "pending_nodes() -> [the op nodes in the hash-consing table]: the pending ones."},
     {"pending_readers", pending_readers, METH_O,
      "pending_readers(mem) -> [the pending op nodes with an input whose value may overlap mem]."},
+    {"pending_uses", pending_uses, METH_O,
+     "pending_uses(node) -> how many inputs of the pending op nodes are node."},
     {"node_hooks", node_hooks_installed, METH_NOARGS,
      "node_hooks() -> whether op nodes are hash-consed in this module's table."},
     {"setup_operators", setup_operators, METH_O,

@@ -501,3 +501,27 @@ def test_pending_readers_finds_every_pending_node_whose_input_may_share_the_memo
     assert all(t._node.value is None for t in keep)
     with pytest.raises(TypeError, match="pending_readers.*ndarray"):
         fastpath.pending_readers([1.0])
+
+
+def test_pending_uses_counts_the_pending_inputs_that_are_the_node():
+    """fastpath.pending_uses(node), the holders a write into a pending tensor discounts
+    (views._held_by_pending), equals the count over the pending nodes' inputs made here:
+    a node read once, twice by one op (x * x), by several ops, by none."""
+    from lazytensor import _fastpath as fastpath
+    rng = np.random.default_rng(57)
+    x = lt.asarray(rng.standard_normal(5))
+    y = x + 1.0                                    # pending
+    readers = [y * y, y - 2.0, lt.exp(y), x * 3.0]
+    lone = x - 4.0
+    for t in (x, y, lone, readers[0]):
+        node = t._node
+        want = sum(i is node for p in fastpath.pending_nodes() for i in p.inputs)
+        assert fastpath.pending_uses(node) == want
+    assert fastpath.pending_uses(y._node) == 4 and fastpath.pending_uses(lone._node) == 0
+    y[0] = 9.0                                     # a write into a pending tensor so held
+    y_np = np.asarray(x) + 1.0
+    want = [y_np * y_np, y_np - 2.0, np.exp(y_np), np.asarray(x) * 3.0]
+    for r, w in zip(readers, want):
+        np.testing.assert_allclose(np.asarray(r), w, rtol=1e-15)
+    y_np[0] = 9.0
+    np.testing.assert_array_equal(np.asarray(y), y_np)

@@ -343,6 +343,23 @@ static PyObject *pending_readers(PyObject *self, PyObject *mem)
     return out;
 }
 
+/* pending_uses(node) -> how many inputs of the pending op nodes are `node` (views'
+ * _held_by_pending: a write's holders, counted without a Python loop over every pending
+ * node) */
+static PyObject *pending_uses(PyObject *self, PyObject *node)
+{
+    Py_ssize_t n = 0;
+    for (size_t i = 0; intern_entries != NULL && i <= intern_mask; i++) {
+        PyObject *p = intern_entries[i].node;
+        if (p == NULL || p == INTERN_GONE) continue;
+        PyObject *ins = SLOT(p, off_inputs);
+        if (ins == NULL || !PyTuple_Check(ins)) continue;
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(ins); k++)
+            n += PyTuple_GET_ITEM(ins, k) == node;
+    }
+    return PyLong_FromSsize_t(n);
+}
+
 /* Node's slots but __weakref__, in Node.__slots__ order: what node_clear empties */
 static Py_ssize_t *const node_slots[] = {&off_op, &off_inputs, &off_attrs, &off_dtype,
                                           &off_shape, &off_value, &off_key, &off_operand,

@@ -91,7 +91,7 @@ def memory(t) -> np.ndarray | None:
 def _held_by_pending(node) -> int:
     """How many inputs of pending nodes are ``node``: holders ``protect_pending_readers``
     takes care of before a write, so they do not stop a value from becoming memory."""
-    return sum(x is node for p in fastpath.pending_nodes() for x in p.inputs)
+    return fastpath.pending_uses(node)
 
 
 def _exclusive(t, value) -> bool:
