@@ -230,6 +230,21 @@ def test_indexing_errors(key, exc, match):
         t3()[key]
 
 
+@pytest.mark.parametrize("key", [1.0, (0, 1.5), "a", np.float64(1), {0: 1}, [1.5],
+                                 np.array([1.0]), (0, np.array([0.5]))], ids=repr)
+def test_an_index_of_a_type_indexing_does_not_take_is_numpys_indexerror(key):
+    """NumPy raises IndexError for such a key, Python's sequences TypeError: the error is
+    both, so code written against either catches it."""
+    a = np.arange(24.0).reshape(2, 3, 4)
+    with pytest.raises(IndexError):
+        a[key]
+    for exc in (IndexError, TypeError):
+        with pytest.raises(exc):
+            lt.asarray(a)[key]
+        with pytest.raises(exc):
+            lt.asarray(a)[key] = 1.0
+
+
 # ---- assignment ------------------------------------------------------------------------
 def assign_both(key_np, value_np, key_lt=None, value_lt=None, a=A3):
     """Assign in NumPy and in lazytensor; check x's new value, dtype and shape."""

@@ -25,6 +25,7 @@ import numpy as np
 
 from .._engine import dtypes as _dtypes
 from .._engine import views as _views
+from .._engine.errors import InvalidIndex
 from .args import normalize_axis, tensor_value, wrap
 from .ndarray_args import check_out, operand, to_out, zero_d_axis
 from .._engine.fpenv import library_state
@@ -119,7 +120,7 @@ def _prepare(key, shape):
                 try:   # any object with __index__ is an integer index
                     out.append(operator.index(item))
                 except TypeError:
-                    raise TypeError(f"invalid index {item!r} (of type "
+                    raise InvalidIndex(f"invalid index {item!r} (of type "
                                     f"{type(item).__name__}){_within(key)}: "
                                     f"{_VALID}") from None
                 width.append(1)
@@ -133,7 +134,7 @@ def _prepare(key, shape):
                 out.append(int(arr) if arr.ndim == 0 else arr)
                 width.append(1)
             else:
-                raise TypeError(f"an index array must have an integer or boolean dtype, "
+                raise InvalidIndex(f"an index array must have an integer or boolean dtype, "
                                 f"not {arr.dtype.name}{_within(key)}")
     used = sum(width)
     if used > ndim:
