@@ -497,6 +497,9 @@ static PyMethodDef methods[] = {
     {"view_plain", (PyCFunction)(void (*)(void))view_plain, METH_FASTCALL,
      "view_plain(t, make) -> the view of t's plain memory, make's array, or None "
      "(views.view's first case)."},
+    {"setup_scalars", setup_scalars, METH_O,
+     "setup_scalars({name: Python method}) -> {name: method descriptor of Tensor}: "
+     "__float__, __int__, __index__ and __bool__ in C."},
     {"install_slots", install_slots, METH_NOARGS,
      "install_slots(): Tensor's operator and subscript slots straight to this module's "
      "methods (once setup_operators' and setup_views' methods are set on Tensor)."},

@@ -717,6 +717,51 @@ def test_scalar_conversion_special_cases_and_errors():
     assert float(lazy) == 5.0 and bool(lazy) and int(lazy) == 5
 
 
+def _values_of(dtype):
+    if dtype.kind == "b":
+        return [True, False]
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return [info.min, info.max, 0, 1, info.max // 3]
+    info = np.finfo(dtype)
+    return [0.0, -0.0, 1.5, -2.75, float(info.max), float(info.tiny), float(info.smallest_subnormal),
+            np.nan, np.inf, -np.inf, 1e10 if dtype.itemsize > 2 else 1e4]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "uint16", "int32",
+                                   "uint32", "int64", "uint64", "float16", "float32",
+                                   "float64"])
+def test_python_scalars_of_one_element_are_numpys(dtype):
+    """float(t), int(t), operator.index(t) and bool(t) (C for real dtypes, ext/values.c)
+    give what the same conversions of NumPy's array give, value and type, or the same
+    error type: every real dtype, its extremes, NaN and infinities, a 0-d value, an element
+    read by indexing, a pending result, and bool of one-element tensors of any shape."""
+    dt = np.dtype(dtype)
+    for v in _values_of(dt):
+        a = np.array(v, dtype=dt)
+        cases = [(lt.asarray(a), a), (lt.asarray(np.array([v, v], dt))[1], a),
+                 (lt.where(lt.asarray(True), lt.asarray(a), lt.asarray(a)), a)]
+        assert not cases[2][0].is_evaluated
+        for fn in (float, int, operator.index, bool):
+            for t, ref in cases:
+                try:
+                    want = fn(ref)
+                except Exception as exc:                # noqa: BLE001
+                    with pytest.raises(type(exc)):
+                        fn(t)
+                    continue
+                got = fn(t)
+                assert type(got) is type(want), (fn, v, dtype)
+                assert got == want or (got != got and want != want), (fn, v, dtype, got, want)
+        for shape in [(1,), (1, 1, 1), (2,)]:
+            b = np.full(shape, v, dt)
+            if b.size == 1:
+                assert bool(lt.asarray(b)) is bool(b)
+            else:
+                with pytest.raises(ValueError):
+                    bool(lt.asarray(b))
+
+
 def test_iteration():
     x = lt.asarray(np.array([1, 2, 3], dtype=np.int8))
     items = list(x)

@@ -126,6 +126,11 @@ def _install() -> None:
     methods.update(_fastpath.setup_value(_tensor, Tensor._value, Tensor.__array__, _eval.lock,
                                          _eval.evaluate_one))
     methods.update(_fastpath.setup_operators(dict(methods)))
+    # float(t), int(t), operator.index(t), bool(t) of a real one-element tensor in C (the
+    # rest to tensor.py's methods)
+    methods.update(_fastpath.setup_scalars({
+        name: Tensor.__dict__[name] for name in ("__float__", "__int__", "__index__",
+                                                  "__bool__")}))
     # basic indexing, .T, reshape and transpose of plain memory in C (each handing the rest
     # to the Python function above)
     methods.update(_fastpath.setup_views(_views._lazy_base, _views._lazy_views, {
