@@ -29,6 +29,7 @@ def cases(lt):
         "X.T + Y (32 x 32)": (lambda: X.T + Y, lambda: (XT.T + YT).numpy()),
         "x[1:] - x[:-1]": (lambda: a[1:] - a[:-1], lambda: (A[1:] - A[:-1]).numpy()),
         "X[2, 3]": (lambda: X[2, 3], lambda: XT[2, 3].numpy()),
+        "float(X[2, 3])": (lambda: float(X[2, 3]), lambda: float(XT[2, 3])),
     }
 
 
