@@ -80,6 +80,36 @@ def test_where_lean_path_and_errors():
     np.testing.assert_array_equal(np.asarray(lt.where(x, x, y)), np.where(a, a, b))
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int32", "complex64"])
+def test_where_with_a_python_scalar_is_numpys_on_every_call(dtype):
+    """lt.where(c, x, s) and lt.where(c, s, x) with a Python int or float s: NumPy's values
+    and dtype (its weak scalar promotion), on the first call (Python's where, which keeps the
+    scalar's constant) and on the repeated ones (C's for a float tensor: no Python call)."""
+    import sys
+    a = (rng.standard_normal(300) * 4).astype(dtype)
+    c = a.real > 0
+    x, cond = lt.asarray(a), lt.asarray(c)
+    scalars = [0, 2, -3, 0.5, -0.0, float("inf"), float("nan"), 1e300, 70000.0]
+    for s in scalars:
+        if dtype == "int32" and isinstance(s, float):
+            continue
+        for args_np, args_lt in (((c, a, s), (cond, x, s)), ((c, s, a), (cond, s, x))):
+            with np.errstate(all="ignore"):
+                want = np.where(*args_np)
+            for call in range(3):
+                python_calls = []
+                sys.setprofile(lambda frame, event, arg: python_calls.append(
+                    frame.f_code.co_name) if event == "call" else None)
+                try:
+                    t = lt.where(*args_lt)
+                finally:
+                    sys.setprofile(None)
+                assert not (call and dtype.startswith("float") and python_calls), python_calls
+                got = np.asarray(t)
+                assert got.dtype == want.dtype, (s, call)
+                np.testing.assert_array_equal(got, want)
+
+
 def test_mixed_shapes_and_reductions_still_evaluate():
     a, b = _f32(8, 300), _f32(300)
     x, y = lt.asarray(a), lt.asarray(b)

@@ -299,8 +299,9 @@ def test_c_where_records_the_node_python_records(dtype):
 
 
 def test_c_where_hands_the_rest_to_python():
-    """Broadcasting, mixed dtypes, Python scalars, complex values and a condition that is
-    not bool go to Python's where: NumPy's values, and Python's error."""
+    """Broadcasting, mixed dtypes, complex values, a condition that is not bool and a
+    Python scalar met the first time go to Python's where: NumPy's values, and Python's
+    error."""
     f32 = np.arange(6, dtype=np.float32).reshape(2, 3)
     c = f32 % 2 == 0
     x, cond = lt.asarray(f32), lt.asarray(c)

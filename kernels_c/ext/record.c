@@ -388,26 +388,55 @@ static PyObject *setup_where(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* where(c, x1, x2) in C: a bool condition and two tensors of one shape and one real dtype;
+ * or one of x1, x2 a Python int or float and the other a real floating-point tensor of the
+ * condition's shape (np.where(x > 0, x, 0)), the scalar's constant of the tensor's dtype (its
+ * weak promotion) as Python's path keeps it in fast_constants.  Anything else, and a
+ * constant Python has not made yet, goes to Python's where. */
 static PyObject *where(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (py_where == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "where: setup_where() first");
         return NULL;
     }
-    if (nargs == 3 && lean_tensor(args[0]) && lean_tensor(args[1]) && lean_tensor(args[2])) {
-        PyObject *nc = SLOT(args[0], off_tensor_node), *n1 = SLOT(args[1], off_tensor_node),
-                 *n2 = SLOT(args[2], off_tensor_node);
-        PyObject *dtype = SLOT(n1, off_dtype), *shape = SLOT(n1, off_shape);
-        if (SLOT(nc, off_dtype) == where_bool_dtype && SLOT(n2, off_dtype) == dtype &&
-            PyArray_DescrCheck(dtype) && ((PyArray_Descr *)dtype)->kind != 'c' &&
-            same_shape(SLOT(nc, off_shape), shape) && same_shape(SLOT(n2, off_shape), shape)) {
-            PyObject *inputs = PyTuple_Pack(3, nc, n1, n2);
-            if (inputs == NULL) return NULL;
-            PyObject *node = op_node(s_where, inputs, empty_tuple, dtype, shape);
-            Py_DECREF(inputs);
-            return new_tensor(node);
+    if (nargs != 3 || !lean_tensor(args[0])) goto python;
+    PyObject *nc = SLOT(args[0], off_tensor_node);
+    const int t1 = lean_tensor(args[1]), t2 = lean_tensor(args[2]);
+    if (SLOT(nc, off_dtype) != where_bool_dtype || !(t1 || t2) ||
+        (!t1 && !is_scalar(args[1])) || (!t2 && !is_scalar(args[2])))
+        goto python;
+    PyObject *tensor_node = SLOT(args[t1 ? 1 : 2], off_tensor_node);
+    PyObject *dtype = SLOT(tensor_node, off_dtype), *shape = SLOT(tensor_node, off_shape);
+    if (!PyArray_DescrCheck(dtype) || ((PyArray_Descr *)dtype)->kind == 'c' ||
+        !same_shape(SLOT(nc, off_shape), shape))
+        goto python;
+    PyObject *n1, *n2;
+    if (t1 && t2) {
+        n1 = Py_NewRef(SLOT(args[1], off_tensor_node));
+        n2 = Py_NewRef(SLOT(args[2], off_tensor_node));
+        if (SLOT(n2, off_dtype) != dtype || !same_shape(SLOT(n2, off_shape), shape)) {
+            Py_DECREF(n1);
+            Py_DECREF(n2);
+            goto python;
         }
+    } else {
+        if (((PyArray_Descr *)dtype)->kind != 'f') goto python;
+        PyObject *c = operand(NULL, args[t1 ? 2 : 1], dtype);
+        if (c == NULL) {
+            if (PyErr_Occurred()) return NULL;
+            goto python;
+        }
+        n1 = t1 ? Py_NewRef(tensor_node) : c;
+        n2 = t1 ? c : Py_NewRef(tensor_node);
     }
+    PyObject *inputs = PyTuple_Pack(3, nc, n1, n2);
+    Py_DECREF(n1);
+    Py_DECREF(n2);
+    if (inputs == NULL) return NULL;
+    PyObject *node = op_node(s_where, inputs, empty_tuple, dtype, shape);
+    Py_DECREF(inputs);
+    return new_tensor(node);
+python:
     return PyObject_Vectorcall(py_where, args, nargs, NULL);
 }
 

@@ -201,7 +201,10 @@ def _python_where(condition, x1, x2, /):
     shape = broadcast_shapes_or_raise(
         [condition.shape] + [a.shape for a in (x1, x2) if isinstance(a, Tensor)], "where",
         dtype)
-    inputs = (condition._node, operand_node(x1, dtype), operand_node(x2, dtype))
+    # (a Python int or float's constant kept where C's where finds it next time)
+    inputs = (condition._node,) + tuple(
+        _fast_operand(None, x, dtype) if type(x) in (int, float) else operand_node(x, dtype)
+        for x in (x1, x2))
     return Tensor._from_node(_graph.op_node("where", inputs, (), dtype, shape))
 
 
@@ -316,7 +319,13 @@ def _integer_identity(name):
 
 def _classify(name, int_value):
     """isnan/isinf/isfinite: an integer tensor has a known answer everywhere."""
-    def fn(x, /):
+    ufunc = getattr(np, name)
+
+    def fn(x, /, *args, **kwargs):
+        if args or kwargs:          # NumPy's ufunc arguments (out=, where= ...), inline
+            return ufunc_call(ufunc, name, (x, *args), kwargs)
+        if type(x) is Tensor and x._node.dtype.kind in "fc":
+            return unary(name, x)   # (C's lean path, as the other ops')
         if type(x) is not Tensor and is_dask(x):
             return on_dask(name, (x,), {})
         x = _as_tensor(x, name)
@@ -325,8 +334,10 @@ def _classify(name, int_value):
 
             return full(x.shape, int_value, dtype=_dtypes.bool_)
         return apply(name, x)
-    fn.__name__ = name
-    fn.__doc__ = f"Elementwise {name}; for integer tensors the answer is {int_value}."
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"Elementwise {name}; for integer tensors the answer is {int_value}.\n\n"
+                  f"Also takes NumPy's ufunc arguments (``out=``, ``where=`` ...) as "
+                  f"``numpy.{name}`` does.")
     return fn
 
 
