@@ -424,6 +424,42 @@ def test_a_split_of_a_callers_array_reads_it_as_numpy_does():
     assert float(total) == float(np_total)
 
 
+@pytest.mark.parametrize("call", [
+    lambda np_, x, c: np_.where(c, x, 0), lambda np_, x, c: np_.where(c, x, x * 2),
+    lambda np_, x, c: np_.sum(x), lambda np_, x, c: np_.clip(x, 0, 1),
+    lambda np_, x, c: np_.mean(x), lambda np_, x, c: np_.cumsum(x),
+    lambda np_, x, c: np_.round(x, 2), lambda np_, x, c: np_.atleast_2d(x),
+], ids=["where scalar", "where", "sum", "clip", "mean", "cumsum", "round", "atleast_2d"])
+def test_numpy_functions_called_again_take_the_same_lazytensor_function(call):
+    """A NumPy function called again with tensors and Python scalars goes straight to the
+    lazytensor function the first call found (array_function's lean path): NumPy's values
+    on every call."""
+    a = np.linspace(-2, 3, 50)
+    want = call(np, a, a > 0)
+    x = lt.asarray(a)
+    for _ in range(3):
+        got = call(np, x, x > 0)
+        assert isinstance(got, lt.Tensor)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-14)
+
+
+def test_the_lean_path_follows_the_namespace_and_lets_numpy_run_inside(monkeypatch):
+    """A lazytensor function replaced after NumPy's calls found it is the one called next;
+    one that calls NumPy's function on its tensor gets NumPy's (no endless dispatch)."""
+    x = lt.asarray(V)
+    for _ in range(2):
+        np.testing.assert_allclose(np.asarray(np.unwrap(x)), np.unwrap(V))
+    seen = []
+
+    def unwrap(p, discont=None, axis=-1, *, period=6.283185307179586):
+        seen.append(p)
+        return np.unwrap(p)          # NumPy's, on the tensor: computed by NumPy
+    monkeypatch.setattr(lt, "unwrap", unwrap)
+    for _ in range(2):
+        np.testing.assert_allclose(np.asarray(np.unwrap(x)), np.unwrap(V))
+    assert len(seen) == 2 and all(p is x for p in seen)
+
+
 def test_errors_raised_inside_lazytensor_propagate(monkeypatch):
     def unwrap(p, discont=None, axis=-1, *, period=6.283185307179586):
         raise ZeroDivisionError("inside")

@@ -462,15 +462,19 @@ def _binds(fn, args, kwargs) -> bool:
     return ok
 
 
-def _lt_function(func):
-    """lazytensor's function for NumPy function ``func``, or None."""
+def _lt_namespace(func):
+    """lazytensor's namespace (``lt``, ``lt.linalg``, ``lt.fft``) for the functions of
+    NumPy function ``func``'s module, or None."""
     where = _NAMESPACES.get(getattr(func, "__module__", None))
     if where is None:
         return None
     ns = _package()
-    if where:
-        ns = getattr(ns, where, None)
-    fn = getattr(ns, func.__name__, None)
+    return getattr(ns, where, None) if where else ns
+
+
+def _lt_function(func):
+    """lazytensor's function for NumPy function ``func``, or None."""
+    fn = getattr(_lt_namespace(func), func.__name__, None)
     if fn is None or fn is func or not callable(fn) or isinstance(fn, type):
         return None
     return fn
@@ -553,12 +557,40 @@ def _array_likes_as_tensors(fn, args, kwargs):
     return bound.args, bound.kwargs
 
 
+# (func, number of positional arguments) -> (lazytensor's function, the namespace dict and
+# name it was found under), for a call of NumPy's func with tensors and Python scalars
+# alone, no keywords, that lazytensor's function was seen to take as it is (no conversion
+# of its arguments): such calls go straight to it while the namespace still holds it
+_LEAN_FUNCTIONS: dict = {}
+_LEAN_ARG_TYPES = frozenset({Tensor, int, float, bool, type(None)})
+
+
+def _lean_args(args) -> bool:
+    return all(type(a) in _LEAN_ARG_TYPES for a in args)
+
+
+def _call_lt(func, fn, args, kwargs, active):
+    """lazytensor's ``fn`` for NumPy's ``func``: while it runs, ``func`` called again (by
+    lazytensor's function itself) is NumPy's."""
+    active.add(func)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        active.discard(func)
+
+
 def array_function(self, func, types, args, kwargs):
     """NEP 18: NumPy function ``func`` called with a Tensor among its arguments.
 
     Dispatches to lazytensor's function of the same name (``lt.<name>``,
     ``lt.linalg.<name>``, ``lt.fft.<name>``) when there is one whose signature takes the
     call; otherwise runs NumPy on the values and returns array results as tensors."""
+    if not kwargs:
+        lean = _LEAN_FUNCTIONS.get((func, len(args)))
+        if lean is not None and _lean_args(args) and lean[1].get(lean[2]) is lean[0]:
+            active = getattr(_state, "active", None)
+            if active is not None and func not in active:
+                return _call_lt(func, lean[0], args, kwargs, active)
     if not all(issubclass(t, (Tensor, np.ndarray)) for t in types):
         return NotImplemented
     name = func.__name__
@@ -594,11 +626,14 @@ def array_function(self, func, types, args, kwargs):
             except (TypeError, ValueError):   # None, strings, ragged lists: NumPy's
                 fn = None
         if fn is not None:
-            active.add(func)         # lazytensor's function calling NumPy's: NumPy's runs
-            try:
-                return fn(*targs, **tkwargs)
-            finally:
-                active.discard(func)
+            names = getattr(_lt_namespace(func), "__dict__", None)
+            if (not kwargs and _arrays_parameter(fn) is None and _lean_args(args)
+                    and targs is args and names is not None):
+                if len(_LEAN_FUNCTIONS) > 4096:
+                    _LEAN_FUNCTIONS.clear()
+                # the next such call: above
+                _LEAN_FUNCTIONS[func, len(args)] = (fn, names, func.__name__)
+            return _call_lt(func, fn, targs, tkwargs, active)
     tensors = _numpy_values.tensors_in((args, kwargs))
     (vargs, vkwargs), sources = _values((args, kwargs))
     result = func(*vargs, **vkwargs)
