@@ -443,6 +443,8 @@ static PyTypeObject busy_type = {
 
 #include "ext/slots.c"
 
+#include "ext/protocols.c"
+
 static PyMethodDef methods[] = {
     {"op_node", (PyCFunction)(void (*)(void))op_node_call, METH_FASTCALL,
      "op_node(op, inputs, attrs, dtype, shape) -> Node: _graph.op_node in C."},
@@ -500,6 +502,9 @@ static PyMethodDef methods[] = {
     {"setup_scalars", setup_scalars, METH_O,
      "setup_scalars({name: Python method}) -> {name: method descriptor of Tensor}: "
      "__float__, __int__, __index__ and __bool__ in C."},
+    {"setup_protocols", setup_protocols, METH_VARARGS,
+     "setup_protocols(lean ufunc dict, Python __array_ufunc__) -> {'__array_ufunc__': "
+     "method descriptor of Tensor}: NEP 13's lean case in C."},
     {"install_slots", install_slots, METH_NOARGS,
      "install_slots(): Tensor's operator and subscript slots straight to this module's "
      "methods (once setup_operators' and setup_views' methods are set on Tensor)."},

@@ -460,6 +460,44 @@ def test_the_lean_path_follows_the_namespace_and_lets_numpy_run_inside(monkeypat
     assert len(seen) == 2 and all(p is x for p in seen)
 
 
+_UFUNC_CALLS = {   # name -> (call, whether a repeated call is C's lean case)
+    "exp": (lambda x: np.exp(x), True), "add scalar": (lambda x: np.add(x, 1), True),
+    "radd scalar": (lambda x: np.add(2.5, x), True),
+    "maximum": (lambda x: np.maximum(x, x), True),
+    "dtype=": (lambda x: np.add(x, 1, dtype=np.float64), False),
+    "reduce": (lambda x: np.add.reduce(x), False),
+    "outer": (lambda x: np.multiply.outer(x[:3], x[:2]), False),
+    "list": (lambda x: np.add(x, [1.0] * 6), False), "two outputs": (lambda x: np.modf(x), True),
+    "ndarray": (lambda x: np.add(x, np.ones(6)), False),
+    "out=": (lambda x: np.negative(x, out=lt.zeros(6)), False),
+}
+
+
+@pytest.mark.parametrize("name", list(_UFUNC_CALLS))
+def test_array_ufunc_in_c_is_the_python_methods(name):
+    """Tensor.__array_ufunc__ (C's lean case, ext/protocols.c, and Python's method for the
+    rest) gives NumPy's values and dtypes on the first and the repeated calls; a repeated
+    plain call of tensors and scalars does not enter the Python method."""
+    import sys
+    call, lean = _UFUNC_CALLS[name]
+    x = lt.asarray(V)
+    want = call(V)
+    for k in range(3):
+        entered = []
+        sys.setprofile(lambda frame, event, arg: entered.append(frame.f_code.co_name)
+                       if event == "call" else None)
+        try:
+            got = call(x)
+        finally:
+            sys.setprofile(None)
+        for g, w in zip(got if isinstance(got, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,)):
+            np.testing.assert_allclose(np.asarray(g), w, rtol=1e-15)
+            assert np.asarray(g).dtype == w.dtype
+        if k:           # (the first call may be lean already: another test made it)
+            assert ("array_ufunc" in entered) != lean, (k, entered)
+
+
 def test_errors_raised_inside_lazytensor_propagate(monkeypatch):
     def unwrap(p, discont=None, axis=-1, *, period=6.283185307179586):
         raise ZeroDivisionError("inside")

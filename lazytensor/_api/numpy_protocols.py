@@ -219,7 +219,7 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     on a Tensor writes into its memory (``_into_tensors``)."""
     if method == "__call__" and not kwargs:
         # the common case, once seen: tensors and Python scalars whose dtypes need no cast
-        fn = _LEAN.get((ufunc, *(x._node.dtype if type(x) is Tensor else type(x)
+        fn = LEAN_UFUNCS.get((ufunc, *(x._node.dtype if type(x) is Tensor else type(x)
                                  for x in inputs)))
         if fn is not None:
             return fn(*inputs)
@@ -315,8 +315,9 @@ def _operand(x, dtypes):
 
 _PLANS: dict = {}     # (ufunc, operand dtypes) -> (loop input dtypes, result dtypes) or None
 # (ufunc, operand dtypes) -> lazytensor's function, for operands (Tensors and Python scalars)
-# that it takes as they are and gives NumPy's dtypes for
-_LEAN: dict = {}
+# that it takes as they are and gives NumPy's dtypes for (read by C's __array_ufunc__ too,
+# kernels_c/ext/protocols.c: cleared, never rebound)
+LEAN_UFUNCS: dict = {}
 
 
 def _plan(ufunc, types):
@@ -365,9 +366,9 @@ def _call(ufunc, inputs, kwargs):
         _PLANS[(ufunc, tuple(types))] = None       # NumPy's dtype differs: values from now on
         return _ufunc_on_values(ufunc, "__call__", inputs, kwargs)
     if not kwargs and all(a is x for a, x in zip(args, inputs)):
-        if len(_LEAN) > 4096:
-            _LEAN.clear()
-        _LEAN[(ufunc, *types)] = fn
+        if len(LEAN_UFUNCS) > 4096:
+            LEAN_UFUNCS.clear()
+        LEAN_UFUNCS[(ufunc, *types)] = fn
     return out
 
 

@@ -25,7 +25,7 @@ from .elementwise import FUNCTIONS, cast, positive
 from .indexing import getitem, setitem
 from .linear_algebra_functions import _matmul_op, _matmul_operand, _rmatmul_op, matmul
 from .ndarray_methods import list_operand
-from .numpy_protocols import array_function, array_ufunc
+from .numpy_protocols import LEAN_UFUNCS, array_function, array_ufunc
 
 # The operators, from the table's rows (OpDef.dunders): binary ones with their reflected and
 # in-place forms, comparisons forward only, unary ones (-t, abs(t), ~t) straight to the op.
@@ -126,6 +126,8 @@ def _install() -> None:
     methods.update(_fastpath.setup_value(_tensor, Tensor._value, Tensor.__array__, _eval.lock,
                                          _eval.evaluate_one))
     methods.update(_fastpath.setup_operators(dict(methods)))
+    # __array_ufunc__'s lean case (a call seen before, kept in LEAN_UFUNCS) in C
+    methods.update(_fastpath.setup_protocols(LEAN_UFUNCS, array_ufunc))
     # float(t), int(t), operator.index(t), bool(t) of a real one-element tensor in C (the
     # rest to tensor.py's methods)
     methods.update(_fastpath.setup_scalars({
