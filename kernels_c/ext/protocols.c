@@ -41,31 +41,7 @@ static PyObject *tensor_array_ufunc(PyObject *self, PyObject *const *args, size_
             PyErr_Clear();               /* an unhashable operand: Python's method decides */
         }
     }
-    PyObject *stack[2 + 2 * LEAN_UFUNC_INPUTS + 8];
-    const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-    if (1 + nargs + nkw > (Py_ssize_t)(sizeof stack / sizeof stack[0])) {
-        PyObject *t = PyTuple_New(nargs + 1), *kw = nkw ? PyDict_New() : NULL;
-        if (t == NULL || (nkw && kw == NULL)) {
-            Py_XDECREF(t);
-            Py_XDECREF(kw);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(t, 0, Py_NewRef(self));
-        for (Py_ssize_t i = 0; i < nargs; i++) PyTuple_SET_ITEM(t, i + 1, Py_NewRef(args[i]));
-        for (Py_ssize_t i = 0; i < nkw; i++)
-            if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[nargs + i])) {
-                Py_DECREF(t);
-                Py_DECREF(kw);
-                return NULL;
-            }
-        PyObject *out = PyObject_Call(py_array_ufunc, t, kw);
-        Py_DECREF(t);
-        Py_XDECREF(kw);
-        return out;
-    }
-    stack[0] = self;
-    for (Py_ssize_t i = 0; i < nargs + nkw; i++) stack[i + 1] = args[i];
-    return PyObject_Vectorcall(py_array_ufunc, stack, (size_t)(nargs + 1), kwnames);
+    return call_python(py_array_ufunc, self, args, nargs, kwnames);   /* (views.c) */
 }
 
 static PyMethodDef protocol_methods[] = {
