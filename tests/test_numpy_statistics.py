@@ -338,3 +338,32 @@ def test_results_are_tensors_and_docs_say_numpy_computes():
     assert isinstance(h, lt.Tensor) and isinstance(edges, lt.Tensor)
     assert "NumPy computes on their values" in lt.median.__doc__
     assert "lazily" in lt.nansum.__doc__
+
+
+def test_numpy_computed_calls_are_quiet_and_leave_the_callers_warning_state():
+    """The silence around NumPy's own computations (args.quiet): NumPy's RuntimeWarnings and
+    floating-point warnings do not reach the caller, while the caller's filters, its
+    errstate and the warnings it shows itself are as they were, also after an error inside."""
+    from lazytensor._api.args import quiet
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("always")
+        filters = warnings.filters
+        before = list(filters)
+        with np.errstate(over="raise"):
+            with quiet():
+                np.mean(np.zeros(0))                             # "Mean of empty slice"
+                np.float32(3e38) * np.float32(10)                 # overflow
+                with quiet():                                     # nested
+                    np.var(np.zeros(0))
+            assert shown == []
+            with pytest.raises(ZeroDivisionError):
+                with quiet():
+                    raise ZeroDivisionError
+            assert warnings.filters is filters and warnings.filters == before
+            assert np.geterr()["over"] == "raise"
+        np.mean(np.zeros(0))                                     # the caller's own: shown
+        own = len(shown)
+        assert own >= 1 and all(w.category is RuntimeWarning for w in shown)
+        a = lt.asarray(np.array([np.nan, np.nan]))
+        assert np.isnan(float(lt.nanmean(a)))                    # NumPy's, inside: quiet
+        assert len(shown) == own
