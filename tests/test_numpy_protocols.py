@@ -498,6 +498,29 @@ def test_array_ufunc_in_c_is_the_python_methods(name):
             assert ("array_ufunc" in entered) != lean, (k, entered)
 
 
+def test_ufuncs_of_tensors_and_numpy_arrays_are_numpys_on_repeated_calls():
+    """A ufunc of a tensor and NumPy arrays, called again (the lean path of arrays made
+    leaves, LEAN_WITH_ARRAYS): NumPy's values and dtypes for arrays of the tensor's dtype and
+    of others (a cast: not lean), strided, reversed, 0-d and read-only arrays, either side."""
+    rng = np.random.default_rng(5)
+    base = rng.standard_normal(12)
+    t = lt.asarray(base.astype(np.float32))
+    ro = base.astype(np.float32)
+    ro.setflags(write=False)
+    arrays = [base.astype(np.float32), base, base.astype(np.float32)[::-1].copy()[::1],
+              np.linspace(0, 1, 24, dtype=np.float32)[::2], np.float32(2.5) * np.ones(()),
+              np.array(3, np.int16), ro, np.arange(12, dtype=np.int64)]
+    for a in arrays:
+        for op in (np.add, np.multiply, np.maximum, np.less):
+            for args_np, args_lt in (((a, ro), (a, t)), ((ro, a), (t, a))):
+                want = op(*args_np)
+                for _ in range(3):
+                    got = op(*args_lt)
+                    assert isinstance(got, lt.Tensor)
+                    assert np.asarray(got).dtype == want.dtype
+                    np.testing.assert_array_equal(np.asarray(got), want)
+
+
 def test_errors_raised_inside_lazytensor_propagate(monkeypatch):
     def unwrap(p, discont=None, axis=-1, *, period=6.283185307179586):
         raise ZeroDivisionError("inside")

@@ -219,10 +219,13 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     on a Tensor writes into its memory (``_into_tensors``)."""
     if method == "__call__" and not kwargs:
         # the common case, once seen: tensors and Python scalars whose dtypes need no cast
-        fn = LEAN_UFUNCS.get((ufunc, *(x._node.dtype if type(x) is Tensor else type(x)
-                                 for x in inputs)))
+        # (C's __array_ufunc__ takes it first), and with NumPy arrays among them, made leaves
+        key = (ufunc, *(x._node.dtype if type(x) is Tensor else
+                        (np.ndarray, x.dtype) if type(x) is np.ndarray else type(x)
+                        for x in inputs))
+        fn = LEAN_UFUNCS.get(key) or LEAN_WITH_ARRAYS.get(key)
         if fn is not None:
-            return fn(*inputs)
+            return fn(*(leaf_of(x, "ufunc") if type(x) is np.ndarray else x for x in inputs))
     out = kwargs.get("out", ())
     out = out if isinstance(out, tuple) else (out,)
     if not all(_known(x) for x in inputs + out):
@@ -318,6 +321,9 @@ _PLANS: dict = {}     # (ufunc, operand dtypes) -> (loop input dtypes, result dt
 # that it takes as they are and gives NumPy's dtypes for (read by C's __array_ufunc__ too,
 # kernels_c/ext/protocols.c: cleared, never rebound)
 LEAN_UFUNCS: dict = {}
+# the same with NumPy arrays among the operands ((np.ndarray, dtype) in the key), which it
+# takes as the leaves leaf_of makes of them
+LEAN_WITH_ARRAYS: dict = {}
 
 
 def _plan(ufunc, types):
@@ -365,10 +371,14 @@ def _call(ufunc, inputs, kwargs):
             not isinstance(r, Tensor) or r.dtype != d for r, d in zip(got, results)):
         _PLANS[(ufunc, tuple(types))] = None       # NumPy's dtype differs: values from now on
         return _ufunc_on_values(ufunc, "__call__", inputs, kwargs)
-    if not kwargs and all(a is x for a, x in zip(args, inputs)):
-        if len(LEAN_UFUNCS) > 4096:
-            LEAN_UFUNCS.clear()
-        LEAN_UFUNCS[(ufunc, *types)] = fn
+    if not kwargs and all(a is o for a, o in zip(args, operands)):     # no casts
+        arrays = tuple(type(x) is np.ndarray for x in inputs)
+        if all(a is x or array for a, x, array in zip(args, inputs, arrays)):
+            lean = LEAN_WITH_ARRAYS if any(arrays) else LEAN_UFUNCS
+            if len(lean) > 4096:
+                lean.clear()
+            lean[(ufunc, *((np.ndarray, t) if array else t
+                           for t, array in zip(types, arrays)))] = fn
     return out
 
 
