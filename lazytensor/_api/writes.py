@@ -72,8 +72,10 @@ def values_of(obj):
     """Tensors (also inside tuples and lists) replaced by their values (NumPy's arrays)."""
     if isinstance(obj, Tensor):
         return obj._value()
-    if isinstance(obj, (tuple, list)) and any(isinstance(o, (Tensor, tuple, list)) for o in obj):
-        return type(obj)(values_of(o) for o in obj)
+    if isinstance(obj, (tuple, list)):
+        for o in obj:
+            if isinstance(o, (Tensor, tuple, list)):
+                return type(obj)([values_of(o) for o in obj])
     return obj
 
 

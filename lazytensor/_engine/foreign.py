@@ -26,6 +26,8 @@ def is_dask(x) -> bool:
 def refuse_dask_in(items, what: str) -> None:
     """ForeignOperand naming ``what`` if a dask array is among ``items`` (or inside a list or
     tuple among them)."""
+    if sys.modules.get("dask.array") is None:     # no dask array can exist: nothing to walk
+        return
     for x in items:
         if isinstance(x, (list, tuple)):
             refuse_dask_in(x, what)
