@@ -521,6 +521,27 @@ def test_ufuncs_of_tensors_and_numpy_arrays_are_numpys_on_repeated_calls():
                     np.testing.assert_array_equal(np.asarray(got), want)
 
 
+@pytest.mark.parametrize("call", [
+    lambda np_, x: np_.concatenate([x, x]), lambda np_, x: np_.concatenate((x, [1.0, 2.0])),
+    lambda np_, x: np_.stack([x, x * 2]), lambda np_, x: np_.stack([x, list(range(6))]),
+    lambda np_, x: np_.broadcast_arrays(x, 1.0), lambda np_, x: np_.broadcast_arrays(x, x),
+    lambda np_, x: np_.concatenate([x, [0.5] * 3], axis=0),
+    lambda np_, x: np_.meshgrid(x, [1, 2]),
+], ids=["tensors", "list in tuple", "stack", "stack list", "broadcast scalar",
+        "broadcast tensors", "keyword", "meshgrid list"])
+def test_functions_taking_arrays_take_tensors_and_array_likes(call):
+    """NumPy's functions of several arrays on tensors, alone or with array-likes (lists,
+    scalars) beside them: NumPy's values and shapes, whether the arrays were all tensors
+    (nothing converted, the signature not bound) or not."""
+    x = lt.asarray(V)
+    want, got = call(np, V), call(np, x)
+    for w, g in zip(want if isinstance(want, (tuple, list)) else (want,),
+                    got if isinstance(got, (tuple, list)) else (got,)):
+        assert isinstance(g, lt.Tensor)
+        np.testing.assert_array_equal(np.asarray(g), w)
+        assert np.asarray(g).dtype == w.dtype
+
+
 def test_errors_raised_inside_lazytensor_propagate(monkeypatch):
     def unwrap(p, discont=None, axis=-1, *, period=6.283185307179586):
         raise ZeroDivisionError("inside")

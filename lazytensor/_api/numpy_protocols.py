@@ -550,13 +550,24 @@ def _arrays_parameter(fn):
     return param
 
 
+def _tensors_already(param, args, kwargs) -> bool:
+    """Whether whatever the ``arrays`` parameter is given is tensors already (every list or
+    tuple among the arguments holds only tensors, and so do the positional arguments for a
+    ``*arrays``): then nothing is converted, and binding the signature (a few µs) is not
+    needed to find it."""
+    if param.kind == param.VAR_POSITIONAL and not all(isinstance(a, Tensor) for a in args):
+        return False
+    return all(isinstance(x, Tensor) for v in (*args, *kwargs.values())
+               if type(v) is list or type(v) is tuple for x in v)
+
+
 def _array_likes_as_tensors(fn, args, kwargs):
     """The call with the array-likes given as ``fn``'s ``arrays`` (lists, scalars) made
     tensors as NumPy's ``asarray`` makes them: NumPy's function takes them, lazytensor's
     (the Array API's) takes tensors.  TypeError for one lazytensor cannot hold (None or
     strings, which NumPy makes object or string arrays)."""
     param = _arrays_parameter(fn)
-    if param is None:
+    if param is None or _tensors_already(param, args, kwargs):
         return args, kwargs
     bound = _SIGNATURES[fn].bind(*args, **kwargs)
     given = bound.arguments.get(param.name, _MISSING)
