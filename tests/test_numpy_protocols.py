@@ -500,8 +500,9 @@ def test_array_ufunc_in_c_is_the_python_methods(name):
 
 def test_ufuncs_of_tensors_and_numpy_arrays_are_numpys_on_repeated_calls():
     """A ufunc of a tensor and NumPy arrays, called again (the lean path of arrays made
-    leaves, LEAN_WITH_ARRAYS): NumPy's values and dtypes for arrays of the tensor's dtype and
-    of others (a cast: not lean), strided, reversed, 0-d and read-only arrays, either side."""
+    leaves and operands cast, LEAN_WITH_CASTS): NumPy's values and dtypes for arrays of the
+    tensor's dtype and of others (a cast), strided, reversed, 0-d and read-only arrays,
+    either side."""
     rng = np.random.default_rng(5)
     base = rng.standard_normal(12)
     t = lt.asarray(base.astype(np.float32))
@@ -540,6 +541,26 @@ def test_functions_taking_arrays_take_tensors_and_array_likes(call):
         assert isinstance(g, lt.Tensor)
         np.testing.assert_array_equal(np.asarray(g), w)
         assert np.asarray(g).dtype == w.dtype
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64", "uint16", "bool", "float16", "float32"])
+def test_ufuncs_whose_operands_are_cast_are_numpys_on_repeated_calls(dtype):
+    """Calls whose operands NumPy's loop casts (np.sqrt of integers, an int tensor plus a
+    float, mixed tensors), called again through the lean path that casts: NumPy's values
+    and dtypes every time."""
+    a = (np.arange(-6, 6) % 5).astype(dtype)
+    b = np.linspace(-1, 1, 12).astype(np.float64)
+    x, y = lt.asarray(a), lt.asarray(b)
+    calls = [lambda m, p, q: m.sqrt(p), lambda m, p, q: m.add(p, 0.5),
+             lambda m, p, q: m.multiply(p, q), lambda m, p, q: m.maximum(q, p),
+             lambda m, p, q: m.add(p, 3), lambda m, p, q: m.less(p, 1.5)]
+    for call in calls:
+        with np.errstate(all="ignore"):
+            want = call(np, a, b)
+        for _ in range(3):
+            got = np.asarray(call(np, x, y))
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(got, want, rtol=1e-6 if dtype == "float16" else 1e-15)
 
 
 def test_errors_raised_inside_lazytensor_propagate(monkeypatch):

@@ -219,13 +219,17 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     on a Tensor writes into its memory (``_into_tensors``)."""
     if method == "__call__" and not kwargs:
         # the common case, once seen: tensors and Python scalars whose dtypes need no cast
-        # (C's __array_ufunc__ takes it first), and with NumPy arrays among them, made leaves
-        key = (ufunc, *(x._node.dtype if type(x) is Tensor else
-                        (np.ndarray, x.dtype) if type(x) is np.ndarray else type(x)
-                        for x in inputs))
-        fn = LEAN_UFUNCS.get(key) or LEAN_WITH_ARRAYS.get(key)
+        # (C's __array_ufunc__ takes it first); then NumPy arrays among them (made leaves)
+        # or operands cast to NumPy's loop dtypes
+        key = _lean_key(ufunc, inputs)
+        fn = LEAN_UFUNCS.get(key)
         if fn is not None:
-            return fn(*(leaf_of(x, "ufunc") if type(x) is np.ndarray else x for x in inputs))
+            return fn(*inputs)
+        plan = LEAN_WITH_CASTS.get(key)
+        if plan is not None:
+            fn, loop = plan
+            return fn(*(_cast_to(leaf_of(x, "ufunc") if type(x) is np.ndarray else x, d)
+                        for x, d in zip(inputs, loop)))
     out = kwargs.get("out", ())
     out = out if isinstance(out, tuple) else (out,)
     if not all(_known(x) for x in inputs + out):
@@ -321,9 +325,19 @@ _PLANS: dict = {}     # (ufunc, operand dtypes) -> (loop input dtypes, result dt
 # that it takes as they are and gives NumPy's dtypes for (read by C's __array_ufunc__ too,
 # kernels_c/ext/protocols.c: cleared, never rebound)
 LEAN_UFUNCS: dict = {}
-# the same with NumPy arrays among the operands ((np.ndarray, dtype) in the key), which it
-# takes as the leaves leaf_of makes of them
-LEAN_WITH_ARRAYS: dict = {}
+# the same key, with NumPy arrays among the operands ((np.ndarray, dtype) in the key) or
+# operands to cast -> (lazytensor's function, NumPy's loop dtypes): the arrays made leaves
+# (leaf_of), each operand cast to its loop dtype (_cast_to), then the function
+LEAN_WITH_CASTS: dict = {}
+
+
+def _lean_key(ufunc, inputs) -> tuple:
+    """The key of a plain call in LEAN_UFUNCS and LEAN_WITH_CASTS: each operand's dtype, an
+    exact NumPy array's (np.ndarray, dtype), anything else its type (C's __array_ufunc__
+    makes the same for tensors and scalars)."""
+    return (ufunc, *(x._node.dtype if type(x) is Tensor else
+                     (np.ndarray, x.dtype) if type(x) is np.ndarray else type(x)
+                     for x in inputs))
 
 
 def _plan(ufunc, types):
@@ -371,14 +385,14 @@ def _call(ufunc, inputs, kwargs):
             not isinstance(r, Tensor) or r.dtype != d for r, d in zip(got, results)):
         _PLANS[(ufunc, tuple(types))] = None       # NumPy's dtype differs: values from now on
         return _ufunc_on_values(ufunc, "__call__", inputs, kwargs)
-    if not kwargs and all(a is o for a, o in zip(args, operands)):     # no casts
-        arrays = tuple(type(x) is np.ndarray for x in inputs)
-        if all(a is x or array for a, x, array in zip(args, inputs, arrays)):
-            lean = LEAN_WITH_ARRAYS if any(arrays) else LEAN_UFUNCS
-            if len(lean) > 4096:
-                lean.clear()
-            lean[(ufunc, *((np.ndarray, t) if array else t
-                           for t, array in zip(types, arrays)))] = fn
+    # operands whose conversion their key decides (tensors, exact arrays, Python scalars)
+    if not kwargs and all(type(x) is Tensor or type(x) is np.ndarray or
+                          type(x) in _PYTHON_SCALARS for x in inputs):
+        plain = all(a is x for a, x in zip(args, inputs))      # no leaf made, no cast
+        lean = LEAN_UFUNCS if plain else LEAN_WITH_CASTS
+        if len(lean) > 4096:
+            lean.clear()
+        lean[_lean_key(ufunc, inputs)] = fn if plain else (fn, loop)
     return out
 
 
