@@ -118,7 +118,16 @@ def viewed(result, tensors, rerun, values=None) -> dict:
     leaves = []
     _arrays_in(result, (), leaves)
     found = {}
+    # the inputs' values and the arrays they view: an array of its own memory (base None)
+    # that is none of these is a new result, a view of nothing
+    owners = set()
+    for v in values:
+        while isinstance(v, np.ndarray):
+            owners.add(id(v))
+            v = v.base
     for path, arr in leaves:
+        if arr.base is None and id(arr) not in owners:
+            continue
         for t, v in zip(tensors, values):
             if isinstance(v, np.ndarray) and np.may_share_memory(arr, v):
                 def make(m, t=t, v=v, arr=arr, path=path, writable=v.flags.writeable):
