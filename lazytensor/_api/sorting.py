@@ -43,6 +43,18 @@ def _sort_args(x, axis, kind, order, stable, what):
     return x, v, ax, ("stable" if stable else "quicksort")
 
 
+def _value_sort_kind(v, kind: str) -> str:
+    """The sort kind for sorting values: NumPy's faster unstable one where stability cannot
+    show in the values, which is when no two elements compare equal while their bits differ
+    (integers and bools; floats with no zero, whose sign it could swap, and no NaN, whose
+    payloads it could); the kind asked for otherwise.  Indices (argsort) always keep it."""
+    if kind != "stable" or v.size < 2:
+        return kind
+    if v.dtype.kind in "biu" or (v.dtype.kind == "f" and np.all(np.abs(v) > 0)):
+        return "quicksort"
+    return kind
+
+
 def argsort(x, /, axis=-1, kind=None, order=None, *, descending=False, stable=None):
     """Indices that sort ``x`` along ``axis``.
 
@@ -104,6 +116,7 @@ def sort(x, /, axis=-1, kind=None, order=None, *, descending=False, stable=None)
         The sorted values, of ``x``'s dtype and shape.
     """
     x, v, ax, kind = _sort_args(x, axis, kind, order, stable, "sort")
+    kind = _value_sort_kind(v, kind)
     if not descending:
         return wrap(np.sort(v, axis=ax, kind=kind))
     # reversed, sorted ascending, reversed back: descending, and stable (see argsort)
