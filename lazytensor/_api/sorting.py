@@ -50,8 +50,9 @@ def _value_sort_kind(v, kind: str) -> str:
     payloads it could); the kind asked for otherwise.  Indices (argsort) always keep it."""
     if kind != "stable" or v.size < 2:
         return kind
-    if v.dtype.kind in "biu" or (v.dtype.kind == "f" and np.all(np.abs(v) > 0)):
-        return "quicksort"
+    if v.dtype.kind in "biu" or (v.dtype.kind == "f" and np.count_nonzero(v) == v.size
+                                  and not np.isnan(v.min())):   # (no temporaries: min is NaN
+        return "quicksort"                                      # if any element is)
     return kind
 
 
