@@ -412,13 +412,11 @@ static PyObject *where(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         goto python;
     PyObject *n1, *n2;
     if (t1 && t2) {
-        n1 = Py_NewRef(SLOT(args[1], off_tensor_node));
-        n2 = Py_NewRef(SLOT(args[2], off_tensor_node));
-        if (SLOT(n2, off_dtype) != dtype || !same_shape(SLOT(n2, off_shape), shape)) {
-            Py_DECREF(n1);
-            Py_DECREF(n2);
+        n2 = SLOT(args[2], off_tensor_node);
+        if (SLOT(n2, off_dtype) != dtype || !same_shape(SLOT(n2, off_shape), shape))
             goto python;
-        }
+        n1 = Py_NewRef(tensor_node);
+        Py_INCREF(n2);
     } else {
         if (((PyArray_Descr *)dtype)->kind != 'f') goto python;
         PyObject *c = operand(NULL, args[t1 ? 2 : 1], dtype);
